@@ -1,0 +1,99 @@
+/**
+ * Builds the HTTP application without listening, so tests drive it with `inject()` and the server
+ * role adds `listen()`. Plug-ins load in a fixed order: body parsers, OpenAPI, authentication,
+ * error rendering, then the route table.
+ */
+import swagger from '@fastify/swagger';
+import formbody from '@fastify/formbody';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import secureJson from 'secure-json-parse';
+import type { Context } from '../services/context.ts';
+import { registerAuth } from './plugins/auth.ts';
+import { registerErrorHandling } from './plugins/errors.ts';
+import type { RouteSpec } from './route.ts';
+import { registerRoutes } from './routes-register.ts';
+import { deviceRoutes } from './routes/devices.ts';
+import { infoRoutes } from './routes/info.ts';
+import { projectConfigRoutes } from './routes/project-config.ts';
+import { projectRoutes } from './routes/projects.ts';
+import { runRoutes } from './routes/runs.ts';
+import { userRoutes } from './routes/users.ts';
+
+export interface AppOptions {
+  readonly ctx: Context;
+  readonly version: string;
+  readonly flavour: string;
+  /** Public base URL for links; when absent, links follow the request's Host. */
+  readonly publicUrl?: string;
+  /** Limit of form and JSON bodies, bytes. */
+  readonly bodyLimit?: number;
+  /** A pino logger; none in tests. */
+  readonly logger?: FastifyBaseLogger;
+  /** Trust X-Forwarded-* from a load balancer in front. */
+  readonly trustProxy?: boolean;
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    trustProxy: options.trustProxy ?? false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+  }) as unknown as FastifyInstance;
+
+  await app.register(formbody);
+  registerJsonParser(app);
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: 'devicecloud API',
+        version: options.version,
+        description:
+          'The device-cloud API. Every path also answers under /api (besides /api/v2), and /me/... also as /users/{yourId}/.... ' +
+          'Answers are XML unless the request sends Accept: application/json.',
+      },
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'basic', description: 'API key as user name, empty password' } } },
+    },
+  });
+  registerAuth(app, options.ctx);
+  registerErrorHandling(app);
+
+  registerRoutes(app, routeTable(options), { ctx: options.ctx, publicUrl: options.publicUrl });
+
+  for (const url of ['/api/v2/openapi.json', '/api/openapi.json']) {
+    app.get(url, { schema: { hide: true }, config: { access: 'anonymous' } }, async (_request, reply) =>
+      reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
+    );
+  }
+  return app;
+}
+
+/** Every route of the public API, in its canonical `/me` form (tests enumerate it too). */
+export function routeTable(info: { version: string; flavour: string }): RouteSpec[] {
+  return [
+    ...userRoutes,
+    ...projectRoutes,
+    ...runRoutes,
+    ...projectConfigRoutes,
+    ...deviceRoutes,
+    ...infoRoutes({ version: info.version, flavour: info.flavour }),
+  ];
+}
+
+/**
+ * JSON bodies, tolerating an empty one: clients post `Content-Type: application/json` with no body
+ * to action endpoints (abort, retry). Prototype poisoning is refused as Fastify's own parser does.
+ */
+function registerJsonParser(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch (error) {
+      done(Object.assign(new Error(`The request body is not valid JSON: ${(error as Error).message}`), { statusCode: 400 }), undefined);
+    }
+  });
+}

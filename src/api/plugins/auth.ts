@@ -1,0 +1,54 @@
+/**
+ * Authentication: every route is for signed-in users unless its table entry says `anonymous`.
+ * The API key arrives as HTTP Basic user name with an empty password (API.md §3). Runs on
+ * `onRequest`, before any body is read, so an unauthenticated upload is refused without reading it.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ForbiddenError, UnauthorizedError } from '../../domain/errors.ts';
+import type { User } from '../../domain/users.ts';
+import type { Context } from '../../services/context.ts';
+import { authenticateApiKey } from '../../services/users.ts';
+import type { Access } from '../route.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    user: User | null;
+  }
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+}
+
+export const REALM = 'devicecloud';
+
+export function registerAuth(app: FastifyInstance, ctx: Context): void {
+  app.decorateRequest('user', null);
+  app.addHook('onRequest', async (request, reply) => {
+    const access = request.routeOptions.config.access;
+    if (access === undefined) return; // unknown route: the not-found handler answers
+    const user = await authenticate(ctx, request);
+    if (user === 'bad') {
+      reply.header('WWW-Authenticate', `Basic realm="${REALM}"`);
+      throw new UnauthorizedError('Invalid API key: check the key shown in your account, or reset it');
+    }
+    request.user = user;
+    if (access === 'anonymous') return;
+    if (user === null) {
+      reply.header('WWW-Authenticate', `Basic realm="${REALM}"`);
+      throw new UnauthorizedError();
+    }
+    if (access === 'admin' && user.role !== 'ADMIN') throw new ForbiddenError('This operation needs the ADMIN role');
+  });
+}
+
+/** The caller, null when no credentials were sent, 'bad' when they were wrong. */
+async function authenticate(ctx: Context, request: FastifyRequest): Promise<User | null | 'bad'> {
+  const header = request.headers.authorization;
+  if (header === undefined || header === '') return null;
+  const [scheme, token] = header.split(' ', 2);
+  if (scheme?.toLowerCase() !== 'basic' || token === undefined) return 'bad';
+  const decoded = Buffer.from(token, 'base64').toString('utf8');
+  const separator = decoded.indexOf(':');
+  const key = separator === -1 ? decoded : decoded.slice(0, separator);
+  return (await authenticateApiKey(ctx, key)) ?? 'bad';
+}

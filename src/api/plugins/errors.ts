@@ -1,0 +1,62 @@
+/**
+ * The one place errors become answers: typed errors keep their status and message, Fastify's own
+ * errors (validation, body too large, bad media type) are reworded to name the parameter, and
+ * anything unexpected is a 500 whose details go to the log only. Unknown routes answer 404 in
+ * the same shape.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../domain/errors.ts';
+import { presentError } from '../present/error.ts';
+import { encodeFor } from './negotiate.ts';
+
+interface ValidationIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const { status, message } = describe(error, request);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    return send(reply, request, status, message);
+  });
+  app.setNotFoundHandler(async (request, reply) =>
+    send(reply, request, 404, `No such resource: ${request.method} ${request.url.split('?')[0]}`),
+  );
+}
+
+function send(reply: FastifyReply, request: FastifyRequest, status: number, message: string) {
+  const { contentType, payload } = encodeFor(request.headers.accept, presentError(status, message));
+  return reply.code(status).type(contentType).send(payload);
+}
+
+function describe(error: FastifyError, request: FastifyRequest): { status: number; message: string } {
+  if (error instanceof AppError) return { status: error.statusCode, message: error.message };
+  if (error.validation) return { status: 400, message: validationMessage(error.validation as ValidationIssue[]) };
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, message: `The request body is too large (limit: ${request.routeOptions.bodyLimit} bytes)` };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return {
+        status: 415,
+        message: `Unsupported Content-Type '${request.headers['content-type'] ?? ''}'; send application/x-www-form-urlencoded, application/json or multipart/form-data`,
+      };
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return { status, message: error.message };
+  return { status: 500, message: 'Internal server error; the details are in the server log' };
+}
+
+function validationMessage(issues: readonly ValidationIssue[]): string {
+  const issue = issues[0];
+  if (issue === undefined) return 'Invalid request';
+  const missing = issue.params.missingProperty;
+  if (typeof missing === 'string') return `Parameter '${missing}' is required`;
+  const name = issue.instancePath.split('/').filter((part) => part !== '' && !/^\d+$/.test(part)).join('.') || 'body';
+  if (issue.keyword === 'enum') {
+    return `Parameter '${name}' must be one of ${(issue.params.allowedValues as unknown[]).join(', ')}`;
+  }
+  return `Parameter '${name}' ${issue.message ?? 'is invalid'}`;
+}

@@ -1,0 +1,5 @@
+import { type Rep, rep } from './representation.ts';
+
+export function presentError(statusCode: number, message: string): Rep {
+  return rep('apiExceptionMessage', { message, statusCode });
+}

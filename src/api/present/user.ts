@@ -1,0 +1,30 @@
+import { type User, fullName } from '../../domain/users.ts';
+import { type Rep, rep } from './representation.ts';
+
+/** The account record. It carries the API key: only ever presented to its owner. */
+export function presentUser(user: User): Rep {
+  return rep('apiUser', {
+    id: user.id,
+    selfURI: `/users/${user.id}`,
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    name: fullName(user),
+    organization: user.organization,
+    country: user.country,
+    timeZone: user.timeZone,
+    createTime: user.createTime,
+    lastLoginTime: user.lastLoginTime,
+    lastLaunchedTestTime: user.lastLaunchedTestTime,
+    enabled: user.status === 'ENABLED',
+    status: user.status,
+    apiKey: user.apiKey,
+    plan: user.plan,
+    roles: [
+      rep('apiRole', { id: 1, name: user.role, value: null, expireTime: null }),
+      rep('apiRole', { id: 2, name: `PRIORITY_${user.plan}`, value: null, expireTime: null }),
+    ],
+    accountId: user.id,
+    isMainUser: true,
+  });
+}

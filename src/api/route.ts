@@ -1,0 +1,67 @@
+/**
+ * A route of the public API, declared as data: method, path (relative to /api, in its `me` form),
+ * who may call it, the schema of its input and a handler that returns an outcome. The table is
+ * registered by routes-register.ts, which adds the aliases, the 405 answers and the OpenAPI docs.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Static, TSchema } from 'typebox';
+import type { User } from '../domain/users.ts';
+import type { Context } from '../services/context.ts';
+import type { ListLinks } from './present/list.ts';
+import type { PresentContext } from './present/context.ts';
+import type { Rep } from './present/representation.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type Access = 'user' | 'anonymous' | 'admin';
+
+/** `/me/projects/:projectId/runs/:runId` → `{ projectId: number; runId: number }`. */
+export type PathParams<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? { readonly [K in Name]: number } & PathParams<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? { readonly [K in Name]: number }
+    : unknown;
+
+export interface Call<Params, Input, Who extends User | null> {
+  readonly params: Params;
+  /** Query parameters, merged with form or JSON body parameters on writes (the body wins). */
+  readonly input: Input;
+  readonly user: Who;
+  readonly ctx: Context;
+  readonly present: PresentContext;
+  readonly request: FastifyRequest;
+  /** Links for a list answer at this request's path. */
+  listLinks(extra?: Readonly<Record<string, string>>): ListLinks;
+}
+
+export type Outcome =
+  | { readonly kind: 'rep'; readonly status: number; readonly body: Rep }
+  | { readonly kind: 'empty'; readonly status: number };
+
+export const ok = (body: Rep): Outcome => ({ kind: 'rep', status: 200, body });
+export const created = (body: Rep): Outcome => ({ kind: 'rep', status: 201, body });
+export const noContent = (): Outcome => ({ kind: 'empty', status: 204 });
+
+export interface RouteSpec {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly summary: string;
+  readonly tags: readonly string[];
+  readonly access: Access;
+  readonly input?: TSchema;
+  handle(call: Call<Record<string, number>, unknown, User | null>): Promise<Outcome>;
+}
+
+type Caller<A extends Access> = A extends 'anonymous' ? User | null : User;
+
+/** Declares a route with its parameter and input types inferred from the path and schema. */
+export function route<const P extends string, A extends Access = 'user', S extends TSchema = TSchema>(spec: {
+  method: HttpMethod;
+  path: P;
+  summary: string;
+  tags: readonly string[];
+  access?: A;
+  input?: S;
+  handle(call: Call<PathParams<P>, Static<S>, Caller<A>>): Promise<Outcome>;
+}): RouteSpec {
+  return { ...spec, access: spec.access ?? 'user', handle: spec.handle as RouteSpec['handle'] };
+}

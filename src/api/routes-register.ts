@@ -1,0 +1,168 @@
+/**
+ * Turns the route table into Fastify routes. Each declared path answers under `/api` and
+ * `/api/v2`, and `/me/...` paths also as `/users/:userId/...` (API.md §2). Path ids are parsed
+ * here (a malformed id is a 404 like an unknown one), query and body parameters are merged and
+ * normalised, and every other method on a known path answers 405 with `Allow`.
+ */
+import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
+import type {} from '@fastify/swagger';
+import type { TSchema } from 'typebox';
+import { MethodNotAllowedError, NotFoundError } from '../domain/errors.ts';
+import type { User } from '../domain/users.ts';
+import type { Context } from '../services/context.ts';
+import { encodeFor } from './plugins/negotiate.ts';
+import type { PresentContext } from './present/context.ts';
+import type { HttpMethod, RouteSpec } from './route.ts';
+
+export interface RegisterOptions {
+  readonly ctx: Context;
+  /** Configured public base URL; when absent, links are built from the request's Host. */
+  readonly publicUrl: string | undefined;
+}
+
+const PREFIXES = ['/api/v2', '/api'] as const;
+const ALL_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const ID = /^[1-9]\d{0,15}$/;
+
+/** Resource names for the 404 of a malformed or unknown path id. */
+const RESOURCE_OF_PARAM: Readonly<Record<string, string>> = {
+  userId: 'User',
+  projectId: 'Project',
+  runId: 'Test run',
+  deviceRunId: 'Device run',
+  deviceSessionId: 'Device session',
+  deviceId: 'Device',
+  groupId: 'Device group',
+  parameterId: 'Config parameter',
+  fileId: 'File',
+};
+
+export function registerRoutes(app: FastifyInstance, specs: readonly RouteSpec[], options: RegisterOptions): void {
+  const methodsByUrl = new Map<string, Set<HttpMethod>>();
+  for (const spec of specs) {
+    const variants = spec.path === '/me' || spec.path.startsWith('/me/') ? [spec.path, spec.path.replace(/^\/me/, '/users/:userId')] : [spec.path];
+    for (const prefix of PREFIXES) {
+      for (const variant of variants) {
+        const url = prefix + variant;
+        const documented = prefix === '/api/v2' && variant === spec.path;
+        registerOne(app, spec, url, documented, options);
+        const methods = methodsByUrl.get(url) ?? new Set<HttpMethod>();
+        methods.add(spec.method);
+        methodsByUrl.set(url, methods);
+      }
+    }
+  }
+  for (const [url, methods] of methodsByUrl) {
+    const allowed = [...methods];
+    for (const method of ALL_METHODS) {
+      if (methods.has(method)) continue;
+      app.route({
+        method,
+        url,
+        schema: { hide: true },
+        config: { access: 'anonymous' },
+        handler: async (request, reply) => {
+          reply.header('Allow', allowed.join(', '));
+          throw new MethodNotAllowedError(method, request.url.split('?')[0]!, allowed);
+        },
+      });
+    }
+  }
+}
+
+function registerOne(app: FastifyInstance, spec: RouteSpec, url: string, documented: boolean, options: RegisterOptions): void {
+  const paramNames = [...url.matchAll(/:(\w+)/g)].map((match) => match[1]!);
+  const carriesBody = spec.method !== 'GET';
+  const arrayFields = arrayFieldsOf(spec.input);
+  app.route({
+    method: spec.method,
+    url,
+    schema: {
+      summary: spec.summary,
+      tags: [...spec.tags],
+      hide: !documented,
+      ...(spec.input !== undefined && (carriesBody ? { body: spec.input } : { querystring: spec.input })),
+      ...(spec.access !== 'anonymous' && { security: [{ apiKey: [] }] }),
+    },
+    config: { access: spec.access },
+    preValidation: prepareInput(paramNames, carriesBody, arrayFields),
+    handler: async (request, reply) => {
+      const input = carriesBody ? request.body : request.query;
+      const present: PresentContext = { user: request.user, baseUrl: baseUrl(request, options.publicUrl), now: options.ctx.clock() };
+      const outcome = await spec.handle({
+        params: request.params as Record<string, number>,
+        input,
+        user: request.user,
+        ctx: options.ctx,
+        present,
+        request,
+        listLinks: (extra) => {
+          const path = request.url.split('?')[0]!;
+          return { selfURI: path.replace(/^\/api(\/v2)?/, ''), url: present.baseUrl + path, extra };
+        },
+      });
+      if (outcome.kind === 'empty') return reply.code(outcome.status).send();
+      const { contentType, payload } = encodeFor(request.headers.accept, outcome.body);
+      return reply.code(outcome.status).type(contentType).send(payload);
+    },
+  });
+}
+
+/**
+ * Runs before schema validation: parses path ids, checks that `users/:userId` is the caller, and
+ * normalises parameters (`x[]` → `x`, comma-joined id lists split, query merged into the body).
+ */
+function prepareInput(paramNames: readonly string[], carriesBody: boolean, arrayFields: ReadonlySet<string>): preValidationHookHandler {
+  return async (request) => {
+    const raw = request.params as Record<string, string>;
+    const params: Record<string, number> = {};
+    for (const name of paramNames) {
+      const text = raw[name] ?? '';
+      if (!ID.test(text) || !Number.isSafeInteger(Number(text))) throw new NotFoundError(RESOURCE_OF_PARAM[name] ?? name, text.slice(0, 40));
+      params[name] = Number(text);
+    }
+    if (params.userId !== undefined && params.userId !== (request.user as User | null)?.id) {
+      throw new NotFoundError('User', params.userId);
+    }
+    request.params = params;
+    const query = normalize(request.query as Record<string, unknown>, arrayFields);
+    if (!carriesBody) {
+      request.query = query;
+      return;
+    }
+    const body = request.body;
+    if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
+      throw Object.assign(new Error('The request body must be an object of parameters'), { statusCode: 400 });
+    }
+    request.body = { ...query, ...normalize((body ?? {}) as Record<string, unknown>, arrayFields) };
+  };
+}
+
+function normalize(input: Record<string, unknown>, arrayFields: ReadonlySet<string>): Record<string, unknown> {
+  const output: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) {
+    const name = key.endsWith('[]') ? key.slice(0, -2) : key;
+    let normalized = value;
+    if (arrayFields.has(name)) {
+      const items = Array.isArray(value) ? value : [value];
+      normalized = items.flatMap((item) => (typeof item === 'string' ? item.split(',').map((part) => part.trim()).filter((part) => part !== '') : [item]));
+    }
+    const existing = output[name];
+    output[name] = existing === undefined ? normalized : ([] as unknown[]).concat(existing, normalized);
+  }
+  return output;
+}
+
+/** Fields declared as arrays of integers: those accept `x=1,2` besides `x[]=1&x[]=2` and `x=1&x=2`. */
+function arrayFieldsOf(schema: TSchema | undefined): ReadonlySet<string> {
+  const properties = (schema as { properties?: Record<string, { type?: string; items?: { type?: string } }> } | undefined)?.properties ?? {};
+  return new Set(
+    Object.entries(properties)
+      .filter(([, property]) => property.type === 'array' && property.items?.type === 'integer')
+      .map(([name]) => name),
+  );
+}
+
+function baseUrl(request: FastifyRequest, publicUrl: string | undefined): string {
+  return publicUrl ?? `${request.protocol}://${request.host}`;
+}

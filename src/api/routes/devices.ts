@@ -1,0 +1,129 @@
+/** Devices (anonymous, like the real service's device list) and the user's device groups. */
+import Type from 'typebox';
+import { DEVICE_GROUP_LIST, DEVICE_LIST } from '../../domain/devices.ts';
+import { parseListQuery } from '../../domain/list-query.ts';
+import {
+  addGroupDevices,
+  createGroup,
+  deleteGroup,
+  getDevice,
+  getGroup,
+  groupDevices,
+  listDevices,
+  listGroups,
+  removeGroupDevice,
+  renameGroup,
+} from '../../services/devices.ts';
+import { presentDevice, presentDeviceGroup } from '../present/device.ts';
+import { presentList, presentWholeList } from '../present/list.ts';
+import { type RouteSpec, created, noContent, ok, route } from '../route.ts';
+import { ListInput, NoInput, Text } from '../schemas.ts';
+
+const TAGS = ['Devices'];
+const GROUP = '/me/device-groups/:groupId';
+
+export const deviceRoutes: readonly RouteSpec[] = [
+  route({
+    method: 'GET',
+    path: '/devices',
+    summary: 'List the devices of the cloud (no sign-in needed)',
+    tags: TAGS,
+    access: 'anonymous',
+    input: ListInput,
+    handle: async ({ ctx, input, listLinks }) => {
+      const query = parseListQuery(input, DEVICE_LIST);
+      const page = await listDevices(ctx, query);
+      return ok(presentList(page.items.map(presentDevice), page.total, query, listLinks()));
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/devices/:deviceId',
+    summary: 'Read a device (no sign-in needed)',
+    tags: TAGS,
+    access: 'anonymous',
+    handle: async ({ ctx, params }) => ok(presentDevice(await getDevice(ctx, params.deviceId))),
+  }),
+  route({
+    method: 'GET',
+    path: '/me/device-groups',
+    summary: "List the user's device groups (withPublic=true adds the service's public groups)",
+    tags: TAGS,
+    input: Type.Object({ ...ListInput.properties, withPublic: Type.Optional(Type.Boolean()) }),
+    handle: async ({ ctx, user, input, listLinks }) => {
+      const query = parseListQuery(input, DEVICE_GROUP_LIST);
+      const withPublic = input.withPublic === true;
+      const page = await listGroups(ctx, user, withPublic, query);
+      return ok(presentList(page.items.map(presentDeviceGroup), page.total, query, listLinks(withPublic ? { withPublic: 'true' } : undefined)));
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/me/device-groups',
+    summary: 'Create a device group',
+    tags: TAGS,
+    input: Type.Object({ displayName: Type.Optional(Text('Group name', 1000)), osType: Type.Optional(Text('ANDROID or IOS', 20)) }),
+    handle: async ({ ctx, user, input }) => created(presentDeviceGroup(await createGroup(ctx, user, input))),
+  }),
+  ...[GROUP, '/device-groups/:groupId'].flatMap((path) => [
+    route({
+      method: 'GET',
+      path: path as typeof GROUP,
+      summary: 'Read a device group',
+      tags: TAGS,
+      handle: async ({ ctx, user, params }) => ok(presentDeviceGroup(await getGroup(ctx, user, params.groupId))),
+    }),
+    route({
+      method: 'POST',
+      path: path as typeof GROUP,
+      summary: 'Rename a device group',
+      tags: TAGS,
+      input: Type.Object({ displayName: Type.Optional(Text('Group name', 1000)) }),
+      handle: async ({ ctx, user, params, input }) => ok(presentDeviceGroup(await renameGroup(ctx, user, params.groupId, input))),
+    }),
+    route({
+      method: 'DELETE',
+      path: path as typeof GROUP,
+      summary: 'Delete a device group',
+      tags: TAGS,
+      input: NoInput,
+      handle: async ({ ctx, user, params }) => {
+        await deleteGroup(ctx, user, params.groupId);
+        return noContent();
+      },
+    }),
+    route({
+      method: 'GET',
+      path: `${path as typeof GROUP}/devices`,
+      summary: 'List the devices of a group',
+      tags: TAGS,
+      handle: async ({ ctx, user, params, listLinks }) =>
+        ok(presentWholeList((await groupDevices(ctx, user, params.groupId)).map(presentDevice), listLinks())),
+    }),
+    route({
+      method: 'POST',
+      path: `${path as typeof GROUP}/devices`,
+      summary: 'Add devices to a group',
+      tags: TAGS,
+      input: Type.Object({
+        deviceId: Type.Optional(Type.Integer({ minimum: 1 })),
+        deviceIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 10000 })),
+      }),
+      handle: async ({ ctx, user, params, input }) => {
+        const ids = [...(input.deviceIds ?? []), ...(input.deviceId === undefined ? [] : [input.deviceId])];
+        return created(presentDeviceGroup(await addGroupDevices(ctx, user, params.groupId, ids)));
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: `${path as typeof GROUP}/devices/:deviceId`,
+      summary: 'Remove a device from a group',
+      tags: TAGS,
+      input: NoInput,
+      handle: async ({ ctx, user, params }) => {
+        await removeGroupDevice(ctx, user, params.groupId, params.deviceId);
+        return noContent();
+      },
+    }),
+  ]),
+];

@@ -1,0 +1,121 @@
+/**
+ * Reading test runs and their device runs, in the legacy view (`device-runs`, runStatus) and the
+ * modern one (`device-sessions`, state). Nested routes check that the ids belong together.
+ */
+import { parseListQuery } from '../../domain/list-query.ts';
+import { DEVICE_RUN_LIST, RUN_LIST, legacyRunStatus } from '../../domain/runs.ts';
+import { deleteRun, deviceRunSteps, getDeviceRun, getRun, listDeviceRuns, listRuns } from '../../services/runs.ts';
+import { presentDeviceRun, presentDeviceSession, presentLegacyState, presentStep } from '../present/device-run.ts';
+import { presentList, presentWholeList } from '../present/list.ts';
+import { presentTestRun } from '../present/test-run.ts';
+import { type RouteSpec, noContent, ok, route } from '../route.ts';
+import { ListInput, NoInput } from '../schemas.ts';
+
+const TAGS = ['Test runs'];
+const RUN = '/me/projects/:projectId/runs/:runId';
+
+export const runRoutes: readonly RouteSpec[] = [
+  route({
+    method: 'GET',
+    path: '/me/projects/:projectId/runs',
+    summary: 'List the test runs of a project',
+    tags: TAGS,
+    input: ListInput,
+    handle: async ({ ctx, user, params, input, present, listLinks }) => {
+      const query = parseListQuery(input, RUN_LIST);
+      const page = await listRuns(ctx, user, params.projectId, query);
+      return ok(presentList(page.items.map((view) => presentTestRun(view, present)), page.total, query, listLinks()));
+    },
+  }),
+  ...[RUN, '/me/runs/:runId', '/runs/:runId'].flatMap((path) => [
+    route({
+      method: 'GET',
+      path: path as typeof RUN,
+      summary: 'Read a test run',
+      tags: TAGS,
+      handle: async ({ ctx, user, params, present }) => ok(presentTestRun(await getRun(ctx, user, params.runId, params.projectId), present)),
+    }),
+    route({
+      method: 'DELETE',
+      path: path as typeof RUN,
+      summary: 'Delete a test run with its results',
+      tags: TAGS,
+      input: NoInput,
+      handle: async ({ ctx, user, params }) => {
+        await deleteRun(ctx, user, params.runId, params.projectId);
+        return noContent();
+      },
+    }),
+  ]),
+  ...[RUN, '/me/runs/:runId', '/runs/:runId'].flatMap((path) => [
+    route({
+      method: 'GET',
+      path: `${path as typeof RUN}/device-runs`,
+      summary: 'List the device runs of a test run (legacy view)',
+      tags: TAGS,
+      input: ListInput,
+      handle: async ({ ctx, user, params, input, present, listLinks }) => {
+        const query = parseListQuery(input, DEVICE_RUN_LIST);
+        const page = await listDeviceRuns(ctx, user, params.runId, params.projectId, query);
+        return ok(presentList(page.items.map((view) => presentDeviceRun(view, present)), page.total, query, listLinks()));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: `${path as typeof RUN}/device-sessions`,
+      summary: 'List the device sessions of a test run',
+      tags: TAGS,
+      input: ListInput,
+      handle: async ({ ctx, user, params, input, present, listLinks }) => {
+        const query = parseListQuery(input, DEVICE_RUN_LIST);
+        const page = await listDeviceRuns(ctx, user, params.runId, params.projectId, query);
+        return ok(presentList(page.items.map((view) => presentDeviceSession(view, present)), page.total, query, listLinks()));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: `${path as typeof RUN}/device-runs/:deviceRunId`,
+      summary: 'Read a device run (legacy view)',
+      tags: TAGS,
+      handle: async ({ ctx, user, params, present }) =>
+        ok(presentDeviceRun(await getDeviceRun(ctx, user, params.deviceRunId, params), present)),
+    }),
+    route({
+      method: 'GET',
+      path: `${path as typeof RUN}/device-runs/:deviceRunId/states`,
+      summary: 'The step timeline of a device run (legacy view)',
+      tags: TAGS,
+      handle: async ({ ctx, user, params, listLinks }) => {
+        const view = await getDeviceRun(ctx, user, params.deviceRunId, params);
+        const steps = await deviceRunSteps(ctx, user, params.deviceRunId, params);
+        const status = legacyRunStatus(view.deviceRun.state);
+        return ok(presentWholeList(steps.map((step) => presentLegacyState(step, status)), listLinks()));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: `${path as typeof RUN}/device-sessions/:deviceSessionId`,
+      summary: 'Read a device session',
+      tags: TAGS,
+      handle: async ({ ctx, user, params, present }) =>
+        ok(presentDeviceSession(await getDeviceRun(ctx, user, params.deviceSessionId, params), present)),
+    }),
+  ]),
+  ...['/me/device-sessions/:deviceSessionId', '/device-sessions/:deviceSessionId'].flatMap((path) => [
+    route({
+      method: 'GET',
+      path: path as '/device-sessions/:deviceSessionId',
+      summary: 'Read a device session',
+      tags: TAGS,
+      handle: async ({ ctx, user, params, present }) => ok(presentDeviceSession(await getDeviceRun(ctx, user, params.deviceSessionId), present)),
+    }),
+    route({
+      method: 'GET',
+      path: `${path as '/device-sessions/:deviceSessionId'}/steps`,
+      summary: 'The step timeline of a device session',
+      tags: TAGS,
+      handle: async ({ ctx, user, params, listLinks }) =>
+        ok(presentWholeList((await deviceRunSteps(ctx, user, params.deviceSessionId)).map(presentStep), listLinks())),
+    }),
+  ]),
+];

@@ -1,0 +1,40 @@
+/** The caller's own account: `/me` (= `/users/{myId}`), profile updates and API key reset. */
+import Type from 'typebox';
+import { presentUser } from '../present/user.ts';
+import { type RouteSpec, ok, route } from '../route.ts';
+import { NoInput, Text } from '../schemas.ts';
+import { resetApiKey, updateProfile } from '../../services/users.ts';
+
+const TAGS = ['Account'];
+
+export const userRoutes: readonly RouteSpec[] = [
+  route({
+    method: 'GET',
+    path: '/me',
+    summary: 'The authenticated user',
+    tags: TAGS,
+    handle: async ({ user }) => ok(presentUser(user)),
+  }),
+  route({
+    method: 'POST',
+    path: '/me',
+    summary: 'Update the profile',
+    tags: TAGS,
+    input: Type.Object({
+      firstName: Type.Optional(Text('First name', 255)),
+      lastName: Type.Optional(Text('Last name', 255)),
+      organization: Type.Optional(Text('Organization', 255)),
+      country: Type.Optional(Text('Country', 255)),
+      timeZone: Type.Optional(Text('Time zone', 255)),
+    }),
+    handle: async ({ ctx, user, input }) => ok(presentUser(await updateProfile(ctx, user, input))),
+  }),
+  route({
+    method: 'POST',
+    path: '/me/reset-api-key',
+    summary: 'Issue a new API key; the old key stops working at once',
+    tags: TAGS,
+    input: NoInput,
+    handle: async ({ ctx, user }) => ok(presentUser(await resetApiKey(ctx, user))),
+  }),
+];

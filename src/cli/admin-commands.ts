@@ -1,0 +1,95 @@
+/** `devicecloud admin …`: operators manage accounts directly against the store. */
+import type { Command } from 'commander';
+import { checkEnum } from '../domain/text.ts';
+import { PLANS, ROLES, type User } from '../domain/users.ts';
+import { openStore } from '../server/start.ts';
+import type { Context } from '../services/context.ts';
+import { createUser, findUser, setPlan, setRole } from '../services/users.ts';
+import { addStoreOptions, configFrom } from './options.ts';
+
+export function registerAdminCommands(program: Command, print: (line: string) => void): void {
+  const admin = program.command('admin').description('Manage accounts (runs against the database directly)');
+
+  addStoreOptions(admin.command('create-user'))
+    .description('Create a user and print it (with --json: one JSON object with id, email, apiKey, ...)')
+    .requiredOption('--email <email>', 'e-mail address, used to sign in')
+    .requiredOption('--password <password>', 'password, at least 8 characters')
+    .option('--plan <plan>', `${PLANS.join(', ')}`, 'SILVER')
+    .option('--role <role>', `${ROLES.join(' or ')}`, 'USER')
+    .option('--first-name <name>', 'first name')
+    .option('--last-name <name>', 'last name')
+    .option('--json', 'print JSON')
+    .action(async (options) =>
+      withStore(options, async (ctx) => {
+        const user = await createUser(ctx, {
+          email: options.email,
+          password: options.password,
+          plan: checkEnum('plan', options.plan, PLANS),
+          role: checkEnum('role', options.role, ROLES),
+          firstName: options.firstName,
+          lastName: options.lastName,
+        });
+        printUser(print, user, options.json === true);
+      }),
+    );
+
+  addStoreOptions(admin.command('set-plan'))
+    .description("Change a user's plan (queue priority and longest timeout)")
+    .requiredOption('--user <id|email>', 'the user')
+    .requiredOption('--plan <plan>', `${PLANS.join(', ')}`)
+    .option('--json', 'print JSON')
+    .action(async (options) =>
+      withStore(options, async (ctx) => {
+        const user = await setPlan(ctx, await findUser(ctx, options.user), checkEnum('plan', options.plan, PLANS));
+        printUser(print, user, options.json === true);
+      }),
+    );
+
+  addStoreOptions(admin.command('set-role'))
+    .description("Change a user's role (ADMIN may operate the cloud)")
+    .requiredOption('--user <id|email>', 'the user')
+    .requiredOption('--role <role>', `${ROLES.join(' or ')}`)
+    .option('--json', 'print JSON')
+    .action(async (options) =>
+      withStore(options, async (ctx) => {
+        const user = await setRole(ctx, await findUser(ctx, options.user), checkEnum('role', options.role, ROLES));
+        printUser(print, user, options.json === true);
+      }),
+    );
+
+  addStoreOptions(admin.command('list-users'))
+    .description('List users')
+    .option('--json', 'print JSON (one array)')
+    .action(async (options) =>
+      withStore(options, async (ctx) => {
+        const users = await ctx.store.users.list();
+        if (options.json === true) print(JSON.stringify(users.map(userJson)));
+        else for (const user of users) print(`${user.id}\t${user.email}\t${user.plan}\t${user.role}\t${user.status}`);
+      }),
+    );
+}
+
+async function withStore(options: Record<string, string | undefined>, work: (ctx: Context) => Promise<void>): Promise<void> {
+  const { database, ctx } = await openStore(configFrom(options));
+  try {
+    await work(ctx);
+  } finally {
+    await database.close();
+  }
+}
+
+function userJson(user: User) {
+  return { id: user.id, email: user.email, apiKey: user.apiKey, plan: user.plan, role: user.role, status: user.status, firstName: user.firstName, lastName: user.lastName, createTime: user.createTime };
+}
+
+function printUser(print: (line: string) => void, user: User, json: boolean): void {
+  if (json) {
+    print(JSON.stringify(userJson(user)));
+    return;
+  }
+  print(`User ${user.id}: ${user.email}`);
+  print(`  plan     ${user.plan}`);
+  print(`  role     ${user.role}`);
+  print(`  API key  ${user.apiKey}`);
+}
+

@@ -1,0 +1,41 @@
+/** Command-line options shared by the roles, and their mapping onto the config schema. */
+import type { Command } from 'commander';
+import { type Config, type ConfigSources, loadConfig } from '../config.ts';
+
+export function addStoreOptions(command: Command): Command {
+  return command
+    .option('--data-dir <dir>', 'where SQLite and files live (env DEVICECLOUD_DATA_DIR; default ./data)')
+    .option('--database-url <url>', 'postgres://… to use PostgreSQL instead of SQLite (env DATABASE_URL)')
+    .option('--config <file>', 'JSON file of settings (env DEVICECLOUD_CONFIG)');
+}
+
+export function addServerOptions(command: Command): Command {
+  return addStoreOptions(command)
+    .option('--port <port>', 'port to listen on (env DEVICECLOUD_PORT; default 8080)')
+    .option('--host <host>', 'address to listen on (env DEVICECLOUD_HOST; default 127.0.0.1)')
+    .option('--public-url <url>', 'public base URL for links, may include a context path (env DEVICECLOUD_PUBLIC_URL)')
+    .option('--flavour <flavour>', 'public, private or enterprise (env DEVICECLOUD_FLAVOUR; default private)')
+    .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env DEVICECLOUD_LOG_LEVEL)')
+    .option('--body-limit <bytes>', 'largest form or JSON body (env DEVICECLOUD_BODY_LIMIT)')
+    .option('--trust-proxy <bool>', 'trust X-Forwarded-* headers from a load balancer (env DEVICECLOUD_TRUST_PROXY)');
+}
+
+export function configFrom(options: Record<string, string | undefined>, defaults?: Partial<Config>): Config {
+  const sources: ConfigSources = {
+    env: process.env,
+    file: options.config,
+    defaults,
+    flags: {
+      port: options.port,
+      host: options.host,
+      dataDir: options.dataDir,
+      databaseUrl: options.databaseUrl,
+      publicUrl: options.publicUrl,
+      flavour: options.flavour,
+      logLevel: options.logLevel,
+      bodyLimit: options.bodyLimit,
+      trustProxy: options.trustProxy,
+    },
+  };
+  return loadConfig(sources);
+}

@@ -1,0 +1,44 @@
+/** `devicecloud local` (the whole cloud in one process) and `devicecloud serve` (the server role). */
+import type { Command } from 'commander';
+import { sqliteFile } from '../config.ts';
+import { DEMO_EMAIL, DEMO_PASSWORD, ensureDemoAccount } from '../services/demo-account.ts';
+import { type RunningServer, startServer } from '../server/start.ts';
+import { addServerOptions, configFrom } from './options.ts';
+
+export interface Lifecycle {
+  /** Keeps the process alive until a signal, then runs `stop`. */
+  untilSignal(stop: () => Promise<void>): void;
+  print(line: string): void;
+}
+
+export function registerServerCommands(program: Command, lifecycle: Lifecycle): void {
+  addServerOptions(program.command('local'))
+    .description('Start the local cloud: server, SQLite under ./data, a demo account')
+    .action(async (options) => {
+      const config = configFrom(options, { logLevel: 'warn' });
+      const server = await startServer(config);
+      const demo = await ensureDemoAccount(server.ctx);
+      printBanner(lifecycle, server, config.databaseUrl === undefined ? sqliteFile(config) : server.database.location);
+      lifecycle.print(`  Demo user   ${DEMO_EMAIL} / ${DEMO_PASSWORD}`);
+      lifecycle.print(`  API key     ${demo.apiKey}`);
+      lifecycle.print(`  Try         curl -u ${demo.apiKey}: ${server.url}/api/me`);
+      lifecycle.print('');
+      lifecycle.untilSignal(server.close);
+    });
+
+  addServerOptions(program.command('serve'))
+    .description('Start the server role (API and scheduling) against SQLite or PostgreSQL')
+    .action(async (options) => {
+      const config = configFrom(options);
+      const server = await startServer(config);
+      printBanner(lifecycle, server, server.database.location);
+      lifecycle.untilSignal(server.close);
+    });
+}
+
+function printBanner(lifecycle: Lifecycle, server: RunningServer, data: string): void {
+  lifecycle.print('');
+  lifecycle.print(`devicecloud is running at ${server.url}`);
+  lifecycle.print(`  API         ${server.url}/api/v2   (OpenAPI: ${server.url}/api/v2/openapi.json)`);
+  lifecycle.print(`  Database    ${server.database.dialect} ${data}`);
+}

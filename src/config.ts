@@ -1,0 +1,206 @@
+/**
+ * The one configuration of every role, resolved from defaults < config file < environment < flags
+ * and validated at start. A bad value stops the start with a message naming the setting, where it
+ * came from, and what is allowed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { isPostgresUrl } from './store/db.ts';
+
+export const FLAVOURS = ['public', 'private', 'enterprise'] as const;
+export type Flavour = (typeof FLAVOURS)[number];
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  /** postgres://… for PostgreSQL; absent for SQLite under dataDir. */
+  readonly databaseUrl: string | undefined;
+  readonly publicUrl: string | undefined;
+  readonly flavour: Flavour;
+  readonly logLevel: LogLevel;
+  /** Limit of form and JSON request bodies, bytes. */
+  readonly bodyLimit: number;
+  readonly trustProxy: boolean;
+}
+
+export class ConfigError extends Error {}
+
+type Raw = string | number | boolean;
+
+interface Setting<T> {
+  readonly flag: string;
+  readonly env: readonly string[];
+  readonly fallback: T;
+  parse(value: Raw): T;
+}
+
+const text = (value: Raw) => String(value).trim();
+
+const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
+  port: {
+    flag: '--port',
+    env: ['DEVICECLOUD_PORT', 'PORT'],
+    fallback: 8080,
+    parse: (value) => {
+      const port = Number(text(value));
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('must be a port number between 0 and 65535');
+      return port;
+    },
+  },
+  host: {
+    flag: '--host',
+    env: ['DEVICECLOUD_HOST'],
+    fallback: '127.0.0.1',
+    parse: (value) => {
+      const host = text(value);
+      if (host === '' || /[\s/]/.test(host)) throw new Error('must be a host name or IP address, e.g. 0.0.0.0');
+      return host;
+    },
+  },
+  dataDir: {
+    flag: '--data-dir',
+    env: ['DEVICECLOUD_DATA_DIR'],
+    fallback: path.resolve('data'),
+    parse: (value) => {
+      const dir = text(value);
+      if (dir === '') throw new Error('must be a directory path');
+      return path.resolve(dir);
+    },
+  },
+  databaseUrl: {
+    flag: '--database-url',
+    env: ['DATABASE_URL', 'DEVICECLOUD_DATABASE_URL'],
+    fallback: undefined,
+    parse: (value) => {
+      const url = text(value);
+      if (url === '') return undefined;
+      if (!isPostgresUrl(url)) throw new Error('must be a postgres:// or postgresql:// URL (leave it unset for SQLite under the data dir)');
+      try {
+        new URL(url);
+      } catch {
+        throw new Error('is not a valid URL');
+      }
+      return url;
+    },
+  },
+  publicUrl: {
+    flag: '--public-url',
+    env: ['DEVICECLOUD_PUBLIC_URL'],
+    fallback: undefined,
+    parse: (value) => {
+      const url = text(value).replace(/\/+$/, '');
+      if (url === '') return undefined;
+      let parsed: URL;
+      try {
+        parsed = new URL(url);
+      } catch {
+        throw new Error('must be an http(s) URL such as https://devices.example.com/devicecloud');
+      }
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('must be an http or https URL');
+      return url;
+    },
+  },
+  flavour: {
+    flag: '--flavour',
+    env: ['DEVICECLOUD_FLAVOUR'],
+    fallback: 'private',
+    parse: (value) => oneOf(text(value).toLowerCase(), FLAVOURS),
+  },
+  logLevel: {
+    flag: '--log-level',
+    env: ['DEVICECLOUD_LOG_LEVEL'],
+    fallback: 'info',
+    parse: (value) => oneOf(text(value).toLowerCase(), LOG_LEVELS),
+  },
+  bodyLimit: {
+    flag: '--body-limit',
+    env: ['DEVICECLOUD_BODY_LIMIT'],
+    fallback: 1024 * 1024,
+    parse: (value) => {
+      const bytes = Number(text(value));
+      if (!Number.isInteger(bytes) || bytes < 1024) throw new Error('must be a number of bytes, at least 1024');
+      return bytes;
+    },
+  },
+  trustProxy: {
+    flag: '--trust-proxy',
+    env: ['DEVICECLOUD_TRUST_PROXY'],
+    fallback: false,
+    parse: (value) => {
+      const lower = text(value).toLowerCase();
+      if (['true', '1', 'yes'].includes(lower)) return true;
+      if (['false', '0', 'no'].includes(lower)) return false;
+      throw new Error('must be true or false');
+    },
+  },
+};
+
+function oneOf<T extends string>(value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new Error(`must be one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+export interface ConfigSources {
+  /** Values from command-line flags, keyed by setting name; undefined = not given. */
+  readonly flags?: Partial<Record<keyof Config, Raw | undefined>>;
+  readonly env?: NodeJS.ProcessEnv;
+  /** A JSON file of settings (keys as in Config); also DEVICECLOUD_CONFIG. */
+  readonly file?: string;
+  /** Role-specific defaults, e.g. a quieter log for the local cloud. */
+  readonly defaults?: Partial<Config>;
+}
+
+export function loadConfig(sources: ConfigSources = {}): Config {
+  const env = sources.env ?? {};
+  const fileName = sources.file ?? env.DEVICECLOUD_CONFIG;
+  const file = fileName === undefined ? {} : readConfigFile(fileName);
+  const config: Record<string, unknown> = {};
+  for (const key of Object.keys(SCHEMA) as (keyof Config)[]) {
+    const setting = SCHEMA[key] as Setting<unknown>;
+    const envName = setting.env.find((name) => env[name] !== undefined && env[name] !== '');
+    const candidates: Array<[Raw | undefined, string]> = [
+      [sources.flags?.[key], setting.flag],
+      [envName === undefined ? undefined : env[envName], `environment variable ${envName}`],
+      [file[key] as Raw | undefined, `config file ${fileName}`],
+    ];
+    const given = candidates.find(([value]) => value !== undefined);
+    if (given === undefined) {
+      config[key] = sources.defaults?.[key] ?? setting.fallback;
+      continue;
+    }
+    const [value, origin] = given;
+    try {
+      config[key] = setting.parse(value!);
+    } catch (error) {
+      const from = origin === setting.flag ? setting.flag : `${setting.flag} (from ${origin})`;
+      throw new ConfigError(`Invalid ${from}: '${String(value)}' ${(error as Error).message}`);
+    }
+  }
+  return config as unknown as Config;
+}
+
+function readConfigFile(file: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`Cannot read config file ${file}: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`Config file ${file} must hold a JSON object of settings`);
+  }
+  const unknown = Object.keys(parsed).filter((key) => !(key in SCHEMA));
+  if (unknown.length > 0) {
+    throw new ConfigError(`Config file ${file} has unknown settings: ${unknown.join(', ')}; known: ${Object.keys(SCHEMA).join(', ')}`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** Where the SQLite file lives when no database URL is set. */
+export function sqliteFile(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'devicecloud.db');
+}

@@ -1,0 +1,88 @@
+/**
+ * Typed errors with stable codes. Every layer throws these; the HTTP layer renders them in one
+ * place (api/plugins/errors.ts) as `{message, statusCode}` or `<apiExceptionMessage>`. The code is
+ * stable for logs and tests; the message is for people and says what to change.
+ */
+export type ErrorCode =
+  | 'INVALID_PARAMETER'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'RATE_LIMITED'
+  | 'INTERNAL';
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly statusCode: number,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** A request parameter is missing or wrong. `parameter` names it for clients and tests. */
+export class InvalidParameterError extends AppError {
+  constructor(
+    readonly parameter: string,
+    message: string,
+  ) {
+    super('INVALID_PARAMETER', 400, message);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(message = 'Authentication required: use HTTP Basic with your API key as the user name and an empty password') {
+    super('UNAUTHORIZED', 401, message);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message: string) {
+    super('FORBIDDEN', 403, message);
+  }
+}
+
+/** Unknown id, or an id that belongs to someone else: the two are indistinguishable on purpose. */
+export class NotFoundError extends AppError {
+  constructor(
+    readonly resource: string,
+    id?: string | number,
+  ) {
+    super('NOT_FOUND', 404, id === undefined ? `${resource} not found` : `${resource} with id '${id}' not found`);
+  }
+}
+
+export class MethodNotAllowedError extends AppError {
+  constructor(
+    method: string,
+    path: string,
+    readonly allowed: readonly string[],
+  ) {
+    super('METHOD_NOT_ALLOWED', 405, `Method ${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string) {
+    super('CONFLICT', 409, message);
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(message: string) {
+    super('PAYLOAD_TOO_LARGE', 413, message);
+  }
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(message: string) {
+    super('UNSUPPORTED_MEDIA_TYPE', 415, message);
+  }
+}

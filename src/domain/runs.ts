@@ -1,0 +1,245 @@
+/**
+ * Test runs and device runs (device sessions): their states, how a run's state and counters follow
+ * from its device runs, and the legacy view's status mapping.
+ */
+import type { ListSpec } from './list-query.ts';
+import type { OsType } from './projects.ts';
+
+export const TEST_RUN_STATES = ['WAITING', 'RUNNING', 'FINISHED'] as const;
+export type TestRunState = (typeof TEST_RUN_STATES)[number];
+
+export const DEVICE_RUN_STATES = [
+  'WAITING', 'RUNNING', 'FINISHING', 'SUCCEEDED', 'FAILED', 'WARNING', 'TIMEOUT', 'ABORTED', 'EXCLUDED',
+] as const;
+export type DeviceRunState = (typeof DEVICE_RUN_STATES)[number];
+
+export const FINAL_DEVICE_RUN_STATES: ReadonlySet<DeviceRunState> = new Set([
+  'SUCCEEDED', 'FAILED', 'WARNING', 'TIMEOUT', 'ABORTED', 'EXCLUDED',
+]);
+
+export function isFinal(state: DeviceRunState): boolean {
+  return FINAL_DEVICE_RUN_STATES.has(state);
+}
+
+/** Why a device of the group gets no real device run (kept as EXCLUDED). */
+export const EXCLUDE_REASONS = ['FRAMEWORK_NOT_SUPPORTED', 'API_LEVEL', 'NO_DEVICE', 'ADMIN'] as const;
+export type ExcludeReason = (typeof EXCLUDE_REASONS)[number];
+
+export const RETRY_STATES = ['NONE', 'MANUAL', 'AUTO'] as const;
+export type RetryState = (typeof RETRY_STATES)[number];
+
+/** The step timeline of a device run. */
+export const STEP_TYPES = ['WAITING', 'PREPARING', 'UNINSTALL', 'INSTALL', 'RUNNING', 'SENDING_RESULTS', 'PROCESSING_RESULTS'] as const;
+export type StepType = (typeof STEP_TYPES)[number];
+
+/** The legacy device-run view knows fewer states (API.md §5, Device run). */
+export const LEGACY_RUN_STATUSES = ['WAITING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'WARNING', 'EXCLUDED'] as const;
+export type LegacyRunStatus = (typeof LEGACY_RUN_STATUSES)[number];
+
+export function legacyRunStatus(state: DeviceRunState): LegacyRunStatus {
+  switch (state) {
+    case 'WAITING':
+    case 'RUNNING':
+    case 'SUCCEEDED':
+    case 'FAILED':
+    case 'WARNING':
+    case 'EXCLUDED':
+      return state;
+    case 'FINISHING':
+      return 'RUNNING';
+    // Neither is a test failure: the legacy view reports both as "could not complete".
+    case 'TIMEOUT':
+    case 'ABORTED':
+      return 'WARNING';
+  }
+}
+
+export interface TestRun {
+  readonly id: number;
+  readonly projectId: number;
+  readonly userId: number;
+  /** Per project, from 1. */
+  readonly number: number;
+  readonly name: string | null;
+  readonly state: TestRunState;
+  readonly createTime: number;
+  readonly startTime: number | null;
+  readonly endTime: number | null;
+  /** The TestRunConfig the run was started with, as stored (JSON-compatible). */
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly frameworkId: number | null;
+  readonly startedById: number;
+  readonly osType: OsType;
+}
+
+export function displayName(run: Pick<TestRun, 'name' | 'number'>): string {
+  return run.name ?? `Test Run ${run.number}`;
+}
+
+export interface DeviceRun {
+  readonly id: number;
+  readonly testRunId: number;
+  readonly projectId: number;
+  readonly userId: number;
+  readonly deviceId: number;
+  readonly state: DeviceRunState;
+  readonly excludeReason: ExcludeReason | null;
+  readonly createTime: number;
+  readonly installTime: number | null;
+  readonly startTime: number | null;
+  readonly endTime: number | null;
+  /** Seconds the tests may run. */
+  readonly timeLimit: number;
+  readonly testCaseAllCount: number;
+  readonly testCasePassedCount: number;
+  readonly testCaseFailedCount: number;
+  readonly testCaseSkippedCount: number;
+  readonly retryState: RetryState;
+  readonly autoRetriesLeftCount: number;
+  readonly currentStep: StepType | null;
+  readonly currentStepStartTime: number | null;
+}
+
+export function deviceRunDuration(run: Pick<DeviceRun, 'startTime' | 'endTime'>, now: number): number {
+  if (run.startTime === null) return 0;
+  return (run.endTime ?? now) - run.startTime;
+}
+
+/** Per-run aggregates of its device runs, computed by the store in one grouped query. */
+export interface RunStats {
+  deviceCount: number;
+  waitingDeviceCount: number;
+  runningDeviceCount: number;
+  finishedDeviceCount: number;
+  succeededDeviceCount: number;
+  failedDeviceCount: number;
+  warningDeviceCount: number;
+  timeoutedDeviceCount: number;
+  abortedDeviceCount: number;
+  excludedDeviceCount: number;
+  testCaseCount: number;
+  successfulTestCaseCount: number;
+  failedTestCaseCount: number;
+  skippedTestCaseCount: number;
+}
+
+export const EMPTY_RUN_STATS: Readonly<RunStats> = {
+  deviceCount: 0, waitingDeviceCount: 0, runningDeviceCount: 0, finishedDeviceCount: 0, succeededDeviceCount: 0,
+  failedDeviceCount: 0, warningDeviceCount: 0, timeoutedDeviceCount: 0, abortedDeviceCount: 0, excludedDeviceCount: 0,
+  testCaseCount: 0, successfulTestCaseCount: 0, failedTestCaseCount: 0, skippedTestCaseCount: 0,
+};
+
+/** How many device runs of a run are in one state, with their test case counts. */
+export interface StateTally {
+  readonly state: DeviceRunState;
+  readonly count: number;
+  readonly testCaseAllCount: number;
+  readonly testCasePassedCount: number;
+  readonly testCaseFailedCount: number;
+  readonly testCaseSkippedCount: number;
+}
+
+/** The counters of a run follow from how many of its device runs are in each state. */
+export function runStats(tallies: Iterable<StateTally>): RunStats {
+  const stats = { ...EMPTY_RUN_STATS };
+  for (const tally of tallies) {
+    stats.deviceCount += tally.count;
+    stats.testCaseCount += tally.testCaseAllCount;
+    stats.successfulTestCaseCount += tally.testCasePassedCount;
+    stats.failedTestCaseCount += tally.testCaseFailedCount;
+    stats.skippedTestCaseCount += tally.testCaseSkippedCount;
+    if (isFinal(tally.state)) stats.finishedDeviceCount += tally.count;
+    switch (tally.state) {
+      case 'WAITING':
+        stats.waitingDeviceCount += tally.count;
+        break;
+      case 'RUNNING':
+      case 'FINISHING':
+        stats.runningDeviceCount += tally.count;
+        break;
+      case 'SUCCEEDED':
+        stats.succeededDeviceCount += tally.count;
+        break;
+      case 'FAILED':
+        stats.failedDeviceCount += tally.count;
+        break;
+      case 'WARNING':
+        stats.warningDeviceCount += tally.count;
+        break;
+      case 'TIMEOUT':
+        stats.timeoutedDeviceCount += tally.count;
+        break;
+      case 'ABORTED':
+        stats.abortedDeviceCount += tally.count;
+        break;
+      case 'EXCLUDED':
+        stats.excludedDeviceCount += tally.count;
+        break;
+    }
+  }
+  return stats;
+}
+
+/** The same tallies from device runs already in memory (the project listing loads them anyway). */
+export function talliesOf(deviceRuns: Iterable<DeviceRun>): StateTally[] {
+  return [...deviceRuns].map((run) => ({
+    state: run.state,
+    count: 1,
+    testCaseAllCount: run.testCaseAllCount,
+    testCasePassedCount: run.testCasePassedCount,
+    testCaseFailedCount: run.testCaseFailedCount,
+    testCaseSkippedCount: run.testCaseSkippedCount,
+  }));
+}
+
+/** Device runs that ended for a reason outside the tests (API.md: keep apart from test failures). */
+export function errorsDeviceCount(stats: RunStats): number {
+  return stats.warningDeviceCount + stats.timeoutedDeviceCount;
+}
+
+export function executedTestCaseCount(stats: RunStats): number {
+  return stats.successfulTestCaseCount + stats.failedTestCaseCount;
+}
+
+export function executionRatio(stats: RunStats): number {
+  return stats.deviceCount === 0 ? 0 : stats.finishedDeviceCount / stats.deviceCount;
+}
+
+export function successRatio(stats: RunStats): number {
+  return stats.deviceCount === 0 ? 0 : stats.succeededDeviceCount / stats.deviceCount;
+}
+
+/** A run waits while every device run waits, and is finished when every device run is. */
+export function runStateOf(states: readonly DeviceRunState[]): TestRunState {
+  if (states.every(isFinal)) return 'FINISHED';
+  if (states.every((state) => state === 'WAITING' || state === 'EXCLUDED')) return 'WAITING';
+  return 'RUNNING';
+}
+
+export const RUN_LIST: ListSpec<'id' | 'number' | 'displayName' | 'state' | 'createTime' | 'startTime' | 'endTime'> = {
+  entity: 'test runs',
+  fields: {
+    id: { type: 'number' },
+    number: { type: 'number' },
+    displayName: { type: 'string' },
+    state: { type: 'enum', values: TEST_RUN_STATES },
+    createTime: { type: 'date' },
+    startTime: { type: 'date' },
+    endTime: { type: 'date' },
+  },
+  defaultSort: [{ field: 'createTime', direction: 'desc' }],
+};
+
+export const DEVICE_RUN_LIST: ListSpec<'id' | 'state' | 'createTime' | 'startTime' | 'endTime' | 'deviceId' | 'excludeReason'> = {
+  entity: 'device runs',
+  fields: {
+    id: { type: 'number' },
+    state: { type: 'enum', values: DEVICE_RUN_STATES },
+    createTime: { type: 'date' },
+    startTime: { type: 'date' },
+    endTime: { type: 'date' },
+    deviceId: { type: 'number' },
+    excludeReason: { type: 'enum', values: EXCLUDE_REASONS },
+  },
+  defaultSort: [{ field: 'id', direction: 'asc' }],
+};

@@ -1,0 +1,72 @@
+/**
+ * The `devicecloud` command: parses the command line, starts the chosen role, and is the only
+ * place that exits the process. Exit codes: 0 done, 1 failed, 3 bad usage or configuration.
+ */
+import { Command, CommanderError } from 'commander';
+import { registerAdminCommands } from './cli/admin-commands.ts';
+import { type Lifecycle, registerServerCommands } from './cli/server-commands.ts';
+import { ConfigError } from './config.ts';
+import { AppError } from './domain/errors.ts';
+import { VERSION } from './version.ts';
+
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 3;
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+
+const lifecycle: Lifecycle = {
+  print,
+  untilSignal(stop) {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) process.exit(EXIT_FAILED);
+      stopping = true;
+      process.stderr.write(`\n${signal}: stopping…\n`);
+      stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`error while stopping: ${(error as Error).message}\n`);
+          process.exit(EXIT_FAILED);
+        },
+      );
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  },
+};
+
+const program = new Command('devicecloud')
+  .description('A self-hostable mobile device-testing cloud')
+  .version(VERSION)
+  .exitOverride()
+  .showHelpAfterError();
+registerServerCommands(program, lifecycle);
+registerAdminCommands(program, print);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  process.exit(exitCodeOf(error));
+}
+
+function exitCodeOf(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // Help and version end here too, with code 0; commander has already printed the message.
+    return error.exitCode === 0 ? 0 : EXIT_USAGE;
+  }
+  if (error instanceof ConfigError) {
+    process.stderr.write(`devicecloud: ${error.message}\n`);
+    return EXIT_USAGE;
+  }
+  if (error instanceof AppError) {
+    process.stderr.write(`devicecloud: ${error.message}\n`);
+    return error.statusCode === 400 ? EXIT_USAGE : EXIT_FAILED;
+  }
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'ECONNREFUSED') {
+    process.stderr.write(`devicecloud: ${(error as Error).message}\n`);
+    return EXIT_FAILED;
+  }
+  process.stderr.write(`devicecloud: unexpected error: ${(error as Error).stack ?? String(error)}\n`);
+  return EXIT_FAILED;
+}

@@ -1,0 +1,115 @@
+/** Projects: create (with its default config), read, list with embedded runs, update, delete. */
+import { InvalidParameterError, NotFoundError } from '../domain/errors.ts';
+import type { ListQuery } from '../domain/list-query.ts';
+import { defaultConfig } from '../domain/project-config.ts';
+import {
+  DEFAULT_ARCHIVING_ITEM_COUNT,
+  DEFAULT_EMBEDDED_RUNS,
+  MAX_EMBEDDED_RUNS,
+  type Project,
+  type PROJECT_LIST,
+  checkNewProject,
+  checkProjectChanges,
+} from '../domain/projects.ts';
+import { runStats, talliesOf } from '../domain/runs.ts';
+import type { User } from '../domain/users.ts';
+import type { Context } from './context.ts';
+import type { DeviceRunView, Page, ProjectView, RunView } from './views.ts';
+
+type ProjectField = keyof (typeof PROJECT_LIST)['fields'];
+
+export async function createProject(
+  ctx: Context,
+  user: User,
+  input: { name?: string; description?: string; type?: string },
+): Promise<ProjectView> {
+  const now = ctx.clock();
+  const fields = checkNewProject(input, now);
+  const project = await ctx.store.transaction(async (store) => {
+    const created = await store.projects.insert(user.id, fields, now, DEFAULT_ARCHIVING_ITEM_COUNT);
+    await store.projectConfigs.insert(defaultConfig(created.id, created.type));
+    return created;
+  });
+  return { project, figures: { testRunCount: 0, successRatio: 0 } };
+}
+
+/** The user's project, or 404 for a missing and a foreign id alike. */
+export async function requireProject(ctx: Context, user: User, projectId: number): Promise<Project> {
+  const project = await ctx.store.projects.findOwned(user.id, projectId);
+  if (project === undefined) throw new NotFoundError('Project', projectId);
+  return project;
+}
+
+export async function getProject(ctx: Context, user: User, projectId: number): Promise<ProjectView> {
+  const project = await requireProject(ctx, user, projectId);
+  const figures = await ctx.store.projects.figures([project.id]);
+  return { project, figures: figures.get(project.id)! };
+}
+
+export async function updateProject(
+  ctx: Context,
+  user: User,
+  projectId: number,
+  input: { name?: string; description?: string; archivingStrategy?: string; archivingItemCount?: string },
+): Promise<ProjectView> {
+  const changes = checkProjectChanges(input);
+  await requireProject(ctx, user, projectId);
+  await ctx.store.projects.update(projectId, changes);
+  return getProject(ctx, user, projectId);
+}
+
+/** Removes the project with its config, runs and results (the schema cascades). */
+export async function deleteProject(ctx: Context, user: User, projectId: number): Promise<void> {
+  await requireProject(ctx, user, projectId);
+  await ctx.store.projects.delete(projectId);
+}
+
+export function parseEmbedRuns(raw: unknown): number {
+  if (raw === undefined || raw === '') return DEFAULT_EMBEDDED_RUNS;
+  const text = String(raw);
+  if (!/^\d+$/.test(text) || Number(text) > MAX_EMBEDDED_RUNS) {
+    throw new InvalidParameterError('embedRuns', `Parameter 'embedRuns' must be an integer between 0 and ${MAX_EMBEDDED_RUNS}`);
+  }
+  return Number(text);
+}
+
+/**
+ * The project listing of seed §2: each project with its newest test runs and their device runs.
+ * Seven statements whatever the page size: count, page, figures (2), runs, device runs, devices.
+ */
+export async function listProjects(
+  ctx: Context,
+  user: User,
+  query: ListQuery<ProjectField>,
+  embedRuns: number,
+): Promise<Page<ProjectView>> {
+  const { store } = ctx;
+  const page = await store.projects.list(user.id, query);
+  const projectIds = page.items.map((project) => project.id);
+  const figures = await store.projects.figures(projectIds);
+  const runs = await store.testRuns.recentOf(projectIds, embedRuns);
+  const deviceRuns = await store.deviceRuns.ofRuns(runs.map((record) => record.run.id));
+  const devices = await store.devices.byIds(deviceRuns.map((deviceRun) => deviceRun.deviceId));
+
+  const deviceRunsByRun = new Map<number, DeviceRunView[]>();
+  for (const deviceRun of deviceRuns) {
+    const list = deviceRunsByRun.get(deviceRun.testRunId) ?? [];
+    list.push({ deviceRun, device: devices.get(deviceRun.deviceId)! });
+    deviceRunsByRun.set(deviceRun.testRunId, list);
+  }
+  const runsByProject = new Map<number, RunView[]>();
+  for (const record of runs) {
+    const children = deviceRunsByRun.get(record.run.id) ?? [];
+    const list = runsByProject.get(record.run.projectId) ?? [];
+    list.push({ ...record, stats: runStats(talliesOf(children.map((child) => child.deviceRun))), deviceRuns: children });
+    runsByProject.set(record.run.projectId, list);
+  }
+  return {
+    total: page.total,
+    items: page.items.map((project) => ({
+      project,
+      figures: figures.get(project.id)!,
+      testRuns: runsByProject.get(project.id) ?? [],
+    })),
+  };
+}

@@ -1,0 +1,86 @@
+/** Reading test runs and device runs (both views) of the user's projects. */
+import { NotFoundError } from '../domain/errors.ts';
+import type { ListQuery } from '../domain/list-query.ts';
+import { type DEVICE_RUN_LIST, type DeviceRun, type RUN_LIST, runStats } from '../domain/runs.ts';
+import type { User } from '../domain/users.ts';
+import type { Step } from '../store/device-runs.ts';
+import type { RunRecord } from '../store/test-runs.ts';
+import type { Context } from './context.ts';
+import { requireProject } from './projects.ts';
+import type { DeviceRunView, Page, RunView } from './views.ts';
+
+type RunField = keyof (typeof RUN_LIST)['fields'];
+type DeviceRunField = keyof (typeof DEVICE_RUN_LIST)['fields'];
+
+export async function listRuns(ctx: Context, user: User, projectId: number, query: ListQuery<RunField>): Promise<Page<RunView>> {
+  await requireProject(ctx, user, projectId);
+  const page = await ctx.store.testRuns.list(projectId, query);
+  return { total: page.total, items: await withStats(ctx, page.items) };
+}
+
+/** The user's run; with `projectId` it must also belong to that project (nested routes). */
+export async function requireRun(ctx: Context, user: User, runId: number, projectId?: number): Promise<RunRecord> {
+  const record = await ctx.store.testRuns.findOwned(user.id, runId, projectId);
+  if (record === undefined) throw new NotFoundError('Test run', runId);
+  return record;
+}
+
+export async function getRun(ctx: Context, user: User, runId: number, projectId?: number): Promise<RunView> {
+  const [view] = await withStats(ctx, [await requireRun(ctx, user, runId, projectId)]);
+  return view!;
+}
+
+export async function deleteRun(ctx: Context, user: User, runId: number, projectId?: number): Promise<void> {
+  const { run } = await requireRun(ctx, user, runId, projectId);
+  await ctx.store.testRuns.delete(run.id);
+}
+
+export async function listDeviceRuns(
+  ctx: Context,
+  user: User,
+  runId: number,
+  projectId: number | undefined,
+  query: ListQuery<DeviceRunField>,
+): Promise<Page<DeviceRunView>> {
+  const { run } = await requireRun(ctx, user, runId, projectId);
+  const page = await ctx.store.deviceRuns.listOfRun(run.id, query);
+  return { total: page.total, items: await withDevices(ctx, page.items) };
+}
+
+export interface DeviceRunScope {
+  readonly projectId?: number;
+  readonly runId?: number;
+}
+
+/** The user's device run, checked against the project and run of a nested route. */
+export async function requireDeviceRun(ctx: Context, user: User, id: number, scope: DeviceRunScope = {}): Promise<DeviceRun> {
+  const deviceRun = await ctx.store.deviceRuns.findOwned(user.id, id);
+  if (
+    deviceRun === undefined ||
+    (scope.projectId !== undefined && deviceRun.projectId !== scope.projectId) ||
+    (scope.runId !== undefined && deviceRun.testRunId !== scope.runId)
+  ) {
+    throw new NotFoundError('Device run', id);
+  }
+  return deviceRun;
+}
+
+export async function getDeviceRun(ctx: Context, user: User, id: number, scope?: DeviceRunScope): Promise<DeviceRunView> {
+  const [view] = await withDevices(ctx, [await requireDeviceRun(ctx, user, id, scope)]);
+  return view!;
+}
+
+export async function deviceRunSteps(ctx: Context, user: User, id: number, scope?: DeviceRunScope): Promise<Step[]> {
+  const deviceRun = await requireDeviceRun(ctx, user, id, scope);
+  return ctx.store.deviceRuns.steps(deviceRun.id);
+}
+
+async function withStats(ctx: Context, records: readonly RunRecord[]): Promise<RunView[]> {
+  const tallies = await ctx.store.testRuns.tallies(records.map((record) => record.run.id));
+  return records.map((record) => ({ ...record, stats: runStats(tallies.get(record.run.id) ?? []) }));
+}
+
+async function withDevices(ctx: Context, deviceRuns: readonly DeviceRun[]): Promise<DeviceRunView[]> {
+  const devices = await ctx.store.devices.byIds(deviceRuns.map((deviceRun) => deviceRun.deviceId));
+  return deviceRuns.map((deviceRun) => ({ deviceRun, device: devices.get(deviceRun.deviceId)! }));
+}

@@ -1,0 +1,106 @@
+/** Accounts: creating users, authenticating API keys, resetting keys, profiles and plans. */
+import { ConflictError, InvalidParameterError, NotFoundError } from '../domain/errors.ts';
+import { checkText } from '../domain/text.ts';
+import { type Plan, type Role, type User, API_KEY_PATTERN, checkPassword, normalizeEmail } from '../domain/users.ts';
+import type { ProfileChanges } from '../store/users.ts';
+import type { Context } from './context.ts';
+import { apiKeyHash, generateApiKey, hashPassword, sameSecret } from './credentials.ts';
+
+export interface NewUserInput {
+  readonly email: string;
+  readonly password: string;
+  readonly plan: Plan;
+  readonly role?: Role;
+  readonly firstName?: string;
+  readonly lastName?: string;
+  /** Normally generated; the local cloud keeps its demo key stable across restarts this way. */
+  readonly apiKey?: string;
+}
+
+export async function createUser(ctx: Context, input: NewUserInput): Promise<User> {
+  const email = normalizeEmail(input.email);
+  const passwordHash = await hashPassword(checkPassword(input.password));
+  if (input.apiKey !== undefined && !API_KEY_PATTERN.test(input.apiKey)) {
+    throw new InvalidParameterError('apiKey', 'An API key must be 32 letters and digits');
+  }
+  const apiKey = input.apiKey ?? generateApiKey();
+  return ctx.store.transaction(async (store) => {
+    if (await store.users.findByEmail(email)) throw new ConflictError(`A user with e-mail ${email} already exists`);
+    return store.users.insert({
+      email,
+      passwordHash,
+      firstName: checkText('firstName', input.firstName ?? '', { maxLength: 255 }),
+      lastName: checkText('lastName', input.lastName ?? '', { maxLength: 255 }),
+      plan: input.plan,
+      role: input.role ?? 'USER',
+      apiKey,
+      apiKeyHash: apiKeyHash(apiKey),
+      createTime: ctx.clock(),
+    });
+  });
+}
+
+/** The user holding this API key, if any and if enabled. */
+export async function authenticateApiKey(ctx: Context, key: string): Promise<User | undefined> {
+  if (!API_KEY_PATTERN.test(key)) return undefined;
+  const user = await ctx.store.users.findByApiKeyHash(apiKeyHash(key));
+  if (user === undefined || !sameSecret(user.apiKey, key) || user.status !== 'ENABLED') return undefined;
+  return user;
+}
+
+/** Issues a new key; the old one stops working with this commit. */
+export async function resetApiKey(ctx: Context, user: User): Promise<User> {
+  const apiKey = generateApiKey();
+  await ctx.store.users.setApiKey(user.id, apiKey, apiKeyHash(apiKey));
+  return requireUser(ctx, user.id);
+}
+
+export interface ProfileInput {
+  firstName?: string;
+  lastName?: string;
+  organization?: string;
+  country?: string;
+  timeZone?: string;
+}
+
+export async function updateProfile(ctx: Context, user: User, input: ProfileInput): Promise<User> {
+  const optional = (name: string, value: string | undefined) => {
+    if (value === undefined) return undefined;
+    const text = checkText(name, value, { maxLength: 255 });
+    return text === '' ? null : text;
+  };
+  const changes: ProfileChanges = {
+    firstName: input.firstName === undefined ? undefined : checkText('firstName', input.firstName, { maxLength: 255 }),
+    lastName: input.lastName === undefined ? undefined : checkText('lastName', input.lastName, { maxLength: 255 }),
+    organization: optional('organization', input.organization),
+    country: optional('country', input.country),
+    timeZone: optional('timeZone', input.timeZone),
+  };
+  await ctx.store.users.updateProfile(user.id, changes);
+  return requireUser(ctx, user.id);
+}
+
+/** Finds a user by id or e-mail, for operators. */
+export async function findUser(ctx: Context, idOrEmail: string): Promise<User> {
+  const user = /^\d+$/.test(idOrEmail)
+    ? await ctx.store.users.findById(Number(idOrEmail))
+    : await ctx.store.users.findByEmail(idOrEmail.trim().toLowerCase());
+  if (user === undefined) throw new NotFoundError('User', idOrEmail);
+  return user;
+}
+
+export async function setPlan(ctx: Context, user: User, plan: Plan): Promise<User> {
+  await ctx.store.users.setPlan(user.id, plan);
+  return requireUser(ctx, user.id);
+}
+
+export async function setRole(ctx: Context, user: User, role: Role): Promise<User> {
+  await ctx.store.users.setRole(user.id, role);
+  return requireUser(ctx, user.id);
+}
+
+async function requireUser(ctx: Context, id: number): Promise<User> {
+  const user = await ctx.store.users.findById(id);
+  if (user === undefined) throw new NotFoundError('User', id);
+  return user;
+}

@@ -1,0 +1,32 @@
+/**
+ * What the use cases hand to the presenters: an entity together with the related data its wire
+ * shape shows (counters, names, embedded children), all loaded in a fixed number of statements.
+ */
+import type { Device } from '../domain/devices.ts';
+import type { Project } from '../domain/projects.ts';
+import type { DeviceRun, RunStats } from '../domain/runs.ts';
+import type { ProjectFigures } from '../store/projects.ts';
+import type { RunRecord } from '../store/test-runs.ts';
+
+export interface Page<T> {
+  readonly total: number;
+  readonly items: readonly T[];
+}
+
+export interface DeviceRunView {
+  readonly deviceRun: DeviceRun;
+  readonly device: Device;
+}
+
+export interface RunView extends RunRecord {
+  readonly stats: RunStats;
+  /** Present when the caller asked for the device runs too (the project listing). */
+  readonly deviceRuns?: readonly DeviceRunView[];
+}
+
+export interface ProjectView {
+  readonly project: Project;
+  readonly figures: ProjectFigures;
+  /** Present in the project listing: the newest runs, newest first. */
+  readonly testRuns?: readonly RunView[];
+}

@@ -1,0 +1,102 @@
+/**
+ * Opens the database: SQLite (the default, one file under the data dir, WAL) or PostgreSQL (the
+ * scale-out store, when a postgres:// URL is given). Everything above this file sees one Kysely
+ * instance and a dialect name; only store/ modules use either.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
+import pg from 'pg';
+import type { Tables } from './schema.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  readonly db: Kysely<Tables>;
+  readonly dialect: Dialect;
+  /** PostgreSQL only: the schema holding the tables (Kysely's migrator must be told it). */
+  readonly schema?: string;
+  /** Where the data lives, for start-up messages (no credentials). */
+  readonly location: string;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** postgres://… selects PostgreSQL; otherwise SQLite at `sqliteFile`. */
+  readonly databaseUrl?: string;
+  /** A file path or ':memory:'. */
+  readonly sqliteFile?: string;
+  /** PostgreSQL only: use (and create) this schema, so that tests can share one database. */
+  readonly pgSchema?: string;
+  readonly pgPoolSize?: number;
+  /** Called for every executed statement (tests count queries with it). */
+  readonly onQuery?: (sql: string) => void;
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const log = options.onQuery ? (event: LogEvent) => options.onQuery!(event.query.sql) : undefined;
+  if (options.databaseUrl !== undefined && isPostgresUrl(options.databaseUrl)) {
+    return openPostgres(options.databaseUrl, options, log);
+  }
+  return openSqlite(options.sqliteFile ?? ':memory:', log);
+}
+
+function openSqlite(file: string, log: ((event: LogEvent) => void) | undefined): Database {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new BetterSqlite3(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }), log });
+  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+async function openPostgres(
+  url: string,
+  options: DatabaseOptions,
+  log: ((event: LogEvent) => void) | undefined,
+): Promise<Database> {
+  const schema = options.pgSchema;
+  if (schema !== undefined) {
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`Invalid PostgreSQL schema name '${schema}'`);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } finally {
+      await client.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.pgPoolSize ?? 10,
+    // Ids, timestamps and counts are bigint/numeric on PostgreSQL; every one of them fits a double.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID || oid === NUMERIC_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+    options: schema === undefined ? undefined : `-c search_path=${schema}`,
+  });
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), log });
+  return { db, dialect: 'postgres', schema: schema ?? 'public', location: redactUrl(url), close: () => db.destroy() };
+}
+
+/** A database URL without its password, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://(unparseable URL)';
+  }
+}

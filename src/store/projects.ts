@@ -1,0 +1,155 @@
+/** The projects table, with the per-project figures the API shows next to each project. */
+import { type Kysely, type Selectable, type Updateable, sql } from 'kysely';
+import type { ListQuery } from '../domain/list-query.ts';
+import type { ArchivingStrategy, NewProject, OsType, Project, ProjectChanges, ProjectType } from '../domain/projects.ts';
+import type { Dialect } from './db.ts';
+import type { ProjectsTable, Tables } from './schema.ts';
+import { type ListSql, inIds, listConditions, orderItems } from './sql.ts';
+
+type ProjectField = 'id' | 'name' | 'description' | 'type' | 'osType' | 'createTime' | 'archiveTime' | 'archivingStrategy';
+
+const LIST_SQL: ListSql<ProjectField> = {
+  columns: {
+    id: 'id',
+    name: 'name',
+    description: 'description',
+    type: 'type',
+    osType: 'os_type',
+    createTime: 'create_time',
+    archiveTime: 'archive_time',
+    archivingStrategy: 'archiving_strategy',
+  },
+  searchColumns: ['name', 'description'],
+  tieBreaker: 'id',
+};
+
+export interface ProjectFigures {
+  readonly testRunCount: number;
+  /** Succeeded device runs over all device runs of the project, 0..1. */
+  readonly successRatio: number;
+}
+
+export type ProjectsStore = ReturnType<typeof projectsStore>;
+
+export function projectsStore(db: Kysely<Tables>, dialect: Dialect) {
+  return {
+    async insert(userId: number, project: NewProject, now: number, archivingItemCount: number): Promise<Project> {
+      const row = await db
+        .insertInto('projects')
+        .values({
+          user_id: userId,
+          name: project.name,
+          description: project.description,
+          type: project.type,
+          os_type: 'UNDEFINED',
+          create_time: now,
+          archiving_strategy: 'DAYS',
+          archiving_item_count: archivingItemCount,
+          common: 0,
+          shared: 0,
+          read_only: 0,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toProject(row);
+    },
+
+    /** The project if it exists and belongs to the user. */
+    async findOwned(userId: number, id: number): Promise<Project | undefined> {
+      const row = await db.selectFrom('projects').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      return row && toProject(row);
+    },
+
+    /** Locks the project row until the transaction ends (PostgreSQL); SQLite's write lock covers it. */
+    async lockOwned(userId: number, id: number): Promise<Project | undefined> {
+      let query = db.selectFrom('projects').selectAll().where('id', '=', id).where('user_id', '=', userId);
+      if (dialect === 'postgres') query = query.forUpdate();
+      const row = await query.executeTakeFirst();
+      return row && toProject(row);
+    },
+
+    async update(id: number, changes: ProjectChanges): Promise<void> {
+      const set: Updateable<ProjectsTable> = {};
+      if (changes.name !== undefined) set.name = changes.name;
+      if (changes.description !== undefined) set.description = changes.description;
+      if (changes.archivingStrategy !== undefined) set.archiving_strategy = changes.archivingStrategy;
+      if (changes.archivingItemCount !== undefined) set.archiving_item_count = changes.archivingItemCount;
+      if (Object.keys(set).length > 0) await db.updateTable('projects').set(set).where('id', '=', id).execute();
+    },
+
+    async setOsType(id: number, osType: OsType): Promise<void> {
+      await db.updateTable('projects').set({ os_type: osType }).where('id', '=', id).execute();
+    },
+
+    async delete(id: number): Promise<void> {
+      await db.deleteFrom('projects').where('id', '=', id).execute();
+    },
+
+    async list(userId: number, query: ListQuery<ProjectField>): Promise<{ total: number; items: Project[] }> {
+      const conditions = listConditions(dialect, query, LIST_SQL);
+      const base = db
+        .selectFrom('projects')
+        .where('user_id', '=', userId)
+        .where((eb) => eb.and(conditions));
+      const counted = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+      let page = base.selectAll();
+      for (const item of orderItems(query.sort, LIST_SQL)) page = page.orderBy(item);
+      if (query.limit > 0) page = page.limit(query.limit);
+      if (query.offset > 0) page = page.offset(query.offset);
+      const rows = await page.execute();
+      return { total: Number(counted.total), items: rows.map(toProject) };
+    },
+
+    /** Run counts and success ratios of several projects, in two statements. */
+    async figures(projectIds: readonly number[]): Promise<Map<number, ProjectFigures>> {
+      const figures = new Map<number, ProjectFigures>();
+      if (projectIds.length === 0) return figures;
+      const runCounts = await db
+        .selectFrom('test_runs')
+        .select(['project_id', (eb) => eb.fn.countAll<number>().as('count')])
+        .where(inIds(dialect, 'project_id', projectIds))
+        .groupBy('project_id')
+        .execute();
+      const outcomes = await db
+        .selectFrom('device_runs')
+        .select([
+          'project_id',
+          (eb) => eb.fn.countAll<number>().as('all'),
+          sql<number>`SUM(CASE WHEN state = 'SUCCEEDED' THEN 1 ELSE 0 END)`.as('succeeded'),
+        ])
+        .where(inIds(dialect, 'project_id', projectIds))
+        .where('state', '<>', 'EXCLUDED')
+        .groupBy('project_id')
+        .execute();
+      const runsByProject = new Map(runCounts.map((row) => [row.project_id, Number(row.count)]));
+      const outcomesByProject = new Map(outcomes.map((row) => [row.project_id, row]));
+      for (const id of projectIds) {
+        const outcome = outcomesByProject.get(id);
+        const all = Number(outcome?.all ?? 0);
+        figures.set(id, {
+          testRunCount: runsByProject.get(id) ?? 0,
+          successRatio: all === 0 ? 0 : Number(outcome?.succeeded ?? 0) / all,
+        });
+      }
+      return figures;
+    },
+  };
+}
+
+function toProject(row: Selectable<ProjectsTable>): Project {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    name: row.name,
+    description: row.description,
+    type: row.type as ProjectType,
+    osType: row.os_type as OsType,
+    createTime: row.create_time,
+    archiveTime: row.archive_time,
+    archivingStrategy: row.archiving_strategy as ArchivingStrategy,
+    archivingItemCount: row.archiving_item_count,
+    common: row.common === 1,
+    shared: row.shared === 1,
+    readOnly: row.read_only === 1,
+  };
+}

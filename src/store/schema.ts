@@ -1,0 +1,162 @@
+/**
+ * Table types as Kysely sees them. Both engines store the same shapes: integers for ids and epoch
+ * millisecond timestamps (bigint on PostgreSQL, parsed back to numbers), 0/1 for booleans, text for
+ * enums and JSON documents.
+ */
+import type { Generated } from 'kysely';
+
+type Flag = number;
+
+export interface UsersTable {
+  id: Generated<number>;
+  email: string;
+  password_hash: string;
+  first_name: string;
+  last_name: string;
+  organization: string | null;
+  country: string | null;
+  time_zone: string | null;
+  status: string;
+  role: string;
+  plan: string;
+  api_key: string;
+  api_key_hash: string;
+  create_time: number;
+  last_login_time: number | null;
+  last_launched_test_time: number | null;
+}
+
+export interface ProjectsTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  description: string | null;
+  type: string;
+  os_type: string;
+  create_time: number;
+  archive_time: number | null;
+  archiving_strategy: string;
+  archiving_item_count: number;
+  common: Flag;
+  shared: Flag;
+  read_only: Flag;
+}
+
+export interface ProjectConfigsTable {
+  project_id: number;
+  mode: string;
+  used_device_group_id: number | null;
+  scheduler: string;
+  timeout: number;
+  device_language_code: string;
+  hook_url: string | null;
+  instrumentation_runner: string | null;
+  limitation_type: string | null;
+  limitation_value: string | null;
+  with_annotation: string | null;
+  without_annotation: string | null;
+  application_username: string | null;
+  application_password: string | null;
+  auto_screenshots: Flag;
+  screenshot_dir: string;
+  launch_app: Flag;
+  video_recording_enabled: Flag;
+  max_auto_retries_count: number;
+}
+
+export interface ProjectConfigParametersTable {
+  id: Generated<number>;
+  project_id: number;
+  key: string;
+  value: string;
+}
+
+export interface DevicesTable {
+  id: Generated<number>;
+  display_name: string;
+  manufacturer: string;
+  os_type: string;
+  platform: string;
+  release_version: string;
+  api_level: number | null;
+  credits_price: number;
+  enabled: Flag;
+  online: Flag;
+  state: string;
+  create_time: number;
+}
+
+export interface DeviceGroupsTable {
+  id: Generated<number>;
+  user_id: number | null;
+  display_name: string;
+  os_type: string;
+  shared: Flag;
+  create_time: number;
+}
+
+export interface DeviceGroupDevicesTable {
+  group_id: number;
+  device_id: number;
+}
+
+export interface TestRunsTable {
+  id: Generated<number>;
+  project_id: number;
+  user_id: number;
+  number: number;
+  name: string | null;
+  state: string;
+  os_type: string;
+  create_time: number;
+  start_time: number | null;
+  end_time: number | null;
+  config_json: string;
+  framework_id: number | null;
+  started_by_id: number;
+}
+
+export interface DeviceRunsTable {
+  id: Generated<number>;
+  test_run_id: number;
+  project_id: number;
+  user_id: number;
+  device_id: number;
+  state: string;
+  exclude_reason: string | null;
+  create_time: number;
+  install_time: number | null;
+  start_time: number | null;
+  end_time: number | null;
+  time_limit: number;
+  test_case_all_count: number;
+  test_case_passed_count: number;
+  test_case_failed_count: number;
+  test_case_skipped_count: number;
+  retry_state: string;
+  auto_retries_left_count: number;
+  current_step: string | null;
+  current_step_start_time: number | null;
+}
+
+export interface DeviceRunStepsTable {
+  id: Generated<number>;
+  device_run_id: number;
+  type: string;
+  start_time: number;
+  finish_time: number | null;
+  fail_reason: string | null;
+}
+
+export interface Tables {
+  users: UsersTable;
+  projects: ProjectsTable;
+  project_configs: ProjectConfigsTable;
+  project_config_parameters: ProjectConfigParametersTable;
+  devices: DevicesTable;
+  device_groups: DeviceGroupsTable;
+  device_group_devices: DeviceGroupDevicesTable;
+  test_runs: TestRunsTable;
+  device_runs: DeviceRunsTable;
+  device_run_steps: DeviceRunStepsTable;
+}

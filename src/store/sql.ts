@@ -1,0 +1,119 @@
+/**
+ * SQL building blocks shared by the store modules: the list grammar turned into parameterised
+ * conditions and ordering, case-insensitive matching, and "id in this set" as a single parameter
+ * (so a listing costs the same number of statements whatever its size).
+ */
+import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
+import { type Filter, type FilterValue, type ListQuery, type SortKey, containsPattern, searchPattern } from '../domain/list-query.ts';
+import type { Dialect } from './db.ts';
+
+/**
+ * Maps each listable field to a column or SQL expression. These strings are written in the store
+ * modules, never taken from requests, so they may be spliced in raw.
+ */
+export type ColumnMap<F extends string> = Readonly<Record<F, string>>;
+
+export interface ListSql<F extends string> {
+  readonly columns: ColumnMap<F>;
+  /** Columns the free-text search looks in. */
+  readonly searchColumns: readonly string[];
+  /** Appended to every ordering so that pages are stable. */
+  readonly tieBreaker: string;
+}
+
+const DAY_MS = 86_400_000;
+
+export function ilike(dialect: Dialect, expression: string, pattern: string): RawBuilder<SqlBool> {
+  // SQLite's LIKE is already case-insensitive (for ASCII); PostgreSQL needs ILIKE.
+  const operator = sql.raw(dialect === 'postgres' ? 'ILIKE' : 'LIKE');
+  return sql<SqlBool>`${sql.raw(expression)} ${operator} ${pattern} ESCAPE '\\'`;
+}
+
+/** `column IN (ids)` with the whole set bound as one parameter. */
+export function inIds(dialect: Dialect, column: string, ids: readonly number[]): RawBuilder<SqlBool> {
+  if (dialect === 'postgres') return sql<SqlBool>`${sql.raw(column)} = ANY(${[...ids]}::bigint[])`;
+  return sql<SqlBool>`${sql.raw(column)} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+}
+
+/** The WHERE conditions of a list query: its search term and each filter. */
+export function listConditions<F extends string>(
+  dialect: Dialect,
+  query: ListQuery<F>,
+  spec: ListSql<F>,
+): Expression<SqlBool>[] {
+  const conditions: Expression<SqlBool>[] = [];
+  if (query.search !== '' && spec.searchColumns.length > 0) {
+    const pattern = searchPattern(query.search);
+    const matches = spec.searchColumns.map((column) => ilike(dialect, column, pattern));
+    conditions.push(sql<SqlBool>`(${sql.join(matches, sql` OR `)})`);
+  }
+  for (const filter of query.filters) conditions.push(filterCondition(dialect, filter, spec.columns[filter.field]));
+  return conditions;
+}
+
+function bind(value: FilterValue): string | number {
+  // Booleans are stored as 0/1 on both engines.
+  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+}
+
+function filterCondition(dialect: Dialect, filter: Filter, column: string): RawBuilder<SqlBool> {
+  const c = sql.raw(column);
+  const [first] = filter.values;
+  const v = first === undefined ? null : bind(first);
+  const list = () => sql.join(filter.values.map(bind));
+  switch (filter.op) {
+    case 'eq':
+      return sql<SqlBool>`${c} = ${v}`;
+    case 'noteq':
+      return sql<SqlBool>`(${c} <> ${v} OR ${c} IS NULL)`;
+    case 'gt':
+    case 'after':
+      return sql<SqlBool>`${c} > ${v}`;
+    case 'lt':
+    case 'before':
+      return sql<SqlBool>`${c} < ${v}`;
+    case 'afterorequal':
+      return sql<SqlBool>`${c} >= ${v}`;
+    case 'beforeorequal':
+      return sql<SqlBool>`${c} <= ${v}`;
+    case 'afterornull':
+      return sql<SqlBool>`(${c} > ${v} OR ${c} IS NULL)`;
+    case 'beforeornull':
+      return sql<SqlBool>`(${c} < ${v} OR ${c} IS NULL)`;
+    case 'on': {
+      const dayStart = Math.floor(Number(v) / DAY_MS) * DAY_MS;
+      return sql<SqlBool>`(${c} >= ${dayStart} AND ${c} < ${dayStart + DAY_MS})`;
+    }
+    case 'contains':
+      return ilike(dialect, column, containsPattern(String(v)));
+    case 'like':
+      return ilike(dialect, column, String(v));
+    case 'notlike':
+      return sql<SqlBool>`(NOT ${ilike(dialect, column, String(v))} OR ${c} IS NULL)`;
+    case 'empty':
+      return sql<SqlBool>`(${c} IS NULL OR ${c} = '')`;
+    case 'isnull':
+      return sql<SqlBool>`${c} IS NULL`;
+    case 'isnotnull':
+      return sql<SqlBool>`${c} IS NOT NULL`;
+    case 'in':
+      return sql<SqlBool>`${c} IN (${list()})`;
+    case 'notin':
+      return sql<SqlBool>`(${c} NOT IN (${list()}) OR ${c} IS NULL)`;
+    case 'inornull':
+      return sql<SqlBool>`(${c} IN (${list()}) OR ${c} IS NULL)`;
+  }
+}
+
+/** ORDER BY items for a sort, with nulls ordered the same way on both engines. */
+export function orderItems<F extends string>(sort: readonly SortKey<F>[], spec: ListSql<F>): RawBuilder<unknown>[] {
+  const items = sort.map(({ field, direction }) =>
+    sql.raw(`${spec.columns[field]} ${direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST'}`),
+  );
+  items.push(sql.raw(`${spec.tieBreaker} ${sort[0]?.direction === 'asc' ? 'ASC' : 'DESC'}`));
+  return items;
+}
+
+export function flag(value: boolean): number {
+  return value ? 1 : 0;
+}

@@ -1,0 +1,205 @@
+/** Test runs, with the project name and starter e-mail the API shows beside each. */
+import { type Kysely, sql } from 'kysely';
+import type { ListQuery } from '../domain/list-query.ts';
+import type { OsType } from '../domain/projects.ts';
+import type { DeviceRunState, StateTally, TestRun, TestRunState } from '../domain/runs.ts';
+import type { Dialect } from './db.ts';
+import type { Tables } from './schema.ts';
+import { type ListSql, inIds, listConditions, orderItems } from './sql.ts';
+
+type RunField = 'id' | 'number' | 'displayName' | 'state' | 'createTime' | 'startTime' | 'endTime';
+
+const LIST_SQL: ListSql<RunField> = {
+  columns: {
+    id: 'tr.id',
+    number: 'tr.number',
+    // The default display name is derived, so filters and sorting use the same expression.
+    displayName: `COALESCE(tr.name, 'Test Run ' || tr.number)`,
+    state: 'tr.state',
+    createTime: 'tr.create_time',
+    startTime: 'tr.start_time',
+    endTime: 'tr.end_time',
+  },
+  searchColumns: [`COALESCE(tr.name, 'Test Run ' || tr.number)`],
+  tieBreaker: 'tr.id',
+};
+
+export interface RunRecord {
+  readonly run: TestRun;
+  readonly projectName: string;
+  readonly startedByEmail: string;
+}
+
+export interface NewTestRun {
+  readonly projectId: number;
+  readonly userId: number;
+  readonly name: string | null;
+  readonly osType: OsType;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly frameworkId: number | null;
+  readonly startedById: number;
+  readonly createTime: number;
+}
+
+export type TestRunsStore = ReturnType<typeof testRunsStore>;
+
+export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
+  const records = () =>
+    db
+      .selectFrom('test_runs as tr')
+      .innerJoin('projects as p', 'p.id', 'tr.project_id')
+      .innerJoin('users as u', 'u.id', 'tr.started_by_id')
+      .selectAll('tr')
+      .select(['p.name as project_name', 'u.email as started_by_email']);
+
+  return {
+    /** Numbers are per project; call inside a transaction that holds the project row. */
+    async insert(run: NewTestRun): Promise<TestRun> {
+      const last = await db
+        .selectFrom('test_runs')
+        .select((eb) => eb.fn.max('number').as('max'))
+        .where('project_id', '=', run.projectId)
+        .executeTakeFirst();
+      const row = await db
+        .insertInto('test_runs')
+        .values({
+          project_id: run.projectId,
+          user_id: run.userId,
+          number: Number(last?.max ?? 0) + 1,
+          name: run.name,
+          state: 'WAITING',
+          os_type: run.osType,
+          create_time: run.createTime,
+          config_json: JSON.stringify(run.config),
+          framework_id: run.frameworkId,
+          started_by_id: run.startedById,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toRun(row);
+    },
+
+    async findOwned(userId: number, runId: number, projectId?: number): Promise<RunRecord | undefined> {
+      let query = records().where('tr.id', '=', runId).where('tr.user_id', '=', userId);
+      if (projectId !== undefined) query = query.where('tr.project_id', '=', projectId);
+      const row = await query.executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    async list(projectId: number, query: ListQuery<RunField>): Promise<{ total: number; items: RunRecord[] }> {
+      const conditions = listConditions(dialect, query, LIST_SQL);
+      const counted = await db
+        .selectFrom('test_runs as tr')
+        .select((eb) => eb.fn.countAll<number>().as('total'))
+        .where('tr.project_id', '=', projectId)
+        .where((eb) => eb.and(conditions))
+        .executeTakeFirstOrThrow();
+      let page = records()
+        .where('tr.project_id', '=', projectId)
+        .where((eb) => eb.and(conditions));
+      for (const item of orderItems(query.sort, LIST_SQL)) page = page.orderBy(item);
+      if (query.limit > 0) page = page.limit(query.limit);
+      if (query.offset > 0) page = page.offset(query.offset);
+      return { total: Number(counted.total), items: (await page.execute()).map(toRecord) };
+    },
+
+    /** The newest `perProject` runs of each project, in one statement. */
+    async recentOf(projectIds: readonly number[], perProject: number): Promise<RunRecord[]> {
+      if (projectIds.length === 0 || perProject === 0) return [];
+      const ranked = records()
+        .select(sql<number>`ROW_NUMBER() OVER (PARTITION BY tr.project_id ORDER BY tr.create_time DESC, tr.id DESC)`.as('rank'))
+        .where(inIds(dialect, 'tr.project_id', projectIds));
+      const rows = await db
+        .selectFrom(ranked.as('ranked'))
+        .selectAll()
+        .where('rank', '<=', perProject)
+        .orderBy('create_time', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+      return rows.map(toRecord);
+    },
+
+    /** Device-run counts per state (with test case sums) for each run, in one statement. */
+    async tallies(runIds: readonly number[]): Promise<Map<number, StateTally[]>> {
+      const tallies = new Map<number, StateTally[]>();
+      if (runIds.length === 0) return tallies;
+      const rows = await db
+        .selectFrom('device_runs')
+        .select((eb) => [
+          'test_run_id',
+          'state',
+          eb.fn.countAll<number>().as('count'),
+          eb.fn.sum<number>('test_case_all_count').as('all'),
+          eb.fn.sum<number>('test_case_passed_count').as('passed'),
+          eb.fn.sum<number>('test_case_failed_count').as('failed'),
+          eb.fn.sum<number>('test_case_skipped_count').as('skipped'),
+        ])
+        .where(inIds(dialect, 'test_run_id', runIds))
+        .groupBy(['test_run_id', 'state'])
+        .execute();
+      for (const row of rows) {
+        const list = tallies.get(row.test_run_id) ?? [];
+        list.push({
+          state: row.state as DeviceRunState,
+          count: Number(row.count),
+          testCaseAllCount: Number(row.all),
+          testCasePassedCount: Number(row.passed),
+          testCaseFailedCount: Number(row.failed),
+          testCaseSkippedCount: Number(row.skipped),
+        });
+        tallies.set(row.test_run_id, list);
+      }
+      return tallies;
+    },
+
+    async setState(runId: number, state: TestRunState, times: { startTime?: number; endTime?: number | null }): Promise<void> {
+      await db
+        .updateTable('test_runs')
+        .set({ state, ...(times.startTime !== undefined && { start_time: times.startTime }), ...(times.endTime !== undefined && { end_time: times.endTime }) })
+        .where('id', '=', runId)
+        .execute();
+    },
+
+    async delete(runId: number): Promise<void> {
+      await db.deleteFrom('test_runs').where('id', '=', runId).execute();
+    },
+  };
+}
+
+interface RunRow {
+  id: number;
+  project_id: number;
+  user_id: number;
+  number: number;
+  name: string | null;
+  state: string;
+  os_type: string;
+  create_time: number;
+  start_time: number | null;
+  end_time: number | null;
+  config_json: string;
+  framework_id: number | null;
+  started_by_id: number;
+}
+
+function toRun(row: RunRow): TestRun {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    userId: row.user_id,
+    number: row.number,
+    name: row.name,
+    state: row.state as TestRunState,
+    osType: row.os_type as OsType,
+    createTime: row.create_time,
+    startTime: row.start_time,
+    endTime: row.end_time,
+    config: JSON.parse(row.config_json) as Record<string, unknown>,
+    frameworkId: row.framework_id,
+    startedById: row.started_by_id,
+  };
+}
+
+function toRecord(row: RunRow & { project_name: string; started_by_email: string }): RunRecord {
+  return { run: toRun(row), projectName: row.project_name, startedByEmail: row.started_by_email };
+}

@@ -1,0 +1,121 @@
+/** The users table. */
+import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { Plan, Role, User, UserStatus } from '../domain/users.ts';
+import type { Tables, UsersTable } from './schema.ts';
+
+export interface NewUserRow {
+  readonly email: string;
+  readonly passwordHash: string;
+  readonly firstName: string;
+  readonly lastName: string;
+  readonly plan: Plan;
+  readonly role: Role;
+  readonly apiKey: string;
+  readonly apiKeyHash: string;
+  readonly createTime: number;
+}
+
+export interface ProfileChanges {
+  readonly firstName?: string;
+  readonly lastName?: string;
+  readonly organization?: string | null;
+  readonly country?: string | null;
+  readonly timeZone?: string | null;
+}
+
+export type UsersStore = ReturnType<typeof usersStore>;
+
+export function usersStore(db: Kysely<Tables>) {
+  const byId = (id: number) => db.selectFrom('users').selectAll().where('id', '=', id);
+  return {
+    async insert(row: NewUserRow): Promise<User> {
+      const inserted = await db
+        .insertInto('users')
+        .values({
+          email: row.email,
+          password_hash: row.passwordHash,
+          first_name: row.firstName,
+          last_name: row.lastName,
+          status: 'ENABLED',
+          role: row.role,
+          plan: row.plan,
+          api_key: row.apiKey,
+          api_key_hash: row.apiKeyHash,
+          create_time: row.createTime,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toUser(inserted);
+    },
+
+    async findById(id: number): Promise<User | undefined> {
+      const row = await byId(id).executeTakeFirst();
+      return row && toUser(row);
+    },
+
+    async findByEmail(email: string): Promise<User | undefined> {
+      const row = await db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+      return row && toUser(row);
+    },
+
+    async findByApiKeyHash(hash: string): Promise<User | undefined> {
+      const row = await db.selectFrom('users').selectAll().where('api_key_hash', '=', hash).executeTakeFirst();
+      return row && toUser(row);
+    },
+
+    async passwordHashOf(id: number): Promise<string | undefined> {
+      const row = await db.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirst();
+      return row?.password_hash;
+    },
+
+    async setApiKey(id: number, apiKey: string, apiKeyHash: string): Promise<void> {
+      await db.updateTable('users').set({ api_key: apiKey, api_key_hash: apiKeyHash }).where('id', '=', id).execute();
+    },
+
+    async setPlan(id: number, plan: Plan): Promise<void> {
+      await db.updateTable('users').set({ plan }).where('id', '=', id).execute();
+    },
+
+    async setRole(id: number, role: Role): Promise<void> {
+      await db.updateTable('users').set({ role }).where('id', '=', id).execute();
+    },
+
+    async setPasswordHash(id: number, passwordHash: string): Promise<void> {
+      await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute();
+    },
+
+    async updateProfile(id: number, changes: ProfileChanges): Promise<void> {
+      const set: Updateable<UsersTable> = {};
+      if (changes.firstName !== undefined) set.first_name = changes.firstName;
+      if (changes.lastName !== undefined) set.last_name = changes.lastName;
+      if (changes.organization !== undefined) set.organization = changes.organization;
+      if (changes.country !== undefined) set.country = changes.country;
+      if (changes.timeZone !== undefined) set.time_zone = changes.timeZone;
+      if (Object.keys(set).length > 0) await db.updateTable('users').set(set).where('id', '=', id).execute();
+    },
+
+    async list(): Promise<User[]> {
+      const rows = await db.selectFrom('users').selectAll().orderBy('id').execute();
+      return rows.map(toUser);
+    },
+  };
+}
+
+function toUser(row: Selectable<UsersTable>): User {
+  return {
+    id: row.id,
+    email: row.email,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    organization: row.organization,
+    country: row.country,
+    timeZone: row.time_zone,
+    status: row.status as UserStatus,
+    role: row.role as Role,
+    plan: row.plan as Plan,
+    apiKey: row.api_key,
+    createTime: row.create_time,
+    lastLoginTime: row.last_login_time,
+    lastLaunchedTestTime: row.last_launched_test_time,
+  };
+}

@@ -1,0 +1,122 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startCli, runCli } from '../support/cli.ts';
+import { ENGINES, POSTGRES_URL } from '../support/engines.ts';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-e2e-'));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function getJson(url: string, key: string) {
+  const response = await fetch(url, { headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`, accept: 'application/json' } });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+describe('devicecloud local', () => {
+  it('starts the cloud on SQLite under the data dir, prints the URL and a demo key that works, and stops on SIGTERM', async () => {
+    const dataDir = tempDir();
+    const local = startCli(['local', '--port', '0', '--data-dir', dataDir]);
+    try {
+      const [, url] = await local.waitFor(/running at (http:\/\/\S+)/);
+      const [, key] = await local.waitFor(/API key\s+([A-Za-z0-9]{32})/);
+      expect(fs.existsSync(path.join(dataDir, 'devicecloud.db'))).toBe(true);
+      const me = await getJson(`${url}/api/me`, key!);
+      expect(me).toMatchObject({ status: 200, body: { email: 'demo@devicecloud.local' } });
+      const xml = await fetch(`${url}/api/v2/me`, { headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` } });
+      expect(await xml.text()).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?><apiUser>/);
+      const openapi = (await (await fetch(`${url}/api/v2/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
+      expect(openapi.openapi).toMatch(/^3\./);
+      expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/api/v2/me/projects', '/api/v2/projects/{projectId}/config']));
+    } finally {
+      expect(await local.stop()).toBe(0);
+    }
+    // A second start keeps the same demo key and data.
+    const again = startCli(['local', '--port', '0', '--data-dir', dataDir]);
+    try {
+      const [, key2] = await again.waitFor(/API key\s+([A-Za-z0-9]{32})/);
+      expect(key2).toMatch(/^[A-Za-z0-9]{32}$/);
+      const first = local.output().match(/API key\s+([A-Za-z0-9]{32})/)![1];
+      expect(key2).toBe(first);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it('refuses a bad setting with one clear line and exit code 3', async () => {
+    const result = await runCli(['local', '--port', 'eighty', '--data-dir', tempDir()]);
+    expect(result.code).toBe(3);
+    expect(result.stderr.trim()).toBe("devicecloud: Invalid --port: 'eighty' must be a port number between 0 and 65535");
+    const fromEnv = await runCli(['serve', '--data-dir', tempDir()], { DATABASE_URL: 'mysql://nope' });
+    expect(fromEnv.code).toBe(3);
+    expect(fromEnv.stderr).toContain('Invalid --database-url (from environment variable DATABASE_URL)');
+  });
+});
+
+describe('devicecloud admin', () => {
+  it('creates users (JSON for scripts) whose key works against a server on the same data', async () => {
+    const dataDir = tempDir();
+    const created = await runCli(['admin', 'create-user', '--email', 'ci@example.com', '--password', 'secret-pass', '--plan', 'GOLD', '--json', '--data-dir', dataDir]);
+    expect(created.code).toBe(0);
+    const user = JSON.parse(created.stdout);
+    expect(user).toMatchObject({ id: expect.any(Number), email: 'ci@example.com', apiKey: expect.stringMatching(/^[A-Za-z0-9]{32}$/), plan: 'GOLD' });
+
+    const duplicate = await runCli(['admin', 'create-user', '--email', 'CI@example.com', '--password', 'secret-pass', '--data-dir', dataDir]);
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toContain('already exists');
+    const badPlan = await runCli(['admin', 'create-user', '--email', 'x@example.com', '--password', 'secret-pass', '--plan', 'BRONZE', '--data-dir', dataDir]);
+    expect(badPlan.code).toBe(3);
+    expect(badPlan.stderr).toContain("'plan' must be one of PLATINUM, GOLD, SILVER");
+
+    const plan = await runCli(['admin', 'set-plan', '--user', 'ci@example.com', '--plan', 'platinum', '--json', '--data-dir', dataDir]);
+    expect(plan.code).toBe(0);
+    expect(JSON.parse(plan.stdout)).toMatchObject({ id: user.id, plan: 'PLATINUM' });
+
+    const server = startCli(['serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent']);
+    try {
+      const [, url] = await server.waitFor(/running at (http:\/\/\S+)/);
+      expect(await getJson(`${url}/api/me`, user.apiKey)).toMatchObject({ status: 200, body: { email: 'ci@example.com', plan: 'PLATINUM' } });
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe.runIf(ENGINES.includes('postgres'))('devicecloud serve on PostgreSQL', () => {
+  it('migrates a fresh database and serves from it', async () => {
+    const name = `dc_e2e_${process.pid}_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: POSTGRES_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const url = new URL(POSTGRES_URL);
+    url.pathname = `/${name}`;
+    try {
+      const created = await runCli(['admin', 'create-user', '--email', 'pg@example.com', '--password', 'secret-pass', '--json', '--database-url', url.toString()]);
+      expect(created.code).toBe(0);
+      const { apiKey } = JSON.parse(created.stdout);
+      const server = startCli(['serve', '--port', '0', '--log-level', 'silent'], { DATABASE_URL: url.toString() });
+      try {
+        const [, base] = await server.waitFor(/running at (http:\/\/\S+)/);
+        expect(server.output()).toContain('postgres');
+        const key = apiKey as string;
+        const auth = { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`, accept: 'application/json' };
+        const project = await fetch(`${base}/api/me/projects`, { method: 'POST', headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=On+PostgreSQL' });
+        expect(project.status).toBe(201);
+        expect(await getJson(`${base}/api/me/projects`, key)).toMatchObject({ body: { total: 1, data: [{ name: 'On PostgreSQL' }] } });
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+});

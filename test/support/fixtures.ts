@@ -1,0 +1,74 @@
+/**
+ * Records the API cannot create yet in this issue's scope (devices, runs and device runs come from
+ * agents and run starts) written straight through the store, as those services will.
+ */
+import type { DeviceOsType } from '../../src/domain/devices.ts';
+import type { Device, DeviceGroup } from '../../src/domain/devices.ts';
+import { type DeviceRunState, type TestRun, isFinal, runStateOf } from '../../src/domain/runs.ts';
+import type { Context } from '../../src/services/context.ts';
+
+export async function device(ctx: Context, name: string, osType: DeviceOsType = 'ANDROID'): Promise<Device> {
+  return ctx.store.devices.insert(
+    {
+      displayName: name,
+      manufacturer: osType === 'IOS' ? 'Apple' : 'Google',
+      osType,
+      platform: osType,
+      releaseVersion: osType === 'IOS' ? '17.4' : '14',
+      apiLevel: osType === 'IOS' ? null : 34,
+    },
+    ctx.clock(),
+  );
+}
+
+export async function publicGroup(ctx: Context, name: string, devices: readonly Device[], osType: DeviceOsType = 'ANDROID'): Promise<DeviceGroup> {
+  const group = await ctx.store.devices.insertGroup(null, name, osType, ctx.clock());
+  await ctx.store.devices.addToGroup(group.id, devices.map((d) => d.id));
+  return group;
+}
+
+/** A test run with one device run per state given, on the given devices in turn. */
+export async function run(
+  ctx: Context,
+  owner: { id: number },
+  projectId: number,
+  devices: readonly Device[],
+  states: readonly DeviceRunState[],
+  options: { name?: string; testCases?: { passed: number; failed: number } } = {},
+): Promise<TestRun> {
+  const testRun = await ctx.store.testRuns.insert({
+    projectId,
+    userId: owner.id,
+    name: options.name ?? null,
+    osType: 'ANDROID',
+    config: { projectId, osType: 'ANDROID', files: [{ id: 1, action: 'INSTALL' }] },
+    frameworkId: null,
+    startedById: owner.id,
+    createTime: ctx.clock(),
+  });
+  for (const [index, state] of states.entries()) {
+    const deviceRun = await ctx.store.deviceRuns.insert({
+      testRunId: testRun.id,
+      projectId,
+      userId: owner.id,
+      deviceId: devices[index % devices.length]!.id,
+      state,
+      excludeReason: state === 'EXCLUDED' ? 'FRAMEWORK_NOT_SUPPORTED' : null,
+      createTime: ctx.clock(),
+      timeLimit: 600,
+      retryState: 'NONE',
+      autoRetriesLeftCount: 0,
+    });
+    if (isFinal(state) && state !== 'EXCLUDED') {
+      const { passed, failed } = options.testCases ?? { passed: 0, failed: 0 };
+      await ctx.store.deviceRuns.finish(deviceRun.id, {
+        state,
+        endTime: ctx.clock(),
+        counts: { all: passed + failed, passed, failed, skipped: 0 },
+      });
+    }
+  }
+  const runState = runStateOf(states);
+  await ctx.store.testRuns.setState(testRun.id, runState, { endTime: runState === 'FINISHED' ? ctx.clock() : null });
+  return { ...testRun, state: runState };
+}

@@ -1,0 +1,26 @@
+/**
+ * Gives this test run a PostgreSQL schema prefix of its own, and drops the run's schemas at the
+ * end. Schemas are not dropped test by test: Kysely's migrator introspects every schema of the
+ * database, and one vanishing under it mid-query fails an unrelated test.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+const URL = process.env.DEVICECLOUD_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export default function setup(): () => Promise<void> {
+  const prefix = `dct_${randomBytes(4).toString('hex')}_`;
+  process.env.DEVICECLOUD_TEST_SCHEMA_PREFIX = prefix;
+  return async () => {
+    const client = new pg.Client({ connectionString: URL, connectionTimeoutMillis: 2000 });
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ nspname: string }>('SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)', [prefix]);
+      for (const { nspname } of rows) await client.query(`DROP SCHEMA ${nspname} CASCADE`);
+    } catch {
+      // No PostgreSQL: nothing was created.
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  };
+}

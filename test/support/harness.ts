@@ -1,0 +1,142 @@
+/**
+ * A fresh devicecloud for one test: its own store (SQLite in memory, or a PostgreSQL schema of its
+ * own), the HTTP app driven through inject(), a clock the test controls, and helpers to create
+ * users and records.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { XMLParser } from 'fast-xml-parser';
+import { buildApp } from '../../src/api/app.ts';
+import type { Plan, Role, User } from '../../src/domain/users.ts';
+import type { Context } from '../../src/services/context.ts';
+import { createUser } from '../../src/services/users.ts';
+import { type Database, openDatabase } from '../../src/store/db.ts';
+import { migrate } from '../../src/store/migrations/index.ts';
+import { createStore } from '../../src/store/store.ts';
+import { type Engine, POSTGRES_URL } from './engines.ts';
+
+export interface Harness {
+  readonly engine: Engine;
+  readonly app: FastifyInstance;
+  readonly ctx: Context;
+  readonly database: Database;
+  /** SQL statements executed since the last reset. */
+  readonly queries: string[];
+  /** Moves the harness clock. */
+  setTime(ms: number): void;
+  advance(ms: number): void;
+  user(options?: { plan?: Plan; role?: Role; email?: string }): Promise<TestUser>;
+  close(): Promise<void>;
+}
+
+export interface TestUser {
+  readonly user: User;
+  readonly key: string;
+  /** Calls the API as this user. */
+  call(method: string, url: string, options?: CallOptions): Promise<Answer>;
+}
+
+export interface CallOptions {
+  readonly json?: boolean;
+  readonly form?: Record<string, string | string[]>;
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, unknown>;
+  readonly text: string;
+  /** The JSON body (parsed) when the answer is JSON. */
+  readonly body: any;
+}
+
+export const START_TIME = Date.UTC(2026, 0, 15, 12, 0, 0);
+
+export async function createHarness(engine: Engine, options: { flavour?: string; publicUrl?: string } = {}): Promise<Harness> {
+  const queries: string[] = [];
+  const schema = engine === 'postgres' ? `${process.env.DEVICECLOUD_TEST_SCHEMA_PREFIX ?? 'dct_'}${randomBytes(6).toString('hex')}` : undefined;
+  const database = await openDatabase({
+    databaseUrl: engine === 'postgres' ? POSTGRES_URL : undefined,
+    sqliteFile: ':memory:',
+    pgSchema: schema,
+    pgPoolSize: 4,
+    onQuery: (sql) => queries.push(sql),
+  });
+  await migrate(database);
+  let now = START_TIME;
+  const ctx: Context = { store: createStore(database), clock: () => now };
+  const app = await buildApp({ ctx, version: 'test', flavour: options.flavour ?? 'private', publicUrl: options.publicUrl });
+  await app.ready();
+  let userCount = 0;
+
+  const harness: Harness = {
+    engine,
+    app,
+    ctx,
+    database,
+    queries,
+    setTime: (ms) => {
+      now = ms;
+    },
+    advance: (ms) => {
+      now += ms;
+    },
+    async user(userOptions = {}) {
+      userCount += 1;
+      const user = await createUser(ctx, {
+        email: userOptions.email ?? `user${userCount}@example.com`,
+        password: 'password-1234',
+        plan: userOptions.plan ?? 'GOLD',
+        role: userOptions.role,
+        firstName: `First${userCount}`,
+        lastName: `Last${userCount}`,
+      });
+      return testUser(app, user, user.apiKey);
+    },
+    async close() {
+      await app.close();
+      await database.close();
+      // The schema is dropped with the run's others by test/support/global-setup.ts.
+    },
+  };
+  return harness;
+}
+
+export function testUser(app: FastifyInstance, user: User, key: string): TestUser {
+  return { user, key, call: (method, url, options) => call(app, method, url, { ...options, key }) };
+}
+
+/** One request through inject(); `key` undefined sends no credentials. */
+export async function call(app: FastifyInstance, method: string, url: string, options: CallOptions & { key?: string } = {}): Promise<Answer> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key !== undefined) headers.authorization = `Basic ${Buffer.from(`${options.key}:`).toString('base64')}`;
+  if (options.json) headers.accept = 'application/json';
+  let payload: string | undefined;
+  if (options.form !== undefined) {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(options.form)) {
+      for (const item of Array.isArray(value) ? value : [value]) params.append(name, item);
+    }
+    payload = params.toString();
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+  } else if (options.body !== undefined) {
+    payload = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await app.inject({ method: method as 'GET', url, headers, payload });
+  const contentType = String(response.headers['content-type'] ?? '');
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    text: response.body,
+    body: contentType.startsWith('application/json') && response.body !== '' ? JSON.parse(response.body) : undefined,
+  };
+}
+
+const xmlParser = new XMLParser({ parseTagValue: false, trimValues: false, htmlEntities: true, isArray: (_name, path) => /\.data\.[^.]+$/.test(String(path)) });
+
+/** Parses an XML answer into nested objects (values stay text). */
+export function parseXml(text: string): any {
+  return xmlParser.parse(text);
+}

@@ -1,0 +1,50 @@
+import { XMLParser } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import { encodeJson } from '../../src/api/encode/json.ts';
+import { encodeXml } from '../../src/api/encode/xml.ts';
+import { rep } from '../../src/api/present/representation.ts';
+
+// htmlEntities: numeric character references (&#13;) are decoded as any conforming XML parser does.
+const parser = new XMLParser({ parseTagValue: false, trimValues: false, htmlEntities: true });
+
+describe('one representation, two encodings', () => {
+  const entity = rep('apiProject', {
+    id: 7,
+    name: `<a&b>]]>"' tab\tcr\rlf\n é 😀`,
+    description: null,
+    shared: false,
+    ratio: 0.5,
+    tags: ['x', 'y'],
+    testRuns: [rep('apiTestRun', { id: 1, state: 'WAITING' }), rep('apiTestRun', { id: 2, state: 'FINISHED' })],
+    empty: [],
+    nested: rep('apiSoftwareVersion', { releaseVersion: '14', apiLevel: 34 }),
+  });
+
+  it('writes JSON with nulls kept and no type tags', () => {
+    const json = JSON.parse(encodeJson(entity));
+    expect(json).toEqual({
+      id: 7,
+      name: entity.name,
+      description: null,
+      shared: false,
+      ratio: 0.5,
+      tags: ['x', 'y'],
+      testRuns: [{ id: 1, state: 'WAITING' }, { id: 2, state: 'FINISHED' }],
+      empty: [],
+      nested: { releaseVersion: '14', apiLevel: 34 },
+    });
+    expect(Object.keys(json)).toEqual(['id', 'name', 'description', 'shared', 'ratio', 'tags', 'testRuns', 'empty', 'nested']);
+  });
+
+  it('writes well-formed XML that round-trips every character, nulls omitted, arrays wrapped', () => {
+    const xml = encodeXml(entity);
+    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?><apiProject>')).toBe(true);
+    expect(xml).not.toContain('<description>');
+    expect(xml).toContain('<tags><item>x</item><item>y</item></tags>');
+    expect(xml).toContain('<testRuns><apiTestRun><id>1</id><state>WAITING</state></apiTestRun><apiTestRun><id>2</id>');
+    const parsed = parser.parse(xml);
+    expect(parsed.apiProject.name).toBe(entity.name);
+    expect(parsed.apiProject.shared).toBe('false');
+    expect(parsed.apiProject.nested).toEqual({ releaseVersion: '14', apiLevel: '34' });
+  });
+});
