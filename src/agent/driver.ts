@@ -1,0 +1,121 @@
+/**
+ * The seam between the agent and devices. A driver knows one family of devices (virtual, adb,
+ * ios): it lists them, runs one device run on one device, and cleans a device afterwards. The
+ * agent's executor does everything around it (downloads, steps to the server, timeout, JUnit
+ * parsing, uploads), so a driver stays small. Every driver passes the same conformance suite
+ * (test/drivers/conformance.ts).
+ */
+import type { DeviceOsType } from '../domain/devices.ts';
+import type { ExecutionKind } from '../domain/frameworks-kinds.ts';
+import type { StepType } from '../domain/runs.ts';
+import type { TestCase } from '../domain/test-cases.ts';
+
+export interface DeviceDescription {
+  /** Stable identity of the device on its host (adb serial, iOS UDID, virtual name). */
+  readonly serial: string;
+  readonly displayName: string;
+  readonly manufacturer: string;
+  readonly osType: DeviceOsType;
+  readonly platform: string;
+  /** Fixed by the service; no run changes it (seed §1). */
+  readonly releaseVersion: string;
+  readonly apiLevel: number | null;
+  /** What this device can run. */
+  readonly executionKinds: readonly ExecutionKind[];
+}
+
+export type Health = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+/** A file the executor has downloaded for the run. */
+export interface LocalFile {
+  readonly path: string;
+  /** The name it was uploaded with, e.g. `app-debug.apk`. */
+  readonly name: string;
+  /** Properties found at upload: package_name, main_activity, bundle_identifier, activities, ... */
+  readonly properties: Readonly<Record<string, string>>;
+}
+
+export interface Job {
+  readonly deviceRunId: number;
+  readonly serial: string;
+  readonly kind: ExecutionKind;
+  readonly app: LocalFile | null;
+  readonly tests: LocalFile | null;
+  readonly data: readonly LocalFile[];
+  /** Seconds; the executor enforces it through the abort signal as well. */
+  readonly timeoutSeconds: number;
+  /** Key/value parameters of the run, handed to tests as environment variables. */
+  readonly parameters: Readonly<Record<string, string>>;
+  readonly locale: string;
+  readonly launchApp: boolean;
+  /** Crawler sign-in, when the app needs one. */
+  readonly credentials: { readonly username: string; readonly password: string } | null;
+  /** An empty directory for this run's outputs; the driver may put anything there. */
+  readonly workDir: string;
+}
+
+export interface PerformanceSample {
+  /** Epoch milliseconds. */
+  readonly timestamp: number;
+  /** 0..1 of one device's CPU capacity. */
+  readonly cpuUsage: number;
+  /** Kilobytes. */
+  readonly memUsage: number;
+  readonly packageName: string | null;
+}
+
+export interface ExecutionContext {
+  /** Aborted on user abort and on timeout; the driver must stop promptly and return what it has. */
+  readonly signal: AbortSignal;
+  /** The device run moved to a new step (PREPARING, INSTALL, RUNNING, ...). */
+  step(type: StepType): void;
+  /** A CPU/memory sample of the app or tests under test, about once a second while tests run. */
+  sample(sample: PerformanceSample): void;
+  /** Safe extraction of an uploaded zip (path traversal, bombs and links refused). */
+  unzip(zipPath: string, destDir: string): Promise<void>;
+}
+
+export type ArtifactKind = 'junit' | 'log' | 'screenshot' | 'output' | 'video';
+
+export interface Artifact {
+  readonly kind: ArtifactKind;
+  /** A file on the agent's disk, inside the job's workDir. */
+  readonly path: string;
+  /** The name users see. */
+  readonly name: string;
+}
+
+export type ExecutionOutcome =
+  /** The tests ran; their results decide SUCCEEDED or FAILED. */
+  | 'COMPLETED'
+  /** Something outside the tests went wrong (install failed, device lost): WARNING, retryable. */
+  | 'INFRA_ERROR'
+  /** The signal fired (timeout or abort); the executor knows which. */
+  | 'STOPPED';
+
+export interface ExecutionResult {
+  readonly outcome: ExecutionOutcome;
+  /** Why, for INFRA_ERROR and for a COMPLETED run whose tests failed without results. */
+  readonly failReason: string | null;
+  /** Test cases the driver knows directly (instrumentation, crawler); else JUnit artifacts are parsed. */
+  readonly testCases: readonly TestCase[] | null;
+  /** Exit code of the test process where there is one (server-side packages). */
+  readonly exitCode: number | null;
+  readonly artifacts: readonly Artifact[];
+}
+
+export interface CleanResult {
+  readonly ok: boolean;
+  /** What was done, for the log, and why it failed when it did. */
+  readonly report: string;
+}
+
+export interface Driver {
+  readonly name: string;
+  listDevices(): Promise<DeviceDescription[]>;
+  health(serial: string): Promise<Health>;
+  execute(job: Job, context: ExecutionContext): Promise<ExecutionResult>;
+  /** Removes what runs installed, clears browser data, reboots and verifies (seed §1, API.md §6). */
+  clean(serial: string): Promise<CleanResult>;
+  close(): Promise<void>;
+}
