@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type DatabaseConnection, type Driver, type LogEvent } from 'kysely';
 import pg from 'pg';
 import type { Tables } from './schema.ts';
 
@@ -15,7 +15,7 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Database {
   readonly db: Kysely<Tables>;
   readonly dialect: Dialect;
-  /** PostgreSQL only: the schema holding the tables (Kysely's migrator must be told it). */
+  /** PostgreSQL only: the schema holding the tables. */
   readonly schema?: string;
   /** Where the data lives, for start-up messages (no credentials). */
   readonly location: string;
@@ -53,8 +53,23 @@ function openSqlite(file: string, log: ((event: LogEvent) => void) | undefined):
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }), log });
+  const db = new Kysely<Tables>({ dialect: new ImmediateSqliteDialect({ database: sqlite }), log });
   return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+}
+
+/**
+ * Transactions begin IMMEDIATE: a deferred one that reads and then writes cannot wait for another
+ * process's write lock (SQLite answers "database is locked" at once instead of using busy_timeout),
+ * and the admin commands write to the file a running server holds.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.beginTransaction = async (connection: DatabaseConnection) => {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    };
+    return driver;
+  }
 }
 
 const INT8_OID = 20;
@@ -72,6 +87,9 @@ async function openPostgres(
     await client.connect();
     try {
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } catch (error) {
+      // Two creating the same schema at once: IF NOT EXISTS does not stop the loser's unique violation.
+      if ((error as { code?: string }).code !== '23505') throw error;
     } finally {
       await client.end();
     }

@@ -4,7 +4,7 @@ import type { ListQuery } from '../domain/list-query.ts';
 import type { DeviceRun, DeviceRunState, ExcludeReason, RetryState, StepType } from '../domain/runs.ts';
 import type { Dialect } from './db.ts';
 import type { DeviceRunsTable, Tables } from './schema.ts';
-import { type ListSql, inIds, listConditions, orderItems } from './sql.ts';
+import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
 
 type DeviceRunField = 'id' | 'state' | 'createTime' | 'startTime' | 'endTime' | 'deviceId' | 'excludeReason';
 
@@ -33,6 +33,12 @@ export interface NewDeviceRun {
   readonly timeLimit: number;
   readonly retryState: RetryState;
   readonly autoRetriesLeftCount: number;
+  /** The owner's plan priority (higher goes first). */
+  readonly priority: number;
+  readonly frameworkKind: string | null;
+  readonly serialGroup: number | null;
+  readonly singleGroup: number | null;
+  readonly retriedFromId: number | null;
 }
 
 export interface Step {
@@ -68,10 +74,101 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
           auto_retries_left_count: run.autoRetriesLeftCount,
           current_step: run.state === 'WAITING' ? 'WAITING' : null,
           current_step_start_time: run.state === 'WAITING' ? run.createTime : null,
+          priority: run.priority,
+          framework_kind: run.frameworkKind,
+          serial_group: run.serialGroup,
+          single_group: run.singleGroup,
+          retried_from_id: run.retriedFromId,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
+      if (run.state === 'WAITING') {
+        await db.insertInto('device_run_steps').values({ device_run_id: row.id, type: 'WAITING', start_time: run.createTime }).execute();
+      }
       return toDeviceRun(row);
+    },
+
+    async findById(id: number): Promise<DeviceRun | undefined> {
+      const row = await db.selectFrom('device_runs').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toDeviceRun(row);
+    },
+
+    /** Device runs of a run that still count (retried ones are superseded). */
+    async currentOfRun(testRunId: number): Promise<DeviceRun[]> {
+      const rows = await db.selectFrom('device_runs').selectAll().where('test_run_id', '=', testRunId).where('superseded', '=', 0).orderBy('id').execute();
+      return rows.map(toDeviceRun);
+    },
+
+    /**
+     * Moves a device run to a new step: closes the open step, opens the new one. INSTALL records
+     * the install time; SENDING_RESULTS means the run is FINISHING.
+     */
+    async recordStep(id: number, type: StepType, time: number, failReason: string | null = null): Promise<void> {
+      // The server opens PREPARING at the claim and the driver may report it again: one step.
+      const current = await db.selectFrom('device_runs').select('current_step').where('id', '=', id).executeTakeFirst();
+      if (current?.current_step === type) return;
+      await db.updateTable('device_run_steps').set({ finish_time: time }).where('device_run_id', '=', id).where('finish_time', 'is', null).execute();
+      await db.insertInto('device_run_steps').values({ device_run_id: id, type, start_time: time, fail_reason: failReason }).execute();
+      await db
+        .updateTable('device_runs')
+        .set({
+          current_step: type,
+          current_step_start_time: time,
+          ...(type === 'INSTALL' && { install_time: time }),
+        })
+        .where('id', '=', id)
+        .execute();
+      if (type === 'SENDING_RESULTS') {
+        await db.updateTable('device_runs').set({ state: 'FINISHING' }).where('id', '=', id).where('state', '=', 'RUNNING').execute();
+      }
+    },
+
+    /**
+     * Accepts an agent's batch once: true when `seq` is new for this device run, false when the
+     * batch was already applied (the agent retried after a lost answer).
+     */
+    async acceptSeq(id: number, seq: number): Promise<boolean> {
+      const result = await db.updateTable('device_runs').set({ last_seq: seq }).where('id', '=', id).where('last_seq', '<', seq).executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    /** Ends waiting device runs of a run (abort), returning how many. */
+    async endWaiting(testRunId: number, state: DeviceRunState, time: number): Promise<number> {
+      const result = await db
+        .updateTable('device_runs')
+        .set({ state, end_time: time, current_step: null, current_step_start_time: null })
+        .where('test_run_id', '=', testRunId)
+        .where('state', '=', 'WAITING')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    async setState(id: number, state: DeviceRunState, from: readonly DeviceRunState[], fields: { endTime?: number; failReason?: string | null; excludeReason?: ExcludeReason } = {}): Promise<boolean> {
+      const result = await db
+        .updateTable('device_runs')
+        .set({
+          state,
+          ...(fields.endTime !== undefined && { end_time: fields.endTime, current_step: null, current_step_start_time: null }),
+          ...(fields.failReason !== undefined && { fail_reason: fields.failReason }),
+          ...(fields.excludeReason !== undefined && { exclude_reason: fields.excludeReason }),
+        })
+        .where('id', '=', id)
+        .where('state', 'in', [...from])
+        .executeTakeFirst();
+      if (fields.endTime !== undefined) {
+        await db.updateTable('device_run_steps').set({ finish_time: fields.endTime }).where('device_run_id', '=', id).where('finish_time', 'is', null).execute();
+      }
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async testRunIdsOf(ids: readonly number[]): Promise<Map<number, number>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db.selectFrom('device_runs').select(['id', 'test_run_id']).where(inIds(dialect, 'id', ids)).execute();
+      return new Map(rows.map((row) => [row.id, row.test_run_id]));
+    },
+
+    async markSuperseded(id: number): Promise<void> {
+      await db.updateTable('device_runs').set({ superseded: 1 }).where('id', '=', id).execute();
     },
 
     async findOwned(userId: number, id: number): Promise<DeviceRun | undefined> {
@@ -84,12 +181,8 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
         .selectFrom('device_runs')
         .where('test_run_id', '=', testRunId)
         .where((eb) => eb.and(listConditions(dialect, query, LIST_SQL)));
-      const counted = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-      let page = base.selectAll();
-      for (const item of orderItems(query.sort, LIST_SQL)) page = page.orderBy(item);
-      if (query.limit > 0) page = page.limit(query.limit);
-      if (query.offset > 0) page = page.offset(query.offset);
-      return { total: Number(counted.total), items: (await page.execute()).map(toDeviceRun) };
+      const { total, rows } = await pageOf(base, (q) => q.selectAll(), query, LIST_SQL);
+      return { total, items: rows.map(toDeviceRun) };
     },
 
     /** Every device run of several test runs, in one statement. */
@@ -99,16 +192,18 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       return rows.map(toDeviceRun);
     },
 
-    /** Records a device run's outcome and test case counts. */
+    /** Records a device run's outcome and test case counts (keeping an earlier final state, e.g. ABORTED). */
     async finish(
       id: number,
-      outcome: { state: DeviceRunState; endTime: number; counts: { all: number; passed: number; failed: number; skipped: number } },
+      outcome: { state: DeviceRunState; endTime: number; counts: { all: number; passed: number; failed: number; skipped: number }; failReason?: string | null },
     ): Promise<void> {
+      await db.updateTable('device_run_steps').set({ finish_time: outcome.endTime }).where('device_run_id', '=', id).where('finish_time', 'is', null).execute();
       await db
         .updateTable('device_runs')
         .set({
-          state: outcome.state,
-          end_time: outcome.endTime,
+          state: (eb) => eb.case().when('state', 'in', ['RUNNING', 'FINISHING', 'WAITING']).then(outcome.state).else(eb.ref('state')).end(),
+          end_time: (eb) => eb.fn.coalesce('end_time', eb.val(outcome.endTime)),
+          fail_reason: outcome.failReason ?? null,
           test_case_all_count: outcome.counts.all,
           test_case_passed_count: outcome.counts.passed,
           test_case_failed_count: outcome.counts.failed,
@@ -156,5 +251,13 @@ function toDeviceRun(row: Selectable<DeviceRunsTable>): DeviceRun {
     autoRetriesLeftCount: row.auto_retries_left_count,
     currentStep: row.current_step as StepType | null,
     currentStepStartTime: row.current_step_start_time,
+    failReason: row.fail_reason,
+    superseded: row.superseded === 1,
+    agentId: row.agent_id,
+    frameworkKind: row.framework_kind,
+    retriedFromId: row.retried_from_id,
+    priority: row.priority,
+    serialGroup: row.serial_group,
+    singleGroup: row.single_group,
   };
 }

@@ -1,10 +1,11 @@
 /** Devices, device groups and group membership. */
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Device, DeviceGroup, DeviceOsType, DeviceState } from '../domain/devices.ts';
+import type { ExecutionKind } from '../domain/frameworks-kinds.ts';
 import type { ListQuery } from '../domain/list-query.ts';
 import type { Dialect } from './db.ts';
 import type { DevicesTable, Tables } from './schema.ts';
-import { type ListSql, flag, inIds, listConditions, orderItems } from './sql.ts';
+import { type ListSql, flag, inIds, listConditions, pageOf } from './sql.ts';
 
 type DeviceField = 'id' | 'displayName' | 'manufacturer' | 'osType' | 'platform' | 'releaseVersion' | 'apiLevel' | 'online' | 'enabled' | 'state';
 type GroupField = 'id' | 'displayName' | 'osType' | 'createTime';
@@ -40,6 +41,8 @@ export interface NewDevice {
   readonly releaseVersion: string;
   readonly apiLevel: number | null;
   readonly creditsPrice?: number;
+  readonly serial?: string;
+  readonly executionKinds?: readonly ExecutionKind[];
 }
 
 export type DevicesStore = ReturnType<typeof devicesStore>;
@@ -59,17 +62,13 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
       const row = await db
         .insertInto('devices')
         .values({
-          display_name: device.displayName,
-          manufacturer: device.manufacturer,
-          os_type: device.osType,
-          platform: device.platform,
-          release_version: device.releaseVersion,
-          api_level: device.apiLevel,
+          ...describedBy(device),
           credits_price: device.creditsPrice ?? 0,
           enabled: 1,
           online: 0,
           state: 'IDLE',
           create_time: now,
+          serial: device.serial ?? null,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -89,20 +88,65 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
 
     async list(query: ListQuery<DeviceField>): Promise<{ total: number; items: Device[] }> {
       const base = db.selectFrom('devices').where((eb) => eb.and(listConditions(dialect, query, DEVICE_SQL)));
-      const counted = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-      let page = base.selectAll();
-      for (const item of orderItems(query.sort, DEVICE_SQL)) page = page.orderBy(item);
-      if (query.limit > 0) page = page.limit(query.limit);
-      if (query.offset > 0) page = page.offset(query.offset);
-      return { total: Number(counted.total), items: (await page.execute()).map(toDevice) };
+      const { total, rows } = await pageOf(base, (q) => q.selectAll(), query, DEVICE_SQL);
+      return { total, items: rows.map(toDevice) };
     },
 
-    async setState(id: number, state: DeviceState): Promise<void> {
-      await db.updateTable('devices').set({ state }).where('id', '=', id).execute();
+    async setState(id: number, state: DeviceState, reason: string | null = null): Promise<void> {
+      await db.updateTable('devices').set({ state, state_reason: reason }).where('id', '=', id).execute();
     },
 
     async setOnline(id: number, online: boolean): Promise<void> {
       await db.updateTable('devices').set({ online: flag(online) }).where('id', '=', id).execute();
+    },
+
+    async setEnabled(id: number, enabled: boolean): Promise<void> {
+      await db.updateTable('devices').set({ enabled: flag(enabled) }).where('id', '=', id).execute();
+    },
+
+    /** Registers or refreshes a device an agent reports; the serial identifies it across agents. */
+    async upsertFromAgent(agentId: number, device: NewDevice & { serial: string }, now: number): Promise<Device> {
+      const values = {
+        ...describedBy(device),
+        agent_id: agentId,
+        online: 1,
+        last_seen_time: now,
+      };
+      const existing = await db.selectFrom('devices').select('id').where('serial', '=', device.serial).executeTakeFirst();
+      if (existing) {
+        await db.updateTable('devices').set(values).where('id', '=', existing.id).execute();
+      } else {
+        await db
+          .insertInto('devices')
+          .values({ ...values, serial: device.serial, credits_price: device.creditsPrice ?? 0, enabled: 1, state: 'CLEANING', create_time: now })
+          .execute();
+      }
+      const row = await db.selectFrom('devices').selectAll().where('serial', '=', device.serial).executeTakeFirstOrThrow();
+      return toDevice(row);
+    },
+
+    async ofAgent(agentId: number): Promise<Device[]> {
+      return (await db.selectFrom('devices').selectAll().where('agent_id', '=', agentId).orderBy('id').execute()).map(toDevice);
+    },
+
+    /** Marks the agent's devices online (heartbeat) or offline (agent lost). */
+    async setAgentOnline(agentId: number, online: boolean, now: number): Promise<void> {
+      await db
+        .updateTable('devices')
+        .set({ online: flag(online), ...(online && { last_seen_time: now }) })
+        .where('agent_id', '=', agentId)
+        .execute();
+    },
+
+    /** Counts infrastructure failures in a row; returns the new streak (0 after a clean run). */
+    async recordInfraOutcome(id: number, failed: boolean): Promise<number> {
+      if (!failed) {
+        await db.updateTable('devices').set({ infra_failure_streak: 0 }).where('id', '=', id).execute();
+        return 0;
+      }
+      await db.updateTable('devices').set((eb) => ({ infra_failure_streak: eb('infra_failure_streak', '+', 1) })).where('id', '=', id).execute();
+      const row = await db.selectFrom('devices').select('infra_failure_streak').where('id', '=', id).executeTakeFirstOrThrow();
+      return row.infra_failure_streak;
     },
 
     async insertGroup(userId: number | null, displayName: string, osType: DeviceOsType, now: number): Promise<DeviceGroup> {
@@ -125,6 +169,19 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
       return row && toGroup(row);
     },
 
+    async findPublicGroup(displayName: string, osType: DeviceOsType): Promise<DeviceGroup | undefined> {
+      const row = await db
+        .selectFrom('device_groups as g')
+        .select(groupColumns)
+        .where('g.user_id', 'is', null)
+        .where('g.display_name', '=', displayName)
+        .where('g.os_type', '=', osType)
+        .orderBy('g.id')
+        .limit(1)
+        .executeTakeFirst();
+      return row && toGroup(row);
+    },
+
     /** A group the user owns (and so may change). */
     async findOwnedGroup(userId: number, id: number): Promise<DeviceGroup | undefined> {
       const row = await db
@@ -132,6 +189,20 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
         .select(groupColumns)
         .where('g.id', '=', id)
         .where('g.user_id', '=', userId)
+        .executeTakeFirst();
+      return row && toGroup(row);
+    },
+
+    /** The group a run uses when none is named: the user's oldest of that OS, else a public one. */
+    async defaultGroup(userId: number, osType: DeviceOsType): Promise<DeviceGroup | undefined> {
+      const row = await db
+        .selectFrom('device_groups as g')
+        .select(groupColumns)
+        .where('g.os_type', '=', osType)
+        .where((eb) => eb.or([eb('g.user_id', '=', userId), eb('g.user_id', 'is', null)]))
+        .orderBy(sql`CASE WHEN g.user_id IS NULL THEN 1 ELSE 0 END`)
+        .orderBy('g.id')
+        .limit(1)
         .executeTakeFirst();
       return row && toGroup(row);
     },
@@ -151,12 +222,8 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
         .selectFrom('device_groups as g')
         .where((eb) => (withPublic ? eb.or([eb('g.user_id', '=', userId), eb('g.user_id', 'is', null)]) : eb('g.user_id', '=', userId)))
         .where((eb) => eb.and(listConditions(dialect, query, GROUP_SQL)));
-      const counted = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-      let page = base.select(groupColumns);
-      for (const item of orderItems(query.sort, GROUP_SQL)) page = page.orderBy(item);
-      if (query.limit > 0) page = page.limit(query.limit);
-      if (query.offset > 0) page = page.offset(query.offset);
-      return { total: Number(counted.total), items: (await page.execute()).map(toGroup) };
+      const { total, rows } = await pageOf(base, (q) => q.select(groupColumns), query, GROUP_SQL);
+      return { total, items: rows.map(toGroup) };
     },
 
     async renameGroup(id: number, displayName: string): Promise<void> {
@@ -211,6 +278,10 @@ export function toDevice(row: Selectable<DevicesTable>): Device {
     enabled: row.enabled === 1,
     online: row.online === 1,
     state: row.state as DeviceState,
+    serial: row.serial,
+    agentId: row.agent_id,
+    executionKinds: row.execution_kinds === '' ? [] : (row.execution_kinds.split(',') as ExecutionKind[]),
+    stateReason: row.state_reason,
   };
 }
 
@@ -229,5 +300,18 @@ function toGroup(row: {
     osType: row.os_type as DeviceOsType,
     shared: row.shared === 1,
     deviceCount: Number(row.device_count),
+  };
+}
+
+/** The columns that describe a device (what its agent reports about it). */
+function describedBy(device: NewDevice) {
+  return {
+    display_name: device.displayName,
+    manufacturer: device.manufacturer,
+    os_type: device.osType,
+    platform: device.platform,
+    release_version: device.releaseVersion,
+    api_level: device.apiLevel,
+    execution_kinds: (device.executionKinds ?? []).join(','),
   };
 }

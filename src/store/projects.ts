@@ -4,7 +4,7 @@ import type { ListQuery } from '../domain/list-query.ts';
 import type { ArchivingStrategy, NewProject, OsType, Project, ProjectChanges, ProjectType } from '../domain/projects.ts';
 import type { Dialect } from './db.ts';
 import type { ProjectsTable, Tables } from './schema.ts';
-import { type ListSql, inIds, listConditions, orderItems } from './sql.ts';
+import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
 
 type ProjectField = 'id' | 'name' | 'description' | 'type' | 'osType' | 'createTime' | 'archiveTime' | 'archivingStrategy';
 
@@ -60,6 +60,12 @@ export function projectsStore(db: Kysely<Tables>, dialect: Dialect) {
       return row && toProject(row);
     },
 
+    /** The user's oldest project of that exact name (names may repeat). */
+    async findByName(userId: number, name: string): Promise<Project | undefined> {
+      const row = await db.selectFrom('projects').selectAll().where('user_id', '=', userId).where('name', '=', name).orderBy('id').limit(1).executeTakeFirst();
+      return row && toProject(row);
+    },
+
     /** Locks the project row until the transaction ends (PostgreSQL); SQLite's write lock covers it. */
     async lockOwned(userId: number, id: number): Promise<Project | undefined> {
       let query = db.selectFrom('projects').selectAll().where('id', '=', id).where('user_id', '=', userId);
@@ -91,13 +97,8 @@ export function projectsStore(db: Kysely<Tables>, dialect: Dialect) {
         .selectFrom('projects')
         .where('user_id', '=', userId)
         .where((eb) => eb.and(conditions));
-      const counted = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-      let page = base.selectAll();
-      for (const item of orderItems(query.sort, LIST_SQL)) page = page.orderBy(item);
-      if (query.limit > 0) page = page.limit(query.limit);
-      if (query.offset > 0) page = page.offset(query.offset);
-      const rows = await page.execute();
-      return { total: Number(counted.total), items: rows.map(toProject) };
+      const { total, rows } = await pageOf(base, (q) => q.selectAll(), query, LIST_SQL);
+      return { total, items: rows.map(toProject) };
     },
 
     /** Run counts and success ratios of several projects, in two statements. */
@@ -119,6 +120,7 @@ export function projectsStore(db: Kysely<Tables>, dialect: Dialect) {
         ])
         .where(inIds(dialect, 'project_id', projectIds))
         .where('state', '<>', 'EXCLUDED')
+        .where('superseded', '=', 0)
         .groupBy('project_id')
         .execute();
       const runsByProject = new Map(runCounts.map((row) => [row.project_id, Number(row.count)]));

@@ -84,6 +84,13 @@ export interface DevicesTable {
   online: Flag;
   state: string;
   create_time: number;
+  serial: string | null;
+  agent_id: number | null;
+  /** Comma-separated execution kinds the device's driver can run. */
+  execution_kinds: Generated<string>;
+  last_seen_time: number | null;
+  infra_failure_streak: Generated<number>;
+  state_reason: string | null;
 }
 
 export interface DeviceGroupsTable {
@@ -114,6 +121,8 @@ export interface TestRunsTable {
   config_json: string;
   framework_id: number | null;
   started_by_id: number;
+  scheduler: Generated<string>;
+  hook_url: string | null;
 }
 
 export interface DeviceRunsTable {
@@ -137,6 +146,16 @@ export interface DeviceRunsTable {
   auto_retries_left_count: number;
   current_step: string | null;
   current_step_start_time: number | null;
+  priority: Generated<number>;
+  agent_id: number | null;
+  lease_expires_time: number | null;
+  last_seq: Generated<number>;
+  superseded: Generated<number>;
+  retried_from_id: number | null;
+  serial_group: number | null;
+  single_group: number | null;
+  fail_reason: string | null;
+  framework_kind: string | null;
 }
 
 export interface DeviceRunStepsTable {
@@ -146,6 +165,70 @@ export interface DeviceRunStepsTable {
   start_time: number;
   finish_time: number | null;
   fail_reason: string | null;
+}
+
+export interface AgentsTable {
+  id: Generated<number>;
+  name: string;
+  token_hash: string;
+  hostname: string | null;
+  version: string | null;
+  create_time: number;
+  last_seen_time: number | null;
+}
+
+export interface FilesTable {
+  id: Generated<number>;
+  user_id: number;
+  project_id: number | null;
+  project_slot: string | null;
+  device_run_id: number | null;
+  name: string;
+  size: number;
+  mimetype: string;
+  sha256: string;
+  blob_key: string;
+  state: string;
+  direction: string;
+  input_type: string | null;
+  os_type: string | null;
+  duplicate: Generated<Flag>;
+  properties_json: string;
+  /** Comma-separated. */
+  tags: Generated<string>;
+  create_time: number;
+}
+
+export interface TestCaseRunsTable {
+  id: Generated<number>;
+  device_run_id: number;
+  suite_name: string | null;
+  class_name: string;
+  method_name: string;
+  duration: number;
+  result: string;
+  error_message: string | null;
+  stacktrace: string | null;
+}
+
+export interface PerformanceSamplesTable {
+  id: Generated<number>;
+  device_run_id: number;
+  timestamp: number;
+  cpu_usage: number;
+  mem_usage: number;
+  package_name: string | null;
+}
+
+export interface HookDeliveriesTable {
+  id: Generated<number>;
+  test_run_id: number;
+  url: string;
+  status: string;
+  attempts: Generated<number>;
+  next_attempt_time: number;
+  last_error: string | null;
+  create_time: number;
 }
 
 export interface Tables {
@@ -159,4 +242,9 @@ export interface Tables {
   test_runs: TestRunsTable;
   device_runs: DeviceRunsTable;
   device_run_steps: DeviceRunStepsTable;
+  agents: AgentsTable;
+  files: FilesTable;
+  test_case_runs: TestCaseRunsTable;
+  performance_samples: PerformanceSamplesTable;
+  hook_deliveries: HookDeliveriesTable;
 }

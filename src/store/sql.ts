@@ -3,7 +3,7 @@
  * conditions and ordering, case-insensitive matching, and "id in this set" as a single parameter
  * (so a listing costs the same number of statements whatever its size).
  */
-import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { type Filter, type FilterValue, type ListQuery, type SortKey, containsPattern, searchPattern } from '../domain/list-query.ts';
 import type { Dialect } from './db.ts';
 
@@ -105,13 +105,32 @@ function filterCondition(dialect: Dialect, filter: Filter, column: string): RawB
   }
 }
 
-/** ORDER BY items for a sort, with nulls ordered the same way on both engines. */
+/** ORDER BY items for a sort, with nulls and letter case ordered the same way on both engines. */
 export function orderItems<F extends string>(sort: readonly SortKey<F>[], spec: ListSql<F>): RawBuilder<unknown>[] {
-  const items = sort.map(({ field, direction }) =>
-    sql.raw(`${spec.columns[field]} ${direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST'}`),
-  );
+  const items = sort.map(({ field, direction, caseInsensitive }) => {
+    const column = caseInsensitive ? `LOWER(${spec.columns[field]})` : spec.columns[field];
+    return sql.raw(`${column} ${direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST'}`);
+  });
   items.push(sql.raw(`${spec.tieBreaker} ${sort[0]?.direction === 'asc' ? 'ASC' : 'DESC'}`));
   return items;
+}
+
+/**
+ * One page of a list: the total (with the list's conditions) and the rows of the page, in the
+ * requested order. `base` holds FROM and WHERE; `select` adds the columns.
+ */
+export async function pageOf<DB, TB extends keyof DB, Row, F extends string>(
+  base: SelectQueryBuilder<DB, TB, object>,
+  select: (query: SelectQueryBuilder<DB, TB, object>) => SelectQueryBuilder<DB, TB, Row>,
+  query: ListQuery<F>,
+  spec: ListSql<F>,
+): Promise<{ total: number; rows: Row[] }> {
+  const counted = (await base.select(sql<number>`COUNT(*)`.as('total')).executeTakeFirstOrThrow()) as { total: number };
+  let page = select(base);
+  for (const item of orderItems(query.sort, spec)) page = page.orderBy(item);
+  if (query.limit > 0) page = page.limit(query.limit);
+  if (query.offset > 0) page = page.offset(query.offset);
+  return { total: Number(counted.total), rows: await page.execute() };
 }
 
 export function flag(value: boolean): number {

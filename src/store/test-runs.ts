@@ -5,7 +5,7 @@ import type { OsType } from '../domain/projects.ts';
 import type { DeviceRunState, StateTally, TestRun, TestRunState } from '../domain/runs.ts';
 import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
-import { type ListSql, inIds, listConditions, orderItems } from './sql.ts';
+import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
 
 type RunField = 'id' | 'number' | 'displayName' | 'state' | 'createTime' | 'startTime' | 'endTime';
 
@@ -39,18 +39,17 @@ export interface NewTestRun {
   readonly frameworkId: number | null;
   readonly startedById: number;
   readonly createTime: number;
+  readonly scheduler?: string;
+  readonly hookUrl?: string | null;
 }
 
 export type TestRunsStore = ReturnType<typeof testRunsStore>;
 
 export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
-  const records = () =>
-    db
-      .selectFrom('test_runs as tr')
-      .innerJoin('projects as p', 'p.id', 'tr.project_id')
-      .innerJoin('users as u', 'u.id', 'tr.started_by_id')
-      .selectAll('tr')
-      .select(['p.name as project_name', 'u.email as started_by_email']);
+  const joined = () =>
+    db.selectFrom('test_runs as tr').innerJoin('projects as p', 'p.id', 'tr.project_id').innerJoin('users as u', 'u.id', 'tr.started_by_id');
+  const withNames = <Q extends ReturnType<typeof joined>>(query: Q) => query.selectAll('tr').select(['p.name as project_name', 'u.email as started_by_email']);
+  const records = () => withNames(joined());
 
   return {
     /** Numbers are per project; call inside a transaction that holds the project row. */
@@ -73,6 +72,8 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
           config_json: JSON.stringify(run.config),
           framework_id: run.frameworkId,
           started_by_id: run.startedById,
+          scheduler: run.scheduler ?? 'PARALLEL',
+          hook_url: run.hookUrl ?? null,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -87,20 +88,11 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
     },
 
     async list(projectId: number, query: ListQuery<RunField>): Promise<{ total: number; items: RunRecord[] }> {
-      const conditions = listConditions(dialect, query, LIST_SQL);
-      const counted = await db
-        .selectFrom('test_runs as tr')
-        .select((eb) => eb.fn.countAll<number>().as('total'))
+      const base = joined()
         .where('tr.project_id', '=', projectId)
-        .where((eb) => eb.and(conditions))
-        .executeTakeFirstOrThrow();
-      let page = records()
-        .where('tr.project_id', '=', projectId)
-        .where((eb) => eb.and(conditions));
-      for (const item of orderItems(query.sort, LIST_SQL)) page = page.orderBy(item);
-      if (query.limit > 0) page = page.limit(query.limit);
-      if (query.offset > 0) page = page.offset(query.offset);
-      return { total: Number(counted.total), items: (await page.execute()).map(toRecord) };
+        .where((eb) => eb.and(listConditions(dialect, query, LIST_SQL)));
+      const { total, rows } = await pageOf(base, withNames, query, LIST_SQL);
+      return { total, items: rows.map(toRecord) };
     },
 
     /** The newest `perProject` runs of each project, in one statement. */
@@ -135,6 +127,7 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
           eb.fn.sum<number>('test_case_skipped_count').as('skipped'),
         ])
         .where(inIds(dialect, 'test_run_id', runIds))
+        .where('superseded', '=', 0)
         .groupBy(['test_run_id', 'state'])
         .execute();
       for (const row of rows) {
@@ -158,6 +151,29 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
         .set({ state, ...(times.startTime !== undefined && { start_time: times.startTime }), ...(times.endTime !== undefined && { end_time: times.endTime }) })
         .where('id', '=', runId)
         .execute();
+    },
+
+    async findById(runId: number): Promise<TestRun | undefined> {
+      const row = await db.selectFrom('test_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+      return row && toRun(row);
+    },
+
+    /**
+     * The run, locked until the transaction ends (PostgreSQL; SQLite transactions are serial
+     * anyway): whoever derives the run's state from its device runs does so one at a time, and
+     * sees what the one before committed.
+     */
+    async findForUpdate(runId: number): Promise<TestRun | undefined> {
+      let query = db.selectFrom('test_runs').selectAll().where('id', '=', runId);
+      // NO KEY UPDATE: rows referencing the run take KEY SHARE locks on it, which this must not wait for.
+      if (dialect === 'postgres') query = query.forNoKeyUpdate();
+      const row = await query.executeTakeFirst();
+      return row && toRun(row);
+    },
+
+    async hookUrlOf(runId: number): Promise<string | null> {
+      const row = await db.selectFrom('test_runs').select('hook_url').where('id', '=', runId).executeTakeFirst();
+      return row?.hook_url ?? null;
     },
 
     async delete(runId: number): Promise<void> {

@@ -1,34 +1,56 @@
 /**
- * Numbered migrations, run at start-up by every role that opens the database. On PostgreSQL,
- * Kysely's migrator holds an advisory lock, so several servers starting together apply each
- * migration once.
+ * Numbered migrations, run at start-up by every role that opens the database, all pending ones in
+ * one transaction. On PostgreSQL the transaction first takes an advisory lock, so several
+ * servers starting together apply each migration once.
+ *
+ * Our own runner rather than Kysely's Migrator: that one introspects every table of every schema
+ * in the database to find its own two tables, which fails when another schema is created or
+ * dropped meanwhile (tests sharing a database, other applications). The bookkeeping table keeps
+ * the Migrator's name and layout, so databases it migrated carry on unchanged.
  */
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from '../db.ts';
 import { type ColumnTypes, columnTypes } from './column-types.ts';
 import * as m001 from './001_core.ts';
+import * as m002 from './002_runs_on_devices.ts';
 
 type Step = (db: Kysely<unknown>, types: ColumnTypes) => Promise<void>;
 
-const STEPS: ReadonlyArray<readonly [string, Step]> = [['001_core', m001.up]];
+const STEPS: ReadonlyArray<readonly [string, Step]> = [
+  ['001_core', m001.up],
+  ['002_runs_on_devices', m002.up],
+];
+
+const TABLE = 'kysely_migration';
+/** Any constant both roles agree on: "devicecloud" in ASCII, as a bigint. */
+const ADVISORY_LOCK_KEY = 0x6465766963656c6fn;
 
 export async function migrate(database: Database): Promise<void> {
   const types = columnTypes(database.dialect);
-  const provider: MigrationProvider = {
-    async getMigrations() {
-      const migrations: Record<string, Migration> = {};
-      for (const [name, up] of STEPS) migrations[name] = { up: (db) => up(db, types) };
-      return migrations;
-    },
-  };
-  const { error, results } = await new Migrator({
-    db: database.db,
-    provider,
-    // Without it Kysely finds its lock table in any schema of the database, not just ours.
-    migrationTableSchema: database.schema,
-  }).migrateToLatest();
-  if (error !== undefined) {
-    const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`Database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  const db = database.db as unknown as Kysely<{ kysely_migration: { name: string; timestamp: string } }>;
+  let current = '';
+  try {
+    await db.transaction().execute(async (trx) => {
+      if (database.dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_KEY.toString()}::bigint)`.execute(trx);
+      await trx.schema
+        .createTable(TABLE)
+        .ifNotExists()
+        .addColumn('name', 'varchar(255)', (c) => c.notNull().primaryKey())
+        .addColumn('timestamp', 'varchar(255)', (c) => c.notNull())
+        .execute();
+      const done = new Set((await trx.selectFrom(TABLE).select('name').execute()).map((row) => row.name));
+      const unknown = [...done].filter((name) => !STEPS.some(([step]) => step === name));
+      if (unknown.length > 0) {
+        throw new Error(`the database was migrated by a newer devicecloud (${unknown.join(', ')}); upgrade this one`);
+      }
+      for (const [name, up] of STEPS) {
+        if (done.has(name)) continue;
+        current = name;
+        await up(trx as unknown as Kysely<unknown>, types);
+        await trx.insertInto(TABLE).values({ name, timestamp: new Date().toISOString() }).execute();
+      }
+    });
+  } catch (error) {
+    throw new Error(`Database migration ${current || 'setup'} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }

@@ -1,0 +1,102 @@
+/**
+ * Blob storage for uploads and artifacts: content-addressed (the key is the SHA-256 of the bytes),
+ * so identical uploads share one copy. Writes stream through a hash into a temporary file that is
+ * renamed into place only when complete: a crash or a cut connection leaves no partial blob under a
+ * real key. The directory implementation is the default; the interface lets an object store replace it.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+export interface StoredBlob {
+  readonly key: string;
+  readonly size: number;
+  readonly sha256: string;
+}
+
+export interface BlobStore {
+  /** Stores a stream; rejects with BlobTooLargeError beyond `maxBytes` (nothing is kept then). */
+  put(source: Readable, options: { maxBytes: number }): Promise<StoredBlob>;
+  /** A file already on local disk (agent artifacts written by the server, tests). */
+  putFile(filePath: string): Promise<StoredBlob>;
+  read(key: string): Readable;
+  /** Runs `work` with the blob as a file on local disk (a download first, for remote stores). */
+  withLocalFile<T>(key: string, work: (filePath: string) => Promise<T>): Promise<T>;
+  size(key: string): Promise<number | undefined>;
+  delete(key: string): Promise<void>;
+}
+
+export class BlobTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`more than ${maxBytes} bytes`);
+    this.name = 'BlobTooLargeError';
+  }
+}
+
+const KEY = /^[0-9a-f]{64}$/;
+
+export function directoryBlobStore(root: string): BlobStore {
+  const tmpDir = path.join(root, 'tmp');
+  fs.mkdirSync(tmpDir, { recursive: true });
+  const pathOf = (key: string) => {
+    if (!KEY.test(key)) throw new Error(`invalid blob key ${key.slice(0, 80)}`);
+    return path.join(root, key.slice(0, 2), key.slice(2, 4), key);
+  };
+
+  async function settle(tmp: string, sha256: string, size: number): Promise<StoredBlob> {
+    const target = pathOf(sha256);
+    await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    // rename is atomic; when the same bytes are already stored it simply replaces them.
+    await fs.promises.rename(tmp, target);
+    return { key: sha256, size, sha256 };
+  }
+
+  return {
+    async put(source, { maxBytes }) {
+      const tmp = path.join(tmpDir, `${Date.now()}-${randomBytes(8).toString('hex')}`);
+      const hash = createHash('sha256');
+      let size = 0;
+      const meter = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          size += chunk.length;
+          if (size > maxBytes) return done(new BlobTooLargeError(maxBytes));
+          hash.update(chunk);
+          done(null, chunk);
+        },
+      });
+      try {
+        await pipeline(source, meter, fs.createWriteStream(tmp, { flags: 'wx' }));
+      } catch (error) {
+        await fs.promises.rm(tmp, { force: true });
+        throw error;
+      }
+      return settle(tmp, hash.digest('hex'), size);
+    },
+
+    putFile(filePath) {
+      return this.put(fs.createReadStream(filePath), { maxBytes: Number.POSITIVE_INFINITY });
+    },
+
+    read(key) {
+      return fs.createReadStream(pathOf(key));
+    },
+
+    withLocalFile(key, work) {
+      return work(pathOf(key));
+    },
+
+    async size(key) {
+      try {
+        return (await fs.promises.stat(pathOf(key))).size;
+      } catch {
+        return undefined;
+      }
+    },
+
+    async delete(key) {
+      await fs.promises.rm(pathOf(key), { force: true });
+    },
+  };
+}

@@ -1,0 +1,158 @@
+/** Uploaded (INPUT) and produced (OUTPUT) files; their bytes live in the blob store. */
+import type { Kysely, Selectable } from 'kysely';
+import type { FileDirection, FileInputType, FileState, ProjectFileSlot, UserFile } from '../domain/files.ts';
+import type { ListQuery } from '../domain/list-query.ts';
+import type { Dialect } from './db.ts';
+import type { FilesTable, Tables } from './schema.ts';
+import { type ListSql, flag, inIds, listConditions, pageOf } from './sql.ts';
+
+type FileField = 'id' | 'name' | 'size' | 'createTime' | 'state' | 'direction' | 'inputType' | 'mimetype';
+
+const LIST_SQL: ListSql<FileField> = {
+  columns: {
+    id: 'id',
+    name: 'name',
+    size: 'size',
+    createTime: 'create_time',
+    state: 'state',
+    direction: 'direction',
+    inputType: 'input_type',
+    mimetype: 'mimetype',
+  },
+  searchColumns: ['name'],
+  tieBreaker: 'id',
+};
+
+/** A file to insert: a UserFile without its id; project and device run are optional. */
+export type NewFile = Omit<UserFile, 'id' | 'projectId' | 'projectSlot' | 'deviceRunId'> &
+  Partial<Pick<UserFile, 'projectId' | 'projectSlot' | 'deviceRunId'>>;
+
+export type FilesStore = ReturnType<typeof filesStore>;
+
+export function filesStore(db: Kysely<Tables>, dialect: Dialect) {
+  return {
+    async insert(file: NewFile): Promise<UserFile> {
+      const row = await db
+        .insertInto('files')
+        .values({
+          user_id: file.userId,
+          project_id: file.projectId ?? null,
+          project_slot: file.projectSlot ?? null,
+          device_run_id: file.deviceRunId ?? null,
+          name: file.name,
+          size: file.size,
+          mimetype: file.mimetype,
+          sha256: file.sha256,
+          blob_key: file.blobKey,
+          state: file.state,
+          direction: file.direction,
+          input_type: file.inputType,
+          os_type: file.osType,
+          duplicate: flag(file.duplicate),
+          properties_json: JSON.stringify(file.properties),
+          tags: file.tags.join(','),
+          create_time: file.createTime,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toFile(row);
+    },
+
+    async findOwned(userId: number, id: number): Promise<UserFile | undefined> {
+      const row = await db.selectFrom('files').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      return row && toFile(row);
+    },
+
+    async ownedByIds(userId: number, ids: readonly number[]): Promise<Map<number, UserFile>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db.selectFrom('files').selectAll().where('user_id', '=', userId).where(inIds(dialect, 'id', ids)).execute();
+      return new Map(rows.map((row) => [row.id, toFile(row)]));
+    },
+
+    async byIds(ids: readonly number[]): Promise<Map<number, UserFile>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db.selectFrom('files').selectAll().where(inIds(dialect, 'id', ids)).execute();
+      return new Map(rows.map((row) => [row.id, toFile(row)]));
+    },
+
+    /** Whether this user stored these bytes before (the `duplicate` flag). */
+    async userHasSha(userId: number, sha256: string): Promise<boolean> {
+      const row = await db.selectFrom('files').select('id').where('user_id', '=', userId).where('sha256', '=', sha256).limit(1).executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async list(userId: number, query: ListQuery<FileField>): Promise<{ total: number; items: UserFile[] }> {
+      const base = db
+        .selectFrom('files')
+        .where('user_id', '=', userId)
+        .where('device_run_id', 'is', null)
+        .where((eb) => eb.and(listConditions(dialect, query, LIST_SQL)));
+      const { total, rows } = await pageOf(base, (q) => q.selectAll(), query, LIST_SQL);
+      return { total, items: rows.map(toFile) };
+    },
+
+    /** The newest file of a legacy project slot. */
+    async latestOfProject(projectId: number, slot: ProjectFileSlot): Promise<UserFile | undefined> {
+      const row = await db
+        .selectFrom('files')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('project_slot', '=', slot)
+        .orderBy('create_time', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row && toFile(row);
+    },
+
+    /** Output files of a device run, optionally only those carrying one of `tags`. */
+    async outputsOf(deviceRunId: number, tags: readonly string[] = []): Promise<UserFile[]> {
+      const rows = await db.selectFrom('files').selectAll().where('device_run_id', '=', deviceRunId).orderBy('id').execute();
+      const files = rows.map(toFile);
+      return tags.length === 0 ? files : files.filter((file) => file.tags.some((tag) => tags.includes(tag)));
+    },
+
+    async findOutput(deviceRunId: number, id: number): Promise<UserFile | undefined> {
+      const row = await db.selectFrom('files').selectAll().where('id', '=', id).where('device_run_id', '=', deviceRunId).executeTakeFirst();
+      return row && toFile(row);
+    },
+
+    /** An artifact re-sent by an agent replaces the earlier copy of the same name. */
+    async deleteOutputNamed(deviceRunId: number, name: string): Promise<string[]> {
+      const rows = await db.deleteFrom('files').where('device_run_id', '=', deviceRunId).where('name', '=', name).returning('blob_key').execute();
+      return rows.map((row) => row.blob_key);
+    },
+
+    async delete(id: number): Promise<void> {
+      await db.deleteFrom('files').where('id', '=', id).execute();
+    },
+
+    async blobInUse(blobKey: string): Promise<boolean> {
+      const row = await db.selectFrom('files').select('id').where('blob_key', '=', blobKey).limit(1).executeTakeFirst();
+      return row !== undefined;
+    },
+  };
+}
+
+function toFile(row: Selectable<FilesTable>): UserFile {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    projectId: row.project_id,
+    projectSlot: row.project_slot as ProjectFileSlot | null,
+    deviceRunId: row.device_run_id,
+    name: row.name,
+    size: row.size,
+    mimetype: row.mimetype,
+    sha256: row.sha256,
+    blobKey: row.blob_key,
+    state: row.state as FileState,
+    direction: row.direction as FileDirection,
+    inputType: row.input_type as FileInputType | null,
+    osType: row.os_type as 'ANDROID' | 'IOS' | null,
+    duplicate: row.duplicate === 1,
+    properties: JSON.parse(row.properties_json) as Record<string, string>,
+    tags: row.tags === '' ? [] : row.tags.split(','),
+    createTime: row.create_time,
+  };
+}

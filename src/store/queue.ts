@@ -1,0 +1,226 @@
+/**
+ * The queue's SQL: which waiting device run a free device takes next (the owner's plan first, then
+ * age), taking it without ever giving one device two runs or one run two devices, leases that
+ * prove an agent still holds its runs, and where a waiting run stands in line.
+ */
+import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
+import type { Dialect } from './db.ts';
+import type { Tables } from './schema.ts';
+import { inIds } from './sql.ts';
+
+export interface QueueStanding {
+  readonly deviceRunId: number;
+  readonly deviceId: number;
+  /** Waiting device runs on the same device that go first. */
+  readonly ahead: number;
+}
+
+export type QueueStore = ReturnType<typeof queueStore>;
+
+/** Namespace of the advisory locks on runs whose device runs must not start together. */
+const RUN_GROUP_LOCK = 0x6463;
+
+export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
+  return {
+    /**
+     * Gives `deviceId` its next device run, or nothing. Call inside a transaction. The device is
+     * taken first (IDLE to TESTING), so it never runs two device runs at once. On PostgreSQL, a
+     * device run of a SERIAL or SINGLE run is taken only under an advisory lock on its run (taken
+     * before any row lock, so claims never deadlock), and is checked again once held: two devices
+     * claiming at once can never both start a SERIAL run's device runs, or a SINGLE run twice.
+     * The candidate row is then locked with SKIP LOCKED: a claim never waits on another's row.
+     */
+    async claimNext(deviceId: number, agentId: number, now: number, leaseUntil: number): Promise<number | undefined> {
+      const device = await db
+        .updateTable('devices')
+        .set({ state: 'TESTING', state_reason: null })
+        .where('id', '=', deviceId)
+        .where('agent_id', '=', agentId)
+        .where('state', '=', 'IDLE')
+        .where('online', '=', 1)
+        .where('enabled', '=', 1)
+        .executeTakeFirst();
+      if (Number(device.numUpdatedRows) === 0) return undefined;
+
+      const serialFree = (eb: ExpressionBuilder<Tables & { dr: Tables['device_runs'] }, 'dr'>) =>
+        eb.or([
+          eb('dr.serial_group', 'is', null),
+          eb.not(
+            eb.exists(
+              eb.selectFrom('device_runs as other').select('other.id').whereRef('other.serial_group', '=', 'dr.serial_group').where('other.state', 'in', ['RUNNING', 'FINISHING']),
+            ),
+          ),
+        ]);
+      const passedOver: number[] = [];
+      for (let attempt = 0; attempt < 5; attempt++) {
+        let candidate = db
+          .selectFrom('device_runs as dr')
+          .select(['dr.id', 'dr.serial_group', 'dr.single_group'])
+          .where('dr.device_id', '=', deviceId)
+          .where('dr.state', '=', 'WAITING')
+          .where(serialFree)
+          .orderBy('dr.priority', 'desc')
+          .orderBy('dr.create_time', 'asc')
+          .orderBy('dr.id', 'asc')
+          .limit(1);
+        if (passedOver.length > 0) candidate = candidate.where(sql<SqlBool>`NOT (${inIds(dialect, 'dr.id', passedOver)})`);
+        const found = await candidate.executeTakeFirst();
+        if (found === undefined) break;
+        let picked: { id: number } | undefined = found;
+        if (dialect === 'postgres') {
+          // The run's lock comes before any row lock, so that claims never deadlock.
+          const group = found.serial_group ?? found.single_group;
+          if (group !== null) await sql`SELECT pg_advisory_xact_lock(${RUN_GROUP_LOCK}::int, (${group}::bigint % 2147483647)::int)`.execute(db);
+          picked = await db
+            .selectFrom('device_runs as dr')
+            .select('dr.id')
+            .where('dr.id', '=', found.id)
+            .where('dr.state', '=', 'WAITING')
+            .where(serialFree)
+            .forUpdate()
+            .skipLocked()
+            .executeTakeFirst();
+        }
+        if (picked === undefined) {
+          passedOver.push(found.id);
+          continue;
+        }
+        const taken = await db
+          .updateTable('device_runs')
+          .set({ state: 'RUNNING', agent_id: agentId, start_time: now, lease_expires_time: leaseUntil })
+          .where('id', '=', picked.id)
+          .where('state', '=', 'WAITING')
+          .executeTakeFirst();
+        if (Number(taken.numUpdatedRows) > 0) return picked.id;
+        passedOver.push(picked.id);
+      }
+      await db.updateTable('devices').set({ state: 'IDLE' }).where('id', '=', deviceId).execute();
+      return undefined;
+    },
+
+    /** The other waiting device runs of a SINGLE run, once one of its devices took it. */
+    async siblingsOfSingle(deviceRunId: number): Promise<number[]> {
+      const rows = await db
+        .selectFrom('device_runs as dr')
+        .innerJoin('device_runs as taken', 'taken.single_group', 'dr.single_group')
+        .select('dr.id')
+        .where('taken.id', '=', deviceRunId)
+        .where('dr.id', '<>', deviceRunId)
+        .where('dr.state', '=', 'WAITING')
+        .execute();
+      return rows.map((row) => row.id);
+    },
+
+    async extendLeases(agentId: number, deviceRunIds: readonly number[], leaseUntil: number): Promise<void> {
+      if (deviceRunIds.length === 0) return;
+      await db
+        .updateTable('device_runs')
+        .set({ lease_expires_time: leaseUntil })
+        .where('agent_id', '=', agentId)
+        .where('state', 'in', ['RUNNING', 'FINISHING'])
+        .where(inIds(dialect, 'id', deviceRunIds))
+        .execute();
+    },
+
+    /** Renews every running device run's lease to at least `leaseUntil` (a server starting after an outage). */
+    async extendAllLeases(leaseUntil: number): Promise<void> {
+      await db
+        .updateTable('device_runs')
+        .set({ lease_expires_time: leaseUntil })
+        .where('state', 'in', ['RUNNING', 'FINISHING'])
+        .where('lease_expires_time', '<', leaseUntil)
+        .execute();
+    },
+
+    /** Device runs whose agent stopped renewing their lease. */
+    async expiredLeases(now: number, limit = 500): Promise<number[]> {
+      const rows = await db
+        .selectFrom('device_runs')
+        .select('id')
+        .where('state', 'in', ['RUNNING', 'FINISHING'])
+        .where('lease_expires_time', '<', now)
+        .limit(limit)
+        .execute();
+      return rows.map((row) => row.id);
+    },
+
+    /** Running device runs an agent holds (to fail them when it restarts and has lost them). */
+    async heldBy(agentId: number): Promise<number[]> {
+      const rows = await db.selectFrom('device_runs').select('id').where('agent_id', '=', agentId).where('state', 'in', ['RUNNING', 'FINISHING']).execute();
+      return rows.map((row) => row.id);
+    },
+
+    /**
+     * Device runs the agent holds on devices it calls free and is not running: it never received
+     * their assignment (the answer to its claim was lost), so they are handed out again.
+     */
+    async undelivered(agentId: number, freeDeviceIds: readonly number[], running: readonly number[]): Promise<Array<{ id: number; deviceId: number }>> {
+      if (freeDeviceIds.length === 0) return [];
+      let query = db
+        .selectFrom('device_runs')
+        .select(['id', 'device_id'])
+        .where('agent_id', '=', agentId)
+        .where('state', '=', 'RUNNING')
+        .where(inIds(dialect, 'device_id', freeDeviceIds));
+      if (running.length > 0) query = query.where(sql<SqlBool>`NOT (${inIds(dialect, 'id', running)})`);
+      const rows = await query.execute();
+      return rows.map((row) => ({ id: row.id, deviceId: row.device_id }));
+    },
+
+    /**
+     * Devices the agent calls free that are still TESTING here with no device run in progress: the
+     * device run they were given ended (its lease ran out, or it was aborted) before the agent ever
+     * received it. They go to CLEANING, and the agent is told to clean them, so that they take work again.
+     */
+    async releaseStranded(agentId: number, freeDeviceIds: readonly number[]): Promise<number[]> {
+      if (freeDeviceIds.length === 0) return [];
+      const rows = await db
+        .updateTable('devices')
+        .set({ state: 'CLEANING' })
+        .where('agent_id', '=', agentId)
+        .where('state', '=', 'TESTING')
+        .where(inIds(dialect, 'id', freeDeviceIds))
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('device_runs').select('device_runs.id').whereRef('device_runs.device_id', '=', 'devices.id').where('device_runs.state', 'in', ['RUNNING', 'FINISHING']))),
+        )
+        .returning('id')
+        .execute();
+      return rows.map((row) => row.id);
+    },
+
+    /** Of the ids an agent says it is running, those the server has already ended (aborted, timed out). */
+    async endedAmong(agentId: number, deviceRunIds: readonly number[]): Promise<number[]> {
+      if (deviceRunIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('device_runs')
+        .select('id')
+        .where(inIds(dialect, 'id', deviceRunIds))
+        .where((eb) => eb.or([eb('state', 'not in', ['RUNNING', 'FINISHING']), eb('agent_id', 'is', null), eb('agent_id', '<>', agentId)]))
+        .execute();
+      return rows.map((row) => row.id);
+    },
+
+    /** Where each waiting device run of these test runs stands on its device, in one statement. */
+    async standings(testRunIds: readonly number[]): Promise<QueueStanding[]> {
+      if (testRunIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('device_runs as dr')
+        .select([
+          'dr.id',
+          'dr.device_id',
+          sql<number>`(SELECT COUNT(*) FROM device_runs o WHERE o.device_id = dr.device_id AND o.state = 'WAITING'
+            AND (o.priority > dr.priority OR (o.priority = dr.priority AND (o.create_time < dr.create_time
+            OR (o.create_time = dr.create_time AND o.id < dr.id)))))`.as('ahead'),
+        ])
+        .where(inIds(dialect, 'dr.test_run_id', testRunIds))
+        .where('dr.state', '=', 'WAITING')
+        .execute();
+      return rows.map((row) => ({ deviceRunId: row.id, deviceId: row.device_id, ahead: Number(row.ahead) }));
+    },
+
+    /** A plan change reorders the owner's waiting device runs. */
+    async reprioritize(userId: number, priority: number): Promise<void> {
+      await db.updateTable('device_runs').set({ priority }).where('user_id', '=', userId).where('state', '=', 'WAITING').execute();
+    },
+  };
+}

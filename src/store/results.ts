@@ -1,0 +1,92 @@
+/** What device runs produce besides files: test case results and CPU/memory samples. */
+import type { Kysely } from 'kysely';
+import type { TestCase, TestCaseResult } from '../domain/test-cases.ts';
+import type { Tables } from './schema.ts';
+
+export interface StoredTestCase extends TestCase {
+  readonly id: number;
+  readonly deviceRunId: number;
+}
+
+export interface StoredSample {
+  readonly timestamp: number;
+  readonly cpuUsage: number;
+  readonly memUsage: number;
+  readonly packageName: string | null;
+}
+
+/** Rows per INSERT; keeps statements under SQLite's and PostgreSQL's parameter limits. */
+const BATCH = 500;
+
+export type ResultsStore = ReturnType<typeof resultsStore>;
+
+export function resultsStore(db: Kysely<Tables>) {
+  return {
+    /** Stores a device run's test cases, replacing any earlier report of them. */
+    async replaceTestCases(deviceRunId: number, testCases: readonly TestCase[]): Promise<void> {
+      await db.deleteFrom('test_case_runs').where('device_run_id', '=', deviceRunId).execute();
+      for (let i = 0; i < testCases.length; i += BATCH) {
+        await db
+          .insertInto('test_case_runs')
+          .values(
+            testCases.slice(i, i + BATCH).map((testCase) => ({
+              device_run_id: deviceRunId,
+              suite_name: testCase.suiteName,
+              class_name: testCase.className,
+              method_name: testCase.methodName,
+              duration: Math.round(testCase.duration),
+              result: testCase.result,
+              error_message: testCase.errorMessage,
+              stacktrace: testCase.stacktrace,
+            })),
+          )
+          .execute();
+      }
+    },
+
+    async testCases(deviceRunId: number, onlyResult?: TestCaseResult): Promise<StoredTestCase[]> {
+      let query = db.selectFrom('test_case_runs').selectAll().where('device_run_id', '=', deviceRunId);
+      if (onlyResult !== undefined) query = query.where('result', '=', onlyResult);
+      const rows = await query.orderBy('id').execute();
+      return rows.map((row) => ({
+        id: row.id,
+        deviceRunId: row.device_run_id,
+        suiteName: row.suite_name,
+        className: row.class_name,
+        methodName: row.method_name,
+        duration: row.duration,
+        result: row.result as TestCaseResult,
+        errorMessage: row.error_message,
+        stacktrace: row.stacktrace,
+      }));
+    },
+
+    async addSamples(deviceRunId: number, samples: readonly StoredSample[]): Promise<void> {
+      for (let i = 0; i < samples.length; i += BATCH) {
+        await db
+          .insertInto('performance_samples')
+          .values(
+            samples.slice(i, i + BATCH).map((sample) => ({
+              device_run_id: deviceRunId,
+              timestamp: sample.timestamp,
+              cpu_usage: sample.cpuUsage,
+              mem_usage: Math.round(sample.memUsage),
+              package_name: sample.packageName,
+            })),
+          )
+          .execute();
+      }
+    },
+
+    async samples(deviceRunId: number): Promise<StoredSample[]> {
+      const rows = await db
+        .selectFrom('performance_samples')
+        .select(['timestamp', 'cpu_usage', 'mem_usage', 'package_name'])
+        .where('device_run_id', '=', deviceRunId)
+        .orderBy('timestamp')
+        .orderBy('id')
+        .execute();
+      return rows.map((row) => ({ timestamp: row.timestamp, cpuUsage: row.cpu_usage, memUsage: row.mem_usage, packageName: row.package_name }));
+    },
+  };
+}
