@@ -17,6 +17,8 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly dataDir: string;
+  /** Where uploads and artifacts live; servers of one cloud share it. Default: dataDir/blobs. */
+  readonly blobDir: string | undefined;
   /** postgres://… for PostgreSQL; absent for SQLite under dataDir. */
   readonly databaseUrl: string | undefined;
   readonly publicUrl: string | undefined;
@@ -24,8 +26,25 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Limit of form and JSON request bodies, bytes. */
   readonly bodyLimit: number;
+  /** Largest uploaded file, bytes. */
+  readonly maxUploadBytes: number;
   readonly trustProxy: boolean;
+  /** Agents: how often they heartbeat; a lost agent's runs are given up after `leaseMs`. */
+  readonly heartbeatMs: number;
+  readonly leaseMs: number;
+  /** Agent role: the server to work for, and its token. */
+  /** Agents: the servers to work for, tried in turn when one does not answer. */
+  readonly serverUrls: readonly string[] | undefined;
+  readonly agentToken: string | undefined;
+  readonly driver: Driver;
+  /** Virtual driver: how many devices (two thirds Android, one third iOS). */
+  readonly virtualDevices: number;
+  /** Virtual driver: the start of its devices' serials, which must differ between hosts of one cloud. */
+  readonly virtualPrefix: string;
 }
+
+export const DRIVERS = ['virtual', 'adb', 'ios'] as const;
+export type Driver = (typeof DRIVERS)[number];
 
 export class ConfigError extends Error {}
 
@@ -59,6 +78,16 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
       const host = text(value);
       if (host === '' || /[\s/]/.test(host)) throw new Error('must be a host name or IP address, e.g. 0.0.0.0');
       return host;
+    },
+  },
+  blobDir: {
+    flag: '--blob-dir',
+    env: ['DEVICECLOUD_BLOB_DIR'],
+    fallback: undefined,
+    parse: (value) => {
+      const dir = text(value);
+      if (dir === '') throw new Error('must be a directory path');
+      return path.resolve(dir);
     },
   },
   dataDir: {
@@ -126,6 +155,82 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
       return bytes;
     },
   },
+  maxUploadBytes: {
+    flag: '--max-upload-bytes',
+    env: ['DEVICECLOUD_MAX_UPLOAD_BYTES'],
+    fallback: 4 * 1024 ** 3,
+    parse: (value) => {
+      const bytes = Number(text(value));
+      if (!Number.isSafeInteger(bytes) || bytes < 1024) throw new Error('must be a number of bytes, at least 1024');
+      return bytes;
+    },
+  },
+  heartbeatMs: {
+    flag: '--heartbeat-ms',
+    env: ['DEVICECLOUD_HEARTBEAT_MS'],
+    fallback: 5000,
+    parse: (value) => milliseconds(value, 100, 600_000),
+  },
+  leaseMs: {
+    flag: '--lease-ms',
+    env: ['DEVICECLOUD_LEASE_MS'],
+    fallback: 60_000,
+    parse: (value) => milliseconds(value, 500, 3_600_000),
+  },
+  serverUrls: {
+    flag: '--server',
+    env: ['DEVICECLOUD_SERVER_URL'],
+    fallback: undefined,
+    parse: (value) =>
+      text(value)
+        .split(',')
+        .map((part) => {
+          const url = part.trim().replace(/\/+$/, '');
+          try {
+            const parsed = new URL(url);
+            if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return url;
+          } catch {
+            // reported below
+          }
+          throw new Error('must be the http(s) URL of a devicecloud server (several separated by commas), e.g. http://server:8080');
+        }),
+  },
+  agentToken: {
+    flag: '--token',
+    env: ['DEVICECLOUD_AGENT_TOKEN'],
+    fallback: undefined,
+    parse: (value) => {
+      const token = text(value);
+      if (!/^dca_[A-Za-z0-9_-]{20,}$/.test(token)) throw new Error('must be an agent token (dca_…) from devicecloud admin create-agent-token');
+      return token;
+    },
+  },
+  driver: {
+    flag: '--driver',
+    env: ['DEVICECLOUD_DRIVER'],
+    fallback: 'virtual',
+    parse: (value) => oneOf(text(value).toLowerCase(), DRIVERS),
+  },
+  virtualPrefix: {
+    flag: '--serial-prefix',
+    env: ['DEVICECLOUD_SERIAL_PREFIX'],
+    fallback: 'virtual',
+    parse: (value) => {
+      const prefix = text(value);
+      if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$/.test(prefix)) throw new Error('must be letters, digits, dots, dashes or underscores (at most 41)');
+      return prefix;
+    },
+  },
+  virtualDevices: {
+    flag: '--devices',
+    env: ['DEVICECLOUD_DEVICES'],
+    fallback: 6,
+    parse: (value) => {
+      const count = Number(text(value));
+      if (!Number.isInteger(count) || count < 0 || count > 500) throw new Error('must be a number of virtual devices from 0 to 500');
+      return count;
+    },
+  },
   trustProxy: {
     flag: '--trust-proxy',
     env: ['DEVICECLOUD_TRUST_PROXY'],
@@ -138,6 +243,12 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     },
   },
 };
+
+function milliseconds(value: Raw, min: number, max: number): number {
+  const ms = Number(text(value));
+  if (!Number.isInteger(ms) || ms < min || ms > max) throw new Error(`must be milliseconds between ${min} and ${max}`);
+  return ms;
+}
 
 function oneOf<T extends string>(value: string, allowed: readonly T[]): T {
   if (!(allowed as readonly string[]).includes(value)) throw new Error(`must be one of ${allowed.join(', ')}`);

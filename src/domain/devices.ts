@@ -1,4 +1,5 @@
 /** Devices and device groups. The OS version of a device is fixed by the service (seed §1). */
+import type { ExecutionKind } from './frameworks-kinds.ts';
 import type { ListSpec } from './list-query.ts';
 import type { OsType } from './projects.ts';
 
@@ -21,6 +22,13 @@ export interface Device {
   readonly enabled: boolean;
   readonly online: boolean;
   readonly state: DeviceState;
+  /** Identity on its host (adb serial, UDID, virtual name); null for devices entered by hand. */
+  readonly serial: string | null;
+  readonly agentId: number | null;
+  /** What the device's driver can run; a run of another kind is EXCLUDED for it. */
+  readonly executionKinds: readonly ExecutionKind[];
+  /** Why it is NOT_OPERATIONAL, when it is. */
+  readonly stateReason: string | null;
 }
 
 /** A device is locked when it cannot take a run right now; the reason is its state. */

@@ -38,6 +38,8 @@ export interface Filter<F extends string = string> {
 export interface SortKey<F extends string = string> {
   readonly field: F;
   readonly direction: 'asc' | 'desc';
+  /** Text sorts ignore case, the same on every database. */
+  readonly caseInsensitive?: boolean;
 }
 
 export interface ListQuery<F extends string = string> {
@@ -141,7 +143,7 @@ function parseSort<F extends string>(text: string, spec: ListSpec<F>, fields: Ma
       throw new InvalidParameterError('sort', `Sort item '${clip(item)}' must be <field>_a or <field>_d (e.g. createTime_d)`);
     }
     const field = lookupField('sort', match[1]!, spec, fields);
-    return { field, direction: match[2]!.toLowerCase() === 'a' ? 'asc' : 'desc' };
+    return { field, direction: match[2]!.toLowerCase() === 'a' ? 'asc' : 'desc', caseInsensitive: spec.fields[field].type === 'string' };
   });
 }
 

@@ -6,6 +6,7 @@
 import { InvalidParameterError } from './errors.ts';
 import { type ProjectType, osFamilyOfType } from './projects.ts';
 import { checkEnum, checkText } from './text.ts';
+import { ENV_NAME, asBoolean, asHookUrl, asId, asInteger, asLanguageCode } from './values.ts';
 
 export const MODES = [
   'FULL_RUN', 'IOS', 'APP_CRAWLER', 'IOS_CRAWLER', 'UIAUTOMATOR', 'CALABASH', 'CALABASH_IOS', 'APPIUM_ANDROID',
@@ -119,11 +120,11 @@ export interface ConfigContext {
 export function applyConfigChange(current: ProjectConfig, change: RawConfigChange, context: ConfigContext): ProjectConfig {
   const next: { -readonly [K in keyof ProjectConfig]: ProjectConfig[K] } = { ...current };
   if (change.mode !== undefined) next.mode = checkMode(enumText('mode', change.mode), context.projectType);
-  if (change.usedDeviceGroupId !== undefined) next.usedDeviceGroupId = optionalId('usedDeviceGroupId', change.usedDeviceGroupId);
+  if (change.usedDeviceGroupId !== undefined) next.usedDeviceGroupId = change.usedDeviceGroupId === null || change.usedDeviceGroupId === '' ? null : asId('usedDeviceGroupId', change.usedDeviceGroupId, 'a device group id');
   if (change.scheduler !== undefined) next.scheduler = checkEnum('scheduler', enumText('scheduler', change.scheduler), SCHEDULERS);
-  if (change.timeout !== undefined) next.timeout = integer('timeout', change.timeout, 1, context.maxTimeout, ' (seconds; the most your plan allows)');
-  if (change.deviceLanguageCode !== undefined) next.deviceLanguageCode = languageCode(change.deviceLanguageCode);
-  if (change.hookURL !== undefined) next.hookURL = hookUrl(change.hookURL);
+  if (change.timeout !== undefined) next.timeout = asInteger('timeout', change.timeout, 1, context.maxTimeout, ' (seconds; the most your plan allows)');
+  if (change.deviceLanguageCode !== undefined) next.deviceLanguageCode = asLanguageCode('deviceLanguageCode', change.deviceLanguageCode);
+  if (change.hookURL !== undefined) next.hookURL = change.hookURL === null ? null : asHookUrl('hookURL', change.hookURL);
   if (change.instrumentationRunner !== undefined) next.instrumentationRunner = optionalText('instrumentationRunner', change.instrumentationRunner);
   if (change.limitationType !== undefined) {
     const text = optionalText('limitationType', change.limitationType);
@@ -134,12 +135,12 @@ export function applyConfigChange(current: ProjectConfig, change: RawConfigChang
   if (change.withoutAnnotation !== undefined) next.withoutAnnotation = optionalText('withoutAnnotation', change.withoutAnnotation);
   if (change.applicationUsername !== undefined) next.applicationUsername = optionalText('applicationUsername', change.applicationUsername);
   if (change.applicationPassword !== undefined) next.applicationPassword = optionalText('applicationPassword', change.applicationPassword);
-  if (change.autoScreenshots !== undefined) next.autoScreenshots = bool('autoScreenshots', change.autoScreenshots);
+  if (change.autoScreenshots !== undefined) next.autoScreenshots = asBoolean('autoScreenshots', change.autoScreenshots);
   if (change.screenshotDir !== undefined) next.screenshotDir = optionalText('screenshotDir', change.screenshotDir) ?? current.screenshotDir;
-  if (change.launchApp !== undefined) next.launchApp = bool('launchApp', change.launchApp);
-  if (change.videoRecordingEnabled !== undefined) next.videoRecordingEnabled = bool('videoRecordingEnabled', change.videoRecordingEnabled);
+  if (change.launchApp !== undefined) next.launchApp = asBoolean('launchApp', change.launchApp);
+  if (change.videoRecordingEnabled !== undefined) next.videoRecordingEnabled = asBoolean('videoRecordingEnabled', change.videoRecordingEnabled);
   if (change.maxAutoRetriesCount !== undefined) {
-    next.maxAutoRetriesCount = integer('maxAutoRetriesCount', change.maxAutoRetriesCount, 0, MAX_AUTO_RETRIES, '');
+    next.maxAutoRetriesCount = asInteger('maxAutoRetriesCount', change.maxAutoRetriesCount, 0, MAX_AUTO_RETRIES);
   }
   if (next.limitationValue !== null && next.limitationType === null) {
     throw new InvalidParameterError('limitationType', `Parameter 'limitationType' (${LIMITATION_TYPES.join(' or ')}) is required with 'limitationValue'`);
@@ -177,56 +178,6 @@ function optionalText(parameter: string, value: string | number | boolean | null
   return text === '' ? null : text;
 }
 
-function optionalId(parameter: string, value: string | number | boolean | null): number | null {
-  if (value === null || value === '') return null;
-  const id = Number(value);
-  if (typeof value === 'boolean' || !Number.isSafeInteger(id) || id <= 0) {
-    throw new InvalidParameterError(parameter, `Parameter '${parameter}' must be a device group id (a positive integer)`);
-  }
-  return id;
-}
-
-function integer(parameter: string, value: string | number | boolean | null, min: number, max: number, hint: string): number {
-  const number = typeof value === 'boolean' || value === null || value === '' ? NaN : Number(value);
-  if (!Number.isInteger(number) || number < min || number > max) {
-    throw new InvalidParameterError(parameter, `Parameter '${parameter}' must be an integer between ${min} and ${max}${hint}`);
-  }
-  return number;
-}
-
-function bool(parameter: string, value: string | number | boolean | null): boolean {
-  if (typeof value === 'boolean') return value;
-  const text = String(value).toLowerCase();
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  throw new InvalidParameterError(parameter, `Parameter '${parameter}' must be true or false`);
-}
-
-const LANGUAGE_CODE = /^[a-z]{2,3}(?:[_-][A-Za-z]{2}|[_-]\d{3})?$/;
-
-function languageCode(value: string | number | boolean | null): string {
-  const text = typeof value === 'string' ? value.trim() : '';
-  if (!LANGUAGE_CODE.test(text)) {
-    throw new InvalidParameterError('deviceLanguageCode', `Parameter 'deviceLanguageCode' must be a locale such as en_US`);
-  }
-  return text.replace('-', '_');
-}
-
-function hookUrl(value: string | number | boolean | null): string | null {
-  const text = optionalText('hookURL', value);
-  if (text === null) return null;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new InvalidParameterError('hookURL', `Parameter 'hookURL' must be an http or https URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InvalidParameterError('hookURL', `Parameter 'hookURL' must be an http or https URL`);
-  }
-  return text;
-}
-
 /** Key/value parameters handed to tests as environment variables. */
 export interface ConfigParameter {
   readonly id: number;
@@ -235,11 +186,9 @@ export interface ConfigParameter {
   readonly value: string;
 }
 
-const PARAMETER_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-
 export function checkConfigParameter(input: { key?: string; value?: string }): { key: string; value: string } {
   const key = (input.key ?? '').trim();
-  if (!PARAMETER_KEY.test(key)) {
+  if (!ENV_NAME.test(key)) {
     throw new InvalidParameterError('key', `Parameter 'key' must be an environment variable name (letters, digits, _; not starting with a digit)`);
   }
   return { key, value: checkText('value', input.value ?? '', { maxLength: 4096 }) };

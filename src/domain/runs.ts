@@ -98,6 +98,18 @@ export interface DeviceRun {
   readonly autoRetriesLeftCount: number;
   readonly currentStep: StepType | null;
   readonly currentStepStartTime: number | null;
+  /** Why it ended as WARNING/TIMEOUT/ABORTED, or why its tests could not report. */
+  readonly failReason: string | null;
+  /** Retried: listed, but no longer counted in its run's figures. */
+  readonly superseded: boolean;
+  /** The agent holding it while it runs. */
+  readonly agentId: number | null;
+  readonly frameworkKind: string | null;
+  readonly retriedFromId: number | null;
+  /** The owner's plan priority when queued; higher goes first. */
+  readonly priority: number;
+  readonly serialGroup: number | null;
+  readonly singleGroup: number | null;
 }
 
 export function deviceRunDuration(run: Pick<DeviceRun, 'startTime' | 'endTime'>, now: number): number {
@@ -182,7 +194,7 @@ export function runStats(tallies: Iterable<StateTally>): RunStats {
 
 /** The same tallies from device runs already in memory (the project listing loads them anyway). */
 export function talliesOf(deviceRuns: Iterable<DeviceRun>): StateTally[] {
-  return [...deviceRuns].map((run) => ({
+  return [...deviceRuns].filter((run) => !run.superseded).map((run) => ({
     state: run.state,
     count: 1,
     testCaseAllCount: run.testCaseAllCount,

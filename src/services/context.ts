@@ -1,9 +1,35 @@
-/** What every use case receives: the store and a clock (injectable, so tests can move time). */
+/** What every use case receives: storage, a clock (injectable, so tests can move time), and limits. */
+import type { Notifier } from '../scheduler/notifier.ts';
+import type { BlobStore } from '../store/blobs.ts';
 import type { Store } from '../store/store.ts';
 
 export type Clock = () => number;
 
+export interface Limits {
+  /** Largest upload, bytes (413 beyond). */
+  readonly maxUploadBytes: number;
+  /** How long an agent's hold on a running device run lasts without a heartbeat. */
+  readonly leaseMs: number;
+  /** How often agents are asked to heartbeat. */
+  readonly heartbeatMs: number;
+  /** How long a claim request is held open when there is no work. */
+  readonly claimWaitMs: number;
+  /** Infrastructure failures in a row after which a device is taken out of service. */
+  readonly maxInfraFailures: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  maxUploadBytes: 4 * 1024 ** 3,
+  leaseMs: 60_000,
+  heartbeatMs: 5_000,
+  claimWaitMs: 25_000,
+  maxInfraFailures: 3,
+};
+
 export interface Context {
   readonly store: Store;
   readonly clock: Clock;
+  readonly blobs: BlobStore;
+  readonly notifier: Notifier;
+  readonly limits: Limits;
 }

@@ -14,6 +14,7 @@ import {
 import { runStats, talliesOf } from '../domain/runs.ts';
 import type { User } from '../domain/users.ts';
 import type { Context } from './context.ts';
+import { NOT_QUEUED, queueStatuses, waitingIds } from './queue-status.ts';
 import type { DeviceRunView, Page, ProjectView, RunView } from './views.ts';
 
 type ProjectField = keyof (typeof PROJECT_LIST)['fields'];
@@ -75,7 +76,8 @@ export function parseEmbedRuns(raw: unknown): number {
 
 /**
  * The project listing of seed §2: each project with its newest test runs and their device runs.
- * Seven statements whatever the page size: count, page, figures (2), runs, device runs, devices.
+ * A fixed number of statements whatever the page size: count, page, figures (2), runs, device
+ * runs, devices, and (when some runs wait) their queue standings with those devices and runs.
  */
 export async function listProjects(
   ctx: Context,
@@ -90,6 +92,7 @@ export async function listProjects(
   const runs = await store.testRuns.recentOf(projectIds, embedRuns);
   const deviceRuns = await store.deviceRuns.ofRuns(runs.map((record) => record.run.id));
   const devices = await store.devices.byIds(deviceRuns.map((deviceRun) => deviceRun.deviceId));
+  const queue = await queueStatuses(store, waitingIds(runs));
 
   const deviceRunsByRun = new Map<number, DeviceRunView[]>();
   for (const deviceRun of deviceRuns) {
@@ -101,7 +104,12 @@ export async function listProjects(
   for (const record of runs) {
     const children = deviceRunsByRun.get(record.run.id) ?? [];
     const list = runsByProject.get(record.run.projectId) ?? [];
-    list.push({ ...record, stats: runStats(talliesOf(children.map((child) => child.deviceRun))), deviceRuns: children });
+    list.push({
+      ...record,
+      stats: runStats(talliesOf(children.map((child) => child.deviceRun))),
+      queue: queue.get(record.run.id) ?? NOT_QUEUED,
+      deviceRuns: children,
+    });
     runsByProject.set(record.run.projectId, list);
   }
   return {

@@ -6,6 +6,7 @@ import type { User } from '../domain/users.ts';
 import type { Step } from '../store/device-runs.ts';
 import type { RunRecord } from '../store/test-runs.ts';
 import type { Context } from './context.ts';
+import { NOT_QUEUED, queueStatuses, waitingIds } from './queue-status.ts';
 import { requireProject } from './projects.ts';
 import type { DeviceRunView, Page, RunView } from './views.ts';
 
@@ -76,9 +77,12 @@ export async function deviceRunSteps(ctx: Context, user: User, id: number, scope
 }
 
 async function withStats(ctx: Context, records: readonly RunRecord[]): Promise<RunView[]> {
-  const tallies = await ctx.store.testRuns.tallies(records.map((record) => record.run.id));
-  return records.map((record) => ({ ...record, stats: runStats(tallies.get(record.run.id) ?? []) }));
+  const ids = records.map((record) => record.run.id);
+  const tallies = await ctx.store.testRuns.tallies(ids);
+  const queue = await queueStatuses(ctx.store, waitingIds(records));
+  return records.map((record) => ({ ...record, stats: runStats(tallies.get(record.run.id) ?? []), queue: queue.get(record.run.id) ?? NOT_QUEUED }));
 }
+
 
 async function withDevices(ctx: Context, deviceRuns: readonly DeviceRun[]): Promise<DeviceRunView[]> {
   const devices = await ctx.store.devices.byIds(deviceRuns.map((deviceRun) => deviceRun.deviceId));

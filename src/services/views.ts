@@ -7,6 +7,7 @@ import type { Project } from '../domain/projects.ts';
 import type { DeviceRun, RunStats } from '../domain/runs.ts';
 import type { ProjectFigures } from '../store/projects.ts';
 import type { RunRecord } from '../store/test-runs.ts';
+import type { QueueStatus } from './queue-status.ts';
 
 export interface Page<T> {
   readonly total: number;
@@ -20,6 +21,7 @@ export interface DeviceRunView {
 
 export interface RunView extends RunRecord {
   readonly stats: RunStats;
+  readonly queue: QueueStatus;
   /** Present when the caller asked for the device runs too (the project listing). */
   readonly deviceRuns?: readonly DeviceRunView[];
 }

@@ -1,8 +1,11 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-config-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('configuration', () => {
   it('has defaults for the local cloud', () => {
@@ -12,7 +15,7 @@ describe('configuration', () => {
   });
 
   it('takes a file, then the environment, then flags, each over the one before', () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dc-config-')), 'config.json');
+    const file = path.join(dir, 'layers.json');
     fs.writeFileSync(file, JSON.stringify({ port: 9000, flavour: 'public', host: '0.0.0.0' }));
     const config = loadConfig({ file, env: { DEVICECLOUD_PORT: '9001', DEVICECLOUD_FLAVOUR: 'enterprise' }, flags: { port: '9002' } });
     expect(config).toMatchObject({ port: 9002, flavour: 'enterprise', host: '0.0.0.0' });
@@ -34,7 +37,7 @@ describe('configuration', () => {
   });
 
   it('refuses unknown settings in a config file', () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dc-config-')), 'config.json');
+    const file = path.join(dir, 'unknown.json');
     fs.writeFileSync(file, JSON.stringify({ prot: 1 }));
     expect(() => loadConfig({ file, env: {} })).toThrow('unknown settings: prot');
   });

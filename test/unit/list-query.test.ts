@@ -46,8 +46,8 @@ describe('list query grammar', () => {
 
   it('parses several sort keys, field names in any case', () => {
     expect(parseListQuery({ sort: 'NAME_a:createTime_D' }, SPEC).sort).toEqual([
-      { field: 'name', direction: 'asc' },
-      { field: 'createTime', direction: 'desc' },
+      { field: 'name', direction: 'asc', caseInsensitive: true },
+      { field: 'createTime', direction: 'desc', caseInsensitive: false },
     ]);
   });
 

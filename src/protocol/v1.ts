@@ -1,0 +1,152 @@
+/**
+ * The agent ⇄ server protocol, version 1: plain JSON over HTTP, pulled by the agent like a CI
+ * runner. The agent says hello with its devices, long-polls claims for its idle devices,
+ * heartbeats (which renews the leases of its running device runs and tells it which to stop),
+ * reports steps, samples, artifacts and results, and reports each device clean again. Every
+ * report carries the device run's id and a sequence number, so a retried request is applied once.
+ * Both sides validate messages against these schemas.
+ */
+import Type, { type Static } from 'typebox';
+
+export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_PREFIX = '/agent/v1';
+
+const Id = Type.Integer({ minimum: 1 });
+
+export const DeviceReport = Type.Object({
+  serial: Type.String({ minLength: 1, maxLength: 200 }),
+  displayName: Type.String({ minLength: 1, maxLength: 200 }),
+  manufacturer: Type.String({ maxLength: 200 }),
+  osType: Type.Union([Type.Literal('ANDROID'), Type.Literal('IOS')]),
+  platform: Type.String({ maxLength: 100 }),
+  releaseVersion: Type.String({ maxLength: 50 }),
+  apiLevel: Type.Union([Type.Integer({ minimum: 0, maximum: 1000 }), Type.Null()]),
+  executionKinds: Type.Array(Type.String({ maxLength: 50 }), { maxItems: 20 }),
+});
+export type DeviceReport = Static<typeof DeviceReport>;
+
+export const HelloRequest = Type.Object({
+  protocol: Type.Integer(),
+  agentVersion: Type.String({ maxLength: 50 }),
+  hostname: Type.String({ maxLength: 255 }),
+  devices: Type.Array(DeviceReport, { maxItems: 1000 }),
+});
+export type HelloRequest = Static<typeof HelloRequest>;
+
+export const HelloResponse = Type.Object({
+  agentId: Id,
+  devices: Type.Array(Type.Object({ serial: Type.String(), deviceId: Id })),
+  heartbeatMs: Type.Integer(),
+  leaseMs: Type.Integer(),
+  claimWaitMs: Type.Integer(),
+});
+export type HelloResponse = Static<typeof HelloResponse>;
+
+export const HeartbeatRequest = Type.Object({
+  /** Device runs the agent is executing right now. */
+  running: Type.Array(Id, { maxItems: 1000 }),
+  /** Devices whose health check failed since the last heartbeat (taken offline until healthy). */
+  unhealthy: Type.Array(Type.Object({ deviceId: Id, reason: Type.String({ maxLength: 1000 }) }), { maxItems: 1000 }),
+});
+export type HeartbeatRequest = Static<typeof HeartbeatRequest>;
+
+/** Device runs the agent must stop (aborted by their user, or no longer its own). */
+export const StopList = Type.Object({ abort: Type.Array(Id) });
+export type StopList = Static<typeof StopList>;
+
+export const ClaimRequest = Type.Object({
+  /** Devices that are free and clean. */
+  deviceIds: Type.Array(Id, { maxItems: 1000 }),
+  running: Type.Array(Id, { maxItems: 1000 }),
+  /** How long the server may hold the request open without work. */
+  waitMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000 })),
+});
+export type ClaimRequest = Static<typeof ClaimRequest>;
+
+export const AssignedFile = Type.Object({
+  id: Id,
+  name: Type.String(),
+  action: Type.Union([Type.Literal('INSTALL'), Type.Literal('RUN_TEST'), Type.Literal('COPY_TO_DEVICE')]),
+  size: Type.Integer(),
+  sha256: Type.String(),
+  properties: Type.Record(Type.String(), Type.String()),
+  /** Path (under the protocol prefix) to download it from. */
+  url: Type.String(),
+});
+export type AssignedFile = Static<typeof AssignedFile>;
+
+export const Assignment = Type.Object({
+  deviceRunId: Id,
+  deviceId: Id,
+  kind: Type.String(),
+  timeoutSeconds: Type.Integer(),
+  locale: Type.String(),
+  launchApp: Type.Boolean(),
+  parameters: Type.Record(Type.String(), Type.String()),
+  credentials: Type.Union([Type.Object({ username: Type.String(), password: Type.String() }), Type.Null()]),
+  files: Type.Array(AssignedFile),
+});
+export type Assignment = Static<typeof Assignment>;
+
+export const ClaimResponse = Type.Object({
+  assignments: Type.Array(Assignment),
+  /** Device runs the agent says it runs that the server has ended: stop them. */
+  abort: Type.Array(Id),
+  /** Devices the agent calls free that the server still has busy with a device run the agent never received: clean them. */
+  clean: Type.Array(Id),
+});
+export type ClaimResponse = Static<typeof ClaimResponse>;
+
+export const StepReport = Type.Object({
+  type: Type.Union([
+    Type.Literal('PREPARING'),
+    Type.Literal('UNINSTALL'),
+    Type.Literal('INSTALL'),
+    Type.Literal('RUNNING'),
+    Type.Literal('SENDING_RESULTS'),
+    Type.Literal('PROCESSING_RESULTS'),
+  ]),
+  time: Type.Integer({ minimum: 0 }),
+  failReason: Type.Optional(Type.Union([Type.String({ maxLength: 4000 }), Type.Null()])),
+});
+
+export const SampleReport = Type.Object({
+  timestamp: Type.Integer({ minimum: 0 }),
+  cpuUsage: Type.Number({ minimum: 0, maximum: 1 }),
+  memUsage: Type.Number({ minimum: 0 }),
+  packageName: Type.Union([Type.String({ maxLength: 255 }), Type.Null()]),
+});
+
+export const ProgressReport = Type.Object({
+  seq: Type.Integer({ minimum: 1 }),
+  steps: Type.Array(StepReport, { maxItems: 100 }),
+  samples: Type.Array(SampleReport, { maxItems: 10_000 }),
+});
+export type ProgressReport = Static<typeof ProgressReport>;
+
+export const TestCaseReport = Type.Object({
+  suiteName: Type.Union([Type.String({ maxLength: 1000 }), Type.Null()]),
+  className: Type.String({ maxLength: 1000 }),
+  methodName: Type.String({ maxLength: 1000 }),
+  duration: Type.Number({ minimum: 0 }),
+  result: Type.Union([Type.Literal('PASSED'), Type.Literal('FAILED'), Type.Literal('SKIPPED')]),
+  errorMessage: Type.Union([Type.String({ maxLength: 100_000 }), Type.Null()]),
+  stacktrace: Type.Union([Type.String({ maxLength: 1_000_000 }), Type.Null()]),
+});
+
+export const ResultReport = Type.Object({
+  seq: Type.Integer({ minimum: 1 }),
+  outcome: Type.Union([Type.Literal('SUCCEEDED'), Type.Literal('FAILED'), Type.Literal('WARNING'), Type.Literal('TIMEOUT'), Type.Literal('ABORTED')]),
+  failReason: Type.Union([Type.String({ maxLength: 4000 }), Type.Null()]),
+  testCases: Type.Array(TestCaseReport, { maxItems: 100_000 }),
+});
+export type ResultReport = Static<typeof ResultReport>;
+
+export const ArtifactQuery = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  kind: Type.Union([Type.Literal('junit'), Type.Literal('log'), Type.Literal('screenshot'), Type.Literal('output'), Type.Literal('video')]),
+});
+export type ArtifactQuery = Static<typeof ArtifactQuery>;
+
+export const CleanedReport = Type.Object({ ok: Type.Boolean(), report: Type.String({ maxLength: 10_000 }) });
+export type CleanedReport = Static<typeof CleanedReport>;

@@ -1,0 +1,137 @@
+/**
+ * What agents report about the device runs they hold: steps and samples, artifacts, the result,
+ * and each device clean again. A report for a device run the agent does not hold (never had, or
+ * lost when its lease ran out) is refused with 409 and changes nothing.
+ */
+import type { Readable } from 'node:stream';
+import { ConflictError, NotFoundError, PayloadTooLargeError } from '../domain/errors.ts';
+import { isFinal, type DeviceRun } from '../domain/runs.ts';
+import type { ArtifactQuery, CleanedReport, ProgressReport, ResultReport } from '../protocol/v1.ts';
+import type { Agent } from '../store/agents.ts';
+import { BlobTooLargeError } from '../store/blobs.ts';
+import type { Store } from '../store/store.ts';
+import type { Context } from './context.ts';
+import type { Download } from './files.ts';
+import { type Wakeups, endDeviceRun, wake } from './run-lifecycle.ts';
+
+/** The device run, if this agent holds it and may still report on it. */
+async function requireHeld(store: Store, agent: Agent, deviceRunId: number): Promise<DeviceRun> {
+  const deviceRun = await store.deviceRuns.findById(deviceRunId);
+  if (deviceRun === undefined || deviceRun.agentId !== agent.id) {
+    throw new ConflictError(`Device run ${deviceRunId} is not held by this agent`);
+  }
+  // Results of a run the user aborted are still kept; a run given up on (lease lost) is not ours any more.
+  if (isFinal(deviceRun.state) && deviceRun.state !== 'ABORTED') {
+    throw new ConflictError(`Device run ${deviceRunId} already ended as ${deviceRun.state}; this agent no longer holds it`);
+  }
+  return deviceRun;
+}
+
+export async function reportProgress(ctx: Context, agent: Agent, deviceRunId: number, report: ProgressReport): Promise<{ abort: boolean }> {
+  return ctx.store.transaction(async (store) => {
+    const deviceRun = await requireHeld(store, agent, deviceRunId);
+    if (await store.deviceRuns.acceptSeq(deviceRunId, report.seq)) {
+      if (!isFinal(deviceRun.state)) {
+        for (const step of report.steps) await store.deviceRuns.recordStep(deviceRunId, step.type, step.time, step.failReason ?? null);
+      }
+      await store.results.addSamples(deviceRunId, report.samples);
+    }
+    return { abort: deviceRun.state === 'ABORTED' };
+  });
+}
+
+const TAG_OF_KIND: Readonly<Record<ArtifactQuery['kind'], string>> = {
+  junit: 'junit',
+  log: 'logs',
+  screenshot: 'screenshot',
+  output: 'output',
+  video: 'video',
+};
+
+const MIME_OF_EXTENSION: Readonly<Record<string, string>> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  xml: 'application/xml',
+  txt: 'text/plain',
+  log: 'text/plain',
+  json: 'application/json',
+  mp4: 'video/mp4',
+  zip: 'application/zip',
+};
+
+/** Stores an artifact; sending the same name again replaces it (the agent retried). */
+export async function storeArtifact(ctx: Context, agent: Agent, deviceRunId: number, query: ArtifactQuery, body: Readable): Promise<{ fileId: number }> {
+  const deviceRun = await requireHeld(ctx.store, agent, deviceRunId);
+  let blob;
+  try {
+    blob = await ctx.blobs.put(body, { maxBytes: ctx.limits.maxUploadBytes });
+  } catch (error) {
+    if (error instanceof BlobTooLargeError) throw new PayloadTooLargeError(`Artifact ${query.name} is larger than ${ctx.limits.maxUploadBytes} bytes`);
+    throw error;
+  }
+  const replaced = await ctx.store.files.deleteOutputNamed(deviceRunId, query.name);
+  const file = await ctx.store.files.insert({
+    userId: deviceRun.userId,
+    projectId: deviceRun.projectId,
+    deviceRunId,
+    name: query.name,
+    size: blob.size,
+    mimetype: MIME_OF_EXTENSION[query.name.toLowerCase().split('.').pop() ?? ''] ?? 'application/octet-stream',
+    sha256: blob.sha256,
+    blobKey: blob.key,
+    state: 'READY',
+    direction: 'OUTPUT',
+    inputType: null,
+    osType: null,
+    duplicate: false,
+    properties: {},
+    tags: [TAG_OF_KIND[query.kind]],
+    createTime: ctx.clock(),
+  });
+  for (const key of replaced) if (key !== blob.key && !(await ctx.store.files.blobInUse(key))) await ctx.blobs.delete(key);
+  return { fileId: file.id };
+}
+
+export async function reportResult(ctx: Context, agent: Agent, deviceRunId: number, report: ResultReport): Promise<{ state: string }> {
+  const now = ctx.clock();
+  const wakeups: Wakeups = new Set();
+  const state = await ctx.store.transaction(async (store) => {
+    const deviceRun = await requireHeld(store, agent, deviceRunId);
+    if (!(await store.deviceRuns.acceptSeq(deviceRunId, report.seq))) return deviceRun.state;
+    const infraFailure = report.outcome === 'WARNING';
+    await endDeviceRun(store, now, deviceRun, { state: report.outcome, failReason: report.failReason, testCases: report.testCases }, wakeups);
+    const streak = await store.devices.recordInfraOutcome(deviceRun.deviceId, infraFailure);
+    if (streak >= ctx.limits.maxInfraFailures) {
+      await store.devices.setState(deviceRun.deviceId, 'NOT_OPERATIONAL', `failed ${streak} device runs in a row for reasons outside the tests`);
+    } else {
+      await store.devices.setState(deviceRun.deviceId, 'CLEANING');
+    }
+    return (await store.deviceRuns.findById(deviceRunId))!.state;
+  });
+  wake(ctx, wakeups);
+  return { state };
+}
+
+export async function reportCleaned(ctx: Context, agent: Agent, deviceId: number, report: CleanedReport): Promise<{ state: string }> {
+  const device = await ctx.store.devices.findById(deviceId);
+  if (device === undefined || device.agentId !== agent.id) throw new NotFoundError('Device', deviceId);
+  // Taken out of service after repeated failures: cleaned, but it stays out until an operator acts.
+  if (device.state === 'NOT_OPERATIONAL') return { state: device.state };
+  if (!report.ok) {
+    await ctx.store.devices.setState(deviceId, 'NOT_OPERATIONAL', `cleaning failed: ${report.report}`.slice(0, 1000));
+    return { state: 'NOT_OPERATIONAL' };
+  }
+  await ctx.store.devices.setState(deviceId, 'IDLE');
+  return { state: 'IDLE' };
+}
+
+/** An input file of a device run the agent holds, for download. */
+export async function openAssignedFile(ctx: Context, agent: Agent, deviceRunId: number, fileId: number): Promise<Download> {
+  const deviceRun = await requireHeld(ctx.store, agent, deviceRunId);
+  const run = await ctx.store.testRuns.findById(deviceRun.testRunId);
+  const refs = (run?.config.files ?? []) as Array<{ id: number }>;
+  const file = refs.some((ref) => ref.id === fileId) ? (await ctx.store.files.byIds([fileId])).get(fileId) : undefined;
+  if (file === undefined) throw new NotFoundError('File', fileId);
+  return { file, stream: ctx.blobs.read(file.blobKey) };
+}

@@ -1,0 +1,160 @@
+/**
+ * The agent's side of scheduling: hello (register devices, recover from a restart), heartbeat
+ * (liveness, lease renewal, what to stop) and claims (the queue, long-polled).
+ */
+import type { Agent } from '../store/agents.ts';
+import { type Assignment, type ClaimRequest, type ClaimResponse, type HeartbeatRequest, type HelloRequest, type HelloResponse, PROTOCOL_PREFIX, PROTOCOL_VERSION, type StopList } from '../protocol/v1.ts';
+import { InvalidParameterError } from '../domain/errors.ts';
+import type { ExecutionKind } from '../domain/frameworks-kinds.ts';
+import type { FileAction } from '../domain/files.ts';
+import { agentTopic } from '../scheduler/notifier.ts';
+import type { Store } from '../store/store.ts';
+import type { Context } from './context.ts';
+import { type Wakeups, endDeviceRun, refreshRunState, wake } from './run-lifecycle.ts';
+
+export async function hello(ctx: Context, agent: Agent, request: HelloRequest): Promise<HelloResponse> {
+  if (request.protocol !== PROTOCOL_VERSION) {
+    throw new InvalidParameterError('protocol', `This server speaks agent protocol ${PROTOCOL_VERSION}; the agent speaks ${request.protocol}. Upgrade the older of the two.`);
+  }
+  const now = ctx.clock();
+  const wakeups: Wakeups = new Set();
+  const devices = await ctx.store.transaction(async (store) => {
+    await store.agents.seen(agent.id, now, { hostname: request.hostname, version: request.agentVersion });
+    // A (re)starting agent has lost whatever it was running: those device runs failed outside the tests.
+    for (const deviceRunId of await store.queue.heldBy(agent.id)) {
+      const deviceRun = await store.deviceRuns.findById(deviceRunId);
+      if (deviceRun) await endDeviceRun(store, now, deviceRun, { state: 'WARNING', failReason: 'the agent restarted while the device run was in progress', testCases: null }, wakeups);
+    }
+    const registered = [];
+    for (const report of request.devices) {
+      const device = await store.devices.upsertFromAgent(agent.id, { ...report, executionKinds: report.executionKinds as ExecutionKind[] }, now);
+      // Devices are cleaned by the agent before they take work; NOT_OPERATIONAL stays until an operator acts.
+      if (device.state !== 'NOT_OPERATIONAL') await store.devices.setState(device.id, 'CLEANING');
+      await store.devices.addToGroup((await publicGroupFor(store, device.osType, now)).id, [device.id]);
+      registered.push({ serial: report.serial, deviceId: device.id });
+    }
+    return registered;
+  });
+  wake(ctx, wakeups);
+  return { agentId: agent.id, devices, heartbeatMs: ctx.limits.heartbeatMs, leaseMs: ctx.limits.leaseMs, claimWaitMs: ctx.limits.claimWaitMs };
+}
+
+/** Every device is in the service's public group of its OS, so users always have a group to run on. */
+export const PUBLIC_GROUP_NAMES = { ANDROID: 'All Android devices', IOS: 'All iOS devices' } as const;
+
+async function publicGroupFor(store: Store, osType: 'ANDROID' | 'IOS', now: number) {
+  const existing = await store.devices.findPublicGroup(PUBLIC_GROUP_NAMES[osType], osType);
+  return existing ?? store.devices.insertGroup(null, PUBLIC_GROUP_NAMES[osType], osType, now);
+}
+
+/**
+ * While no server ran, agents could not report: on start, they get a full lease and heartbeat
+ * period before their device runs are given up, so a restarted server loses nothing that is
+ * still running on a device.
+ */
+export async function graceAfterStart(ctx: Context): Promise<void> {
+  const now = ctx.clock();
+  await ctx.store.transaction(async (store) => {
+    await store.agents.seenAll(now);
+    await store.queue.extendAllLeases(now + ctx.limits.leaseMs);
+  });
+}
+
+export async function heartbeat(ctx: Context, agent: Agent, request: HeartbeatRequest): Promise<StopList> {
+  const now = ctx.clock();
+  await ctx.store.agents.seen(agent.id, now);
+  await ctx.store.devices.setAgentOnline(agent.id, true, now);
+  for (const { deviceId } of request.unhealthy) {
+    const device = await ctx.store.devices.findById(deviceId);
+    if (device?.agentId === agent.id) await ctx.store.devices.setOnline(deviceId, false);
+  }
+  await ctx.store.queue.extendLeases(agent.id, request.running, now + ctx.limits.leaseMs);
+  return { abort: await ctx.store.queue.endedAmong(agent.id, request.running) };
+}
+
+/**
+ * Gives the agent's free devices their next device runs. Without work the request waits (up to
+ * `waitMs`) for a notification: new work for one of its devices, or an abort of one of its runs.
+ */
+export async function claim(ctx: Context, agent: Agent, request: ClaimRequest, signal: AbortSignal): Promise<ClaimResponse> {
+  // A wall-clock wait, not domain time: the clock of the context may be a test's.
+  const deadline = performance.now() + Math.min(request.waitMs ?? ctx.limits.claimWaitMs, ctx.limits.claimWaitMs);
+  for (;;) {
+    // Subscribe before looking, so that work created while we look is not missed.
+    const stopWaiting = new AbortController();
+    const stop = () => stopWaiting.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    const notified = ctx.notifier.wait(agentTopic(agent.id), Math.max(0, deadline - performance.now()), stopWaiting.signal);
+    try {
+      const assignments = await claimOnce(ctx, agent, request.deviceIds, request.running);
+      // This answer may never arrive (the agent hung up to claim again with more devices, or this
+      // server dies now). A newer claim of the agent that looked for undelivered work before this
+      // commit is waiting: wake it to look again.
+      if (assignments.length > 0) ctx.notifier.notify(agentTopic(agent.id));
+      const abort = await ctx.store.queue.endedAmong(agent.id, request.running);
+      const clean = await ctx.store.queue.releaseStranded(agent.id, request.deviceIds);
+      if (assignments.length > 0 || abort.length > 0 || clean.length > 0 || performance.now() >= deadline || signal.aborted) return { assignments, abort, clean };
+      await notified;
+    } finally {
+      stopWaiting.abort();
+      signal.removeEventListener('abort', stop);
+      await notified;
+    }
+  }
+}
+
+async function claimOnce(ctx: Context, agent: Agent, deviceIds: readonly number[], running: readonly number[]): Promise<Assignment[]> {
+  const now = ctx.clock();
+  await ctx.store.agents.seen(agent.id, now);
+  const assignments: Assignment[] = [];
+  // An agent whose previous claim it gave up on (or lost on the way) gets those device runs again.
+  for (const lost of await ctx.store.queue.undelivered(agent.id, deviceIds, running)) {
+    assignments.push(await buildAssignment(ctx.store, lost.id, lost.deviceId));
+  }
+  const taken = new Set(assignments.map((assignment) => assignment.deviceId));
+  for (const deviceId of deviceIds.filter((id) => !taken.has(id))) {
+    const assignment = await ctx.store.transaction(async (store) => {
+      const deviceRunId = await store.queue.claimNext(deviceId, agent.id, now, now + ctx.limits.leaseMs);
+      if (deviceRunId === undefined) return undefined;
+      await store.deviceRuns.recordStep(deviceRunId, 'PREPARING', now);
+      const deviceRun = (await store.deviceRuns.findById(deviceRunId))!;
+      for (const sibling of await store.queue.siblingsOfSingle(deviceRunId)) {
+        await store.deviceRuns.setState(sibling, 'EXCLUDED', ['WAITING'], { endTime: now, excludeReason: 'NO_DEVICE', failReason: 'the run used another device (scheduler SINGLE)' });
+      }
+      await refreshRunState(store, deviceRun.testRunId, now);
+      return buildAssignment(store, deviceRunId, deviceId);
+    });
+    if (assignment !== undefined) assignments.push(assignment);
+  }
+  return assignments;
+}
+
+async function buildAssignment(store: Store, deviceRunId: number, deviceId: number): Promise<Assignment> {
+  const deviceRun = (await store.deviceRuns.findById(deviceRunId))!;
+  const run = (await store.testRuns.findById(deviceRun.testRunId))!;
+  const config = run.config as {
+    files?: Array<{ id: number; action: FileAction }>;
+    testRunParameters?: Array<{ key: string; value: string }>;
+    deviceLanguageCode?: string;
+    launchApp?: boolean;
+    applicationUsername?: string | null;
+    applicationPassword?: string | null;
+  };
+  const refs = config.files ?? [];
+  const files = await store.files.byIds(refs.map((ref) => ref.id));
+  return {
+    deviceRunId,
+    deviceId,
+    kind: deviceRun.frameworkKind ?? 'server-side',
+    timeoutSeconds: deviceRun.timeLimit,
+    locale: config.deviceLanguageCode ?? 'en_US',
+    launchApp: config.launchApp ?? true,
+    parameters: Object.fromEntries((config.testRunParameters ?? []).map(({ key, value }) => [key, value])),
+    credentials: config.applicationUsername ? { username: config.applicationUsername, password: config.applicationPassword ?? '' } : null,
+    files: refs.flatMap((ref) => {
+      const file = files.get(ref.id);
+      if (file === undefined) return [];
+      return [{ id: file.id, name: file.name, action: ref.action, size: file.size, sha256: file.sha256, properties: { ...file.properties }, url: `${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/files/${file.id}` }];
+    }),
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * How device runs end and what follows: the run's own state (WAITING → RUNNING → FINISHED, always
+ * derived from its device runs), automatic retries of infrastructure failures, the hook when a
+ * run finishes, and the user's abort and retry. Callers pass a store already inside a transaction.
+ */
+import { InvalidParameterError } from '../domain/errors.ts';
+import { type DeviceRun, type DeviceRunState, type RetryState, isFinal, runStateOf } from '../domain/runs.ts';
+import type { TestCase } from '../domain/test-cases.ts';
+import { countTestCases } from '../domain/test-cases.ts';
+import { agentTopic } from '../scheduler/notifier.ts';
+import type { Store } from '../store/store.ts';
+import type { Context } from './context.ts';
+
+export interface DeviceRunEnding {
+  readonly state: Exclude<DeviceRunState, 'WAITING' | 'RUNNING' | 'FINISHING'>;
+  readonly failReason: string | null;
+  /** null keeps what was reported before (e.g. an abort before any results). */
+  readonly testCases: readonly TestCase[] | null;
+}
+
+/** Agents to wake after the transaction commits (new work, or runs to stop). */
+export type Wakeups = Set<number>;
+
+export function wake(ctx: Context, agents: Wakeups): void {
+  for (const agentId of agents) ctx.notifier.notify(agentTopic(agentId));
+}
+
+/**
+ * Ends a device run. A device run the user already ended (ABORTED) keeps its state, but results
+ * that arrive for it are kept: partial results are still results.
+ */
+export async function endDeviceRun(store: Store, now: number, deviceRun: DeviceRun, ending: DeviceRunEnding, wakeups: Wakeups): Promise<void> {
+  if (ending.testCases !== null) await store.results.replaceTestCases(deviceRun.id, ending.testCases);
+  const counts = ending.testCases === null ? null : countTestCases(ending.testCases);
+  await store.deviceRuns.finish(deviceRun.id, {
+    state: ending.state,
+    endTime: now,
+    counts: counts ?? { all: deviceRun.testCaseAllCount, passed: deviceRun.testCasePassedCount, failed: deviceRun.testCaseFailedCount, skipped: deviceRun.testCaseSkippedCount },
+    failReason: ending.failReason,
+  });
+  if (!isFinal(deviceRun.state) && ending.state === 'WARNING' && deviceRun.autoRetriesLeftCount > 0) {
+    await requeue(store, now, deviceRun, 'AUTO', deviceRun.autoRetriesLeftCount - 1, wakeups);
+  }
+  await refreshRunState(store, deviceRun.testRunId, now);
+}
+
+/** Queues a device run again as a new device session, superseding the old one. */
+async function requeue(store: Store, now: number, old: DeviceRun, retryState: RetryState, retriesLeft: number, wakeups: Wakeups): Promise<void> {
+  await store.deviceRuns.markSuperseded(old.id);
+  await store.deviceRuns.insert({
+    testRunId: old.testRunId,
+    projectId: old.projectId,
+    userId: old.userId,
+    deviceId: old.deviceId,
+    state: 'WAITING',
+    excludeReason: null,
+    createTime: now,
+    timeLimit: old.timeLimit,
+    retryState,
+    autoRetriesLeftCount: retriesLeft,
+    priority: old.priority,
+    frameworkKind: old.frameworkKind,
+    serialGroup: old.serialGroup,
+    singleGroup: old.singleGroup,
+    retriedFromId: old.id,
+  });
+  const device = await store.devices.findById(old.deviceId);
+  if (device?.agentId != null) wakeups.add(device.agentId);
+}
+
+/** Derives the run's state from its current device runs; a run that just finished fires its hook. */
+export async function refreshRunState(store: Store, testRunId: number, now: number): Promise<void> {
+  // Two device runs of one run ending at once on PostgreSQL would each see the other still running.
+  const run = await store.testRuns.findForUpdate(testRunId);
+  if (run === undefined) return;
+  const deviceRuns = await store.deviceRuns.currentOfRun(testRunId);
+  const state = runStateOf(deviceRuns.map((deviceRun) => deviceRun.state));
+  if (state === run.state && (state !== 'RUNNING' || run.startTime !== null)) return;
+  await store.testRuns.setState(testRunId, state, {
+    ...(state !== 'WAITING' && run.startTime === null && { startTime: now }),
+    endTime: state === 'FINISHED' ? now : null,
+  });
+  if (state === 'FINISHED' && run.state !== 'FINISHED') {
+    const hookUrl = await store.testRuns.hookUrlOf(testRunId);
+    if (hookUrl !== null) await store.hooks.enqueue(testRunId, hookUrl, now);
+  }
+}
+
+/** Aborts unfinished device runs: waiting ones at once, running ones too (their agents are told to stop). */
+export async function abortDeviceRuns(ctx: Context, deviceRuns: readonly DeviceRun[]): Promise<void> {
+  const now = ctx.clock();
+  const wakeups: Wakeups = new Set();
+  await ctx.store.transaction(async (store) => {
+    const runIds = new Set<number>();
+    for (const deviceRun of deviceRuns) {
+      if (isFinal(deviceRun.state)) continue;
+      const ended = await store.deviceRuns.setState(deviceRun.id, 'ABORTED', ['WAITING', 'RUNNING', 'FINISHING'], { endTime: now, failReason: 'aborted by the user' });
+      if (ended && deviceRun.agentId !== null) wakeups.add(deviceRun.agentId);
+      runIds.add(deviceRun.testRunId);
+    }
+    for (const runId of runIds) await refreshRunState(store, runId, now);
+  });
+  wake(ctx, wakeups);
+}
+
+/** Retries ended device runs as new device sessions (API.md: new ids, retryState MANUAL). */
+export async function retryDeviceRuns(ctx: Context, deviceRuns: readonly DeviceRun[]): Promise<void> {
+  for (const deviceRun of deviceRuns) {
+    if (deviceRun.superseded) throw new InvalidParameterError('deviceRunIds', `Device run ${deviceRun.id} was already retried; retry its newest session`);
+    if (!isFinal(deviceRun.state)) throw new InvalidParameterError('deviceRunIds', `Device run ${deviceRun.id} is still ${deviceRun.state}; only ended device runs can be retried`);
+    if (deviceRun.state === 'EXCLUDED') throw new InvalidParameterError('deviceRunIds', `Device run ${deviceRun.id} was excluded (${deviceRun.excludeReason}); it cannot run on that device`);
+  }
+  const now = ctx.clock();
+  const wakeups: Wakeups = new Set();
+  await ctx.store.transaction(async (store) => {
+    const runIds = new Set<number>();
+    for (const deviceRun of deviceRuns) {
+      await requeue(store, now, deviceRun, 'MANUAL', deviceRun.autoRetriesLeftCount, wakeups);
+      runIds.add(deviceRun.testRunId);
+    }
+    for (const runId of runIds) await refreshRunState(store, runId, now);
+  });
+  wake(ctx, wakeups);
+}
