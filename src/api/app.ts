@@ -5,17 +5,24 @@
  */
 import swagger from '@fastify/swagger';
 import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import type { Context } from '../services/context.ts';
+import { registerAgentProtocol } from './agent/routes.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import type { RouteSpec } from './route.ts';
 import { registerRoutes } from './routes-register.ts';
 import { deviceRoutes } from './routes/devices.ts';
+import { fileRoutes } from './routes/files.ts';
+import { frameworkRoutes } from './routes/frameworks.ts';
 import { infoRoutes } from './routes/info.ts';
 import { projectConfigRoutes } from './routes/project-config.ts';
 import { projectRoutes } from './routes/projects.ts';
+import { resultRoutes } from './routes/results.ts';
+import { runControlRoutes } from './routes/run-control.ts';
+import { runStartRoutes } from './routes/run-start.ts';
 import { runRoutes } from './routes/runs.ts';
 import { userRoutes } from './routes/users.ts';
 
@@ -43,6 +50,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }) as unknown as FastifyInstance;
 
   await app.register(formbody);
+  // Files are read part by part in the upload handlers; limits are set per request there.
+  await app.register(multipart);
   registerJsonParser(app);
   await app.register(swagger, {
     openapi: {
@@ -60,6 +69,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerErrorHandling(app);
 
   registerRoutes(app, routeTable(options), { ctx: options.ctx, publicUrl: options.publicUrl });
+  registerAgentProtocol(app, options.ctx);
 
   for (const url of ['/api/v2/openapi.json', '/api/openapi.json']) {
     app.get(url, { schema: { hide: true }, config: { access: 'anonymous' } }, async (_request, reply) =>
@@ -77,6 +87,11 @@ export function routeTable(info: { version: string; flavour: string }): RouteSpe
     ...runRoutes,
     ...projectConfigRoutes,
     ...deviceRoutes,
+    ...fileRoutes,
+    ...frameworkRoutes,
+    ...runStartRoutes,
+    ...runControlRoutes,
+    ...resultRoutes,
     ...infoRoutes({ version: info.version, flavour: info.flavour }),
   ];
 }

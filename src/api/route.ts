@@ -3,6 +3,7 @@
  * who may call it, the schema of its input and a handler that returns an outcome. The table is
  * registered by routes-register.ts, which adds the aliases, the 405 answers and the OpenAPI docs.
  */
+import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import type { User } from '../domain/users.ts';
@@ -12,7 +13,8 @@ import type { PresentContext } from './present/context.ts';
 import type { Rep } from './present/representation.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type Access = 'user' | 'anonymous' | 'admin';
+/** Who may call: signed-in users, anyone, admins, or device-host agents (agent protocol only). */
+export type Access = 'user' | 'anonymous' | 'admin' | 'agent';
 
 /** `/me/projects/:projectId/runs/:runId` → `{ projectId: number; runId: number }`. */
 export type PathParams<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
@@ -33,13 +35,28 @@ export interface Call<Params, Input, Who extends User | null> {
   listLinks(extra?: Readonly<Record<string, string>>): ListLinks;
 }
 
+export interface ByteAnswer {
+  readonly stream: Readable;
+  readonly contentType: string;
+  /** Known ahead, so clients see Content-Length (API.md: downloads keep their exact bytes). */
+  readonly length: number;
+  readonly fileName: string;
+  /** Images and text are shown in place; everything else is offered as a download. */
+  readonly inline: boolean;
+}
+
 export type Outcome =
   | { readonly kind: 'rep'; readonly status: number; readonly body: Rep }
-  | { readonly kind: 'empty'; readonly status: number };
+  | { readonly kind: 'empty'; readonly status: number }
+  | { readonly kind: 'bytes'; readonly status: number; readonly bytes: ByteAnswer }
+  | { readonly kind: 'text'; readonly status: number; readonly contentType: string; readonly text: string };
 
 export const ok = (body: Rep): Outcome => ({ kind: 'rep', status: 200, body });
 export const created = (body: Rep): Outcome => ({ kind: 'rep', status: 201, body });
 export const noContent = (): Outcome => ({ kind: 'empty', status: 204 });
+/** Binary downloads answer their bytes whatever Accept says (API.md §1). */
+export const bytes = (answer: ByteAnswer): Outcome => ({ kind: 'bytes', status: 200, bytes: answer });
+export const text = (contentType: string, body: string): Outcome => ({ kind: 'text', status: 200, contentType, text: body });
 
 export interface RouteSpec {
   readonly method: HttpMethod;
@@ -48,6 +65,8 @@ export interface RouteSpec {
   readonly tags: readonly string[];
   readonly access: Access;
   readonly input?: TSchema;
+  /** A multipart upload: the handler reads the file part from the request itself. */
+  readonly upload?: boolean;
   handle(call: Call<Record<string, number>, unknown, User | null>): Promise<Outcome>;
 }
 
@@ -61,6 +80,7 @@ export function route<const P extends string, A extends Access = 'user', S exten
   tags: readonly string[];
   access?: A;
   input?: S;
+  upload?: boolean;
   handle(call: Call<PathParams<P>, Static<S>, Caller<A>>): Promise<Outcome>;
 }): RouteSpec {
   return { ...spec, access: spec.access ?? 'user', handle: spec.handle as RouteSpec['handle'] };

@@ -81,13 +81,14 @@ function registerOne(app: FastifyInstance, spec: RouteSpec, url: string, documen
       summary: spec.summary,
       tags: [...spec.tags],
       hide: !documented,
-      ...(spec.input !== undefined && (carriesBody ? { body: spec.input } : { querystring: spec.input })),
+      ...(spec.input !== undefined && (carriesBody && !spec.upload ? { body: spec.input } : { querystring: spec.input })),
+      ...(spec.upload && { consumes: ['multipart/form-data'] }),
       ...(spec.access !== 'anonymous' && { security: [{ apiKey: [] }] }),
     },
     config: { access: spec.access },
-    preValidation: prepareInput(paramNames, carriesBody, arrayFields),
+    preValidation: prepareInput(paramNames, carriesBody && !spec.upload, arrayFields),
     handler: async (request, reply) => {
-      const input = carriesBody ? request.body : request.query;
+      const input = carriesBody && !spec.upload ? request.body : request.query;
       const present: PresentContext = { user: request.user, baseUrl: baseUrl(request, options.publicUrl), now: options.ctx.clock() };
       const outcome = await spec.handle({
         params: request.params as Record<string, number>,
@@ -101,9 +102,26 @@ function registerOne(app: FastifyInstance, spec: RouteSpec, url: string, documen
           return { selfURI: path.replace(/^\/api(\/v2)?/, ''), url: present.baseUrl + path, extra };
         },
       });
-      if (outcome.kind === 'empty') return reply.code(outcome.status).send();
-      const { contentType, payload } = encodeFor(request.headers.accept, outcome.body);
-      return reply.code(outcome.status).type(contentType).send(payload);
+      switch (outcome.kind) {
+        case 'empty':
+          return reply.code(outcome.status).send();
+        case 'text':
+          return reply.code(outcome.status).type(outcome.contentType).send(outcome.text);
+        case 'bytes': {
+          const answer = outcome.bytes;
+          const disposition = answer.inline ? 'inline' : 'attachment';
+          return reply
+            .code(outcome.status)
+            .type(answer.contentType)
+            .header('content-length', answer.length)
+            .header('content-disposition', `${disposition}; filename="${answer.fileName.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(answer.fileName)}`)
+            .send(answer.stream);
+        }
+        case 'rep': {
+          const { contentType, payload } = encodeFor(request.headers.accept, outcome.body);
+          return reply.code(outcome.status).type(contentType).send(payload);
+        }
+      }
     },
   });
 }

@@ -2,11 +2,18 @@
  * The server role: open and migrate the store, build the HTTP app, listen. `local` and `serve`
  * both start through here; `close()` stops accepting requests, then closes the database.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../api/app.ts';
 import { type Config, sqliteFile } from '../config.ts';
-import type { Context } from '../services/context.ts';
+import path from 'node:path';
+import { memoryNotifier, postgresNotifier } from '../scheduler/notifier.ts';
+import { startReaper } from '../scheduler/reaper.ts';
+import { graceAfterStart } from '../services/agent-session.ts';
+import { type Context, DEFAULT_LIMITS } from '../services/context.ts';
+import { directoryBlobStore } from '../store/blobs.ts';
 import { type Database, openDatabase } from '../store/db.ts';
 import { migrate } from '../store/migrations/index.ts';
 import { createStore } from '../store/store.ts';
@@ -18,6 +25,8 @@ export interface RunningServer {
   readonly ctx: Context;
   /** The URL the server answers at (the public URL when configured). */
   readonly url: string;
+  /** Where processes on this machine reach it directly (the embedded agent). */
+  readonly localUrl: string;
   close(): Promise<void>;
 }
 
@@ -29,11 +38,19 @@ export async function openStore(config: Config): Promise<{ database: Database; c
     await database.close();
     throw error;
   }
-  return { database, ctx: { store: createStore(database), clock: Date.now } };
+  const ctx: Context = {
+    store: createStore(database),
+    clock: Date.now,
+    blobs: directoryBlobStore(config.blobDir ?? path.join(config.dataDir, 'blobs')),
+    notifier: memoryNotifier(),
+    limits: { ...DEFAULT_LIMITS, maxUploadBytes: config.maxUploadBytes, leaseMs: config.leaseMs, heartbeatMs: config.heartbeatMs },
+  };
+  return { database, ctx };
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
-  const { database, ctx } = await openStore(config);
+  const opened = await openStore(config);
+  const { database } = opened;
   const logger = pino({
     level: config.logLevel,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
@@ -47,7 +64,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
     },
   });
   let app: FastifyInstance;
+  let connections: ReturnType<typeof trackConnections>;
+  let ctx = opened.ctx;
   try {
+    // Several servers on one PostgreSQL wake each other's waiting agents through LISTEN/NOTIFY.
+    if (config.databaseUrl !== undefined && database.dialect === 'postgres') {
+      ctx = { ...ctx, notifier: await postgresNotifier({ url: config.databaseUrl, schema: database.schema ?? 'public', db: database.db, log: (message) => logger.warn(message) }) };
+    }
     app = await buildApp({
       ctx,
       version: VERSION,
@@ -57,22 +80,68 @@ export async function startServer(config: Config): Promise<RunningServer> {
       trustProxy: config.trustProxy,
       logger,
     });
+    connections = trackConnections(app.server);
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
+    await ctx.notifier.close();
     await database.close();
     throw error;
   }
+  await graceAfterStart(ctx);
+  const reaper = startReaper({
+    ctx,
+    log: (message) => logger.warn(message),
+    intervalMs: Math.min(1000, config.heartbeatMs),
+    agentTtlMs: 3 * config.heartbeatMs,
+  });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const localUrl = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
   return {
     app,
     database,
     ctx,
-    url: config.publicUrl ?? `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`,
+    url: config.publicUrl ?? localUrl,
+    localUrl,
     close: async () => {
-      await app.close();
+      await reaper.stop();
+      await connections.drain(() => app.close());
+      await ctx.notifier.close();
       await database.close();
+    },
+  };
+}
+
+/**
+ * Closes the app gracefully: requests in flight finish, then their connections close. Node's own
+ * idle sweep misses keep-alive connections that become idle after `close()` began (a long poll
+ * answered on shutdown), which would hold the server open until their keep-alive timeout; this
+ * sweep follows every connection's requests itself. Whatever is still busy after `graceMs` is cut.
+ */
+function trackConnections(server: FastifyInstance['server']): { drain(close: () => Promise<void>, graceMs?: number): Promise<void> } {
+  const busy = new Map<Socket, number>();
+  server.on('connection', (socket: Socket) => {
+    busy.set(socket, 0);
+    socket.once('close', () => busy.delete(socket));
+  });
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket;
+    busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    response.once('close', () => busy.has(socket) && busy.set(socket, busy.get(socket)! - 1));
+  });
+  return {
+    async drain(close, graceMs = 10_000) {
+      const started = performance.now();
+      const sweep = setInterval(() => {
+        const late = performance.now() - started > graceMs;
+        for (const [socket, requests] of busy) if (late || requests === 0) socket.destroy();
+      }, 20);
+      try {
+        await close();
+      } finally {
+        clearInterval(sweep);
+      }
     },
   };
 }

@@ -5,6 +5,8 @@
 import type { DeviceOsType } from '../../src/domain/devices.ts';
 import type { Device, DeviceGroup } from '../../src/domain/devices.ts';
 import { type DeviceRunState, type TestRun, isFinal, runStateOf } from '../../src/domain/runs.ts';
+import { Readable } from 'node:stream';
+import type { UserFile } from '../../src/domain/files.ts';
 import type { Context } from '../../src/services/context.ts';
 
 export async function device(ctx: Context, name: string, osType: DeviceOsType = 'ANDROID'): Promise<Device> {
@@ -58,6 +60,11 @@ export async function run(
       timeLimit: 600,
       retryState: 'NONE',
       autoRetriesLeftCount: 0,
+      priority: 2,
+      frameworkKind: 'server-side',
+      serialGroup: null,
+      singleGroup: null,
+      retriedFromId: null,
     });
     if (isFinal(state) && state !== 'EXCLUDED') {
       const { passed, failed } = options.testCases ?? { passed: 0, failed: 0 };
@@ -71,4 +78,29 @@ export async function run(
   const runState = runStateOf(states);
   await ctx.store.testRuns.setState(testRun.id, runState, { endTime: runState === 'FINISHED' ? ctx.clock() : null });
   return { ...testRun, state: runState };
+}
+
+/** An input file record with bytes in the blob store, as an upload would leave it. */
+export async function file(
+  ctx: Context,
+  owner: { id: number },
+  spec: { name: string; inputType: 'APPLICATION' | 'TEST' | 'DATA'; osType?: 'ANDROID' | 'IOS' | null; properties?: Record<string, string>; bytes?: string },
+): Promise<UserFile> {
+  const blob = await ctx.blobs.put(Readable.from([Buffer.from(spec.bytes ?? `contents of ${spec.name}`)]), { maxBytes: 1e9 });
+  return ctx.store.files.insert({
+    userId: owner.id,
+    name: spec.name,
+    size: blob.size,
+    mimetype: 'application/octet-stream',
+    sha256: blob.sha256,
+    blobKey: blob.key,
+    state: 'READY',
+    direction: 'INPUT',
+    inputType: spec.inputType,
+    osType: spec.osType ?? null,
+    duplicate: false,
+    properties: spec.properties ?? {},
+    tags: [],
+    createTime: ctx.clock(),
+  });
 }

@@ -8,7 +8,12 @@ import type { FastifyInstance } from 'fastify';
 import { XMLParser } from 'fast-xml-parser';
 import { buildApp } from '../../src/api/app.ts';
 import type { Plan, Role, User } from '../../src/domain/users.ts';
-import type { Context } from '../../src/services/context.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { memoryNotifier } from '../../src/scheduler/notifier.ts';
+import { type Context, DEFAULT_LIMITS, type Limits } from '../../src/services/context.ts';
+import { directoryBlobStore } from '../../src/store/blobs.ts';
 import { createUser } from '../../src/services/users.ts';
 import { type Database, openDatabase } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrations/index.ts';
@@ -53,7 +58,10 @@ export interface Answer {
 
 export const START_TIME = Date.UTC(2026, 0, 15, 12, 0, 0);
 
-export async function createHarness(engine: Engine, options: { flavour?: string; publicUrl?: string } = {}): Promise<Harness> {
+export async function createHarness(
+  engine: Engine,
+  options: { flavour?: string; publicUrl?: string; limits?: Partial<Limits> } = {},
+): Promise<Harness> {
   const queries: string[] = [];
   const schema = engine === 'postgres' ? `${process.env.DEVICECLOUD_TEST_SCHEMA_PREFIX ?? 'dct_'}${randomBytes(6).toString('hex')}` : undefined;
   const database = await openDatabase({
@@ -65,7 +73,14 @@ export async function createHarness(engine: Engine, options: { flavour?: string;
   });
   await migrate(database);
   let now = START_TIME;
-  const ctx: Context = { store: createStore(database), clock: () => now };
+  const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-blobs-'));
+  const ctx: Context = {
+    store: createStore(database),
+    clock: () => now,
+    blobs: directoryBlobStore(blobDir),
+    notifier: memoryNotifier(),
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+  };
   const app = await buildApp({ ctx, version: 'test', flavour: options.flavour ?? 'private', publicUrl: options.publicUrl });
   await app.ready();
   let userCount = 0;
@@ -97,6 +112,7 @@ export async function createHarness(engine: Engine, options: { flavour?: string;
     async close() {
       await app.close();
       await database.close();
+      fs.rmSync(blobDir, { recursive: true, force: true });
       // The schema is dropped with the run's others by test/support/global-setup.ts.
     },
   };
@@ -139,4 +155,25 @@ const xmlParser = new XMLParser({ parseTagValue: false, trimValues: false, htmlE
 /** Parses an XML answer into nested objects (values stay text). */
 export function parseXml(text: string): any {
   return xmlParser.parse(text);
+}
+
+/** A multipart/form-data body with one file part (as curl -F file=@... sends it). */
+export function multipart(fileName: string, content: Buffer | string, field = 'file'): { body: Buffer; headers: Record<string, string> } {
+  const boundary = `----devicecloud${Math.random().toString(16).slice(2)}`;
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return { body: Buffer.concat([head, Buffer.isBuffer(content) ? content : Buffer.from(content), tail]), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+/** Uploads through inject (binary body), answering like `call`. */
+export async function upload(app: FastifyInstance, key: string, url: string, fileName: string, content: Buffer | string, options: { field?: string; cut?: number } = {}): Promise<Answer> {
+  const { body, headers } = multipart(fileName, content, options.field);
+  const payload = options.cut === undefined ? body : body.subarray(0, options.cut);
+  const response = await app.inject({
+    method: 'POST',
+    url,
+    payload,
+    headers: { ...headers, accept: 'application/json', authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` },
+  });
+  return { status: response.statusCode, headers: response.headers, text: response.body, body: response.body === '' ? undefined : JSON.parse(response.body) };
 }

@@ -7,12 +7,15 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ForbiddenError, UnauthorizedError } from '../../domain/errors.ts';
 import type { User } from '../../domain/users.ts';
 import type { Context } from '../../services/context.ts';
+import { authenticateAgent } from '../../services/agents.ts';
 import { authenticateApiKey } from '../../services/users.ts';
+import type { Agent } from '../../store/agents.ts';
 import type { Access } from '../route.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     user: User | null;
+    agent: Agent | null;
   }
   interface FastifyContextConfig {
     access?: Access;
@@ -23,9 +26,18 @@ export const REALM = 'devicecloud';
 
 export function registerAuth(app: FastifyInstance, ctx: Context): void {
   app.decorateRequest('user', null);
+  app.decorateRequest('agent', null);
   app.addHook('onRequest', async (request, reply) => {
     const access = request.routeOptions.config.access;
     if (access === undefined) return; // unknown route: the not-found handler answers
+    if (access === 'agent') {
+      request.agent = (await authenticateAgentRequest(ctx, request)) ?? null;
+      if (request.agent === null) {
+        reply.header('WWW-Authenticate', `Bearer realm="${REALM}-agents"`);
+        throw new UnauthorizedError('Agents authenticate with their token: Authorization: Bearer <token> (devicecloud admin create-agent-token)');
+      }
+      return;
+    }
     const user = await authenticate(ctx, request);
     if (user === 'bad') {
       reply.header('WWW-Authenticate', `Basic realm="${REALM}"`);
@@ -39,6 +51,12 @@ export function registerAuth(app: FastifyInstance, ctx: Context): void {
     }
     if (access === 'admin' && user.role !== 'ADMIN') throw new ForbiddenError('This operation needs the ADMIN role');
   });
+}
+
+async function authenticateAgentRequest(ctx: Context, request: FastifyRequest): Promise<Agent | undefined> {
+  const [scheme, token] = (request.headers.authorization ?? '').split(' ', 2);
+  if (scheme?.toLowerCase() !== 'bearer' || token === undefined) return undefined;
+  return authenticateAgent(ctx, token);
 }
 
 /** The caller, null when no credentials were sent, 'bad' when they were wrong. */

@@ -5,6 +5,7 @@ import {
   executionRatio,
   successRatio,
 } from '../../domain/runs.ts';
+import { frameworkById } from '../../domain/frameworks.ts';
 import type { RunView } from '../../services/views.ts';
 import { type PresentContext, userPath } from './context.ts';
 import { presentDeviceRun } from './device-run.ts';
@@ -25,7 +26,7 @@ export function presentTestRun(view: RunView, context: PresentContext): Rep {
     endTime: run.endTime,
     config: presentStoredConfig(run.config),
     frameworkId: run.frameworkId,
-    frameworkName: null,
+    frameworkName: run.frameworkId === null ? null : (frameworkById(run.frameworkId)?.name ?? null),
     osType: run.osType,
     deviceCount: stats.deviceCount,
     waitingDeviceCount: stats.waitingDeviceCount,
@@ -47,8 +48,8 @@ export function presentTestRun(view: RunView, context: PresentContext): Rep {
     startedById: run.startedById,
     startedByDisplayName: view.startedByEmail,
     userId: run.userId,
-    message: null,
-    queuePosition: null,
+    message: view.queue.message,
+    queuePosition: view.queue.position,
     uiLink: `${context.baseUrl}/#/projects/${run.projectId}/runs/${run.id}`,
     tags: [],
   };
@@ -64,7 +65,8 @@ const CONFIG_ITEM_KINDS: Readonly<Record<string, string>> = {
 
 /** The TestRunConfig a run was started with, as it was stored. */
 export function presentStoredConfig(config: Readonly<Record<string, unknown>>): Rep {
-  return rep('apiTestRunConfig', jsonFields(config, 'apiTestRunConfig'));
+  const { applicationPassword: _secret, ...shown } = config;
+  return rep('apiTestRunConfig', jsonFields(shown, 'apiTestRunConfig'));
 }
 
 function jsonFields(object: Readonly<Record<string, unknown>>, kind: string): Record<string, Value> {

@@ -5,7 +5,7 @@
 import { parseListQuery } from '../../domain/list-query.ts';
 import { DEVICE_RUN_LIST, RUN_LIST, legacyRunStatus } from '../../domain/runs.ts';
 import { deleteRun, deviceRunSteps, getDeviceRun, getRun, listDeviceRuns, listRuns } from '../../services/runs.ts';
-import { presentDeviceRun, presentDeviceSession, presentLegacyState, presentStep } from '../present/device-run.ts';
+import { presentDeviceRun, presentDeviceSession, presentLegacyState } from '../present/device-run.ts';
 import { presentList, presentWholeList } from '../present/list.ts';
 import { presentTestRun } from '../present/test-run.ts';
 import { type RouteSpec, noContent, ok, route } from '../route.ts';
@@ -108,14 +108,6 @@ export const runRoutes: readonly RouteSpec[] = [
       summary: 'Read a device session',
       tags: TAGS,
       handle: async ({ ctx, user, params, present }) => ok(presentDeviceSession(await getDeviceRun(ctx, user, params.deviceSessionId), present)),
-    }),
-    route({
-      method: 'GET',
-      path: `${path as '/device-sessions/:deviceSessionId'}/steps`,
-      summary: 'The step timeline of a device session',
-      tags: TAGS,
-      handle: async ({ ctx, user, params, listLinks }) =>
-        ok(presentWholeList((await deviceRunSteps(ctx, user, params.deviceSessionId)).map(presentStep), listLinks())),
     }),
   ]),
 ];

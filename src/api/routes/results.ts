@@ -1,0 +1,132 @@
+/**
+ * What a device session produced, under every path a client may use for it: the modern
+ * `device-sessions/{id}` and the legacy `runs/{rid}/device-runs/{id}`, top-level or nested.
+ */
+import { Readable } from 'node:stream';
+import Type from 'typebox';
+import { OUTPUT_TAGS } from '../../domain/files.ts';
+import { displayName } from '../../domain/runs.ts';
+import type { DeviceRunScope } from '../../services/runs.ts';
+import { deviceRunSteps, getDeviceRun, requireRun } from '../../services/runs.ts';
+import { logFiles, openOutput, outputFiles, performance, testCaseRuns } from '../../services/results.ts';
+import { fileAnswer } from '../downloads.ts';
+import { presentStep } from '../present/device-run.ts';
+import { presentFile } from '../present/file.ts';
+import { junitReport } from '../../results/junit-report.ts';
+import { presentWholeList } from '../present/list.ts';
+import { presentSamples, presentScreenshot, presentTestCaseRun } from '../present/results.ts';
+import { type RouteSpec, bytes, ok, route, text } from '../route.ts';
+
+const TAGS = ['Results'];
+
+const BASES = [
+  '/me/device-sessions/:deviceSessionId',
+  '/device-sessions/:deviceSessionId',
+  '/me/projects/:projectId/runs/:runId/device-sessions/:deviceSessionId',
+  '/me/projects/:projectId/runs/:runId/device-runs/:deviceRunId',
+  '/me/runs/:runId/device-runs/:deviceRunId',
+  '/runs/:runId/device-runs/:deviceRunId',
+] as const;
+type Base = '/me/projects/:projectId/runs/:runId/device-sessions/:deviceSessionId';
+
+interface SessionParams {
+  readonly deviceSessionId?: number;
+  readonly deviceRunId?: number;
+  readonly projectId?: number;
+  readonly runId?: number;
+}
+
+const idOf = (params: SessionParams) => (params.deviceSessionId ?? params.deviceRunId)!;
+const scopeOf = (params: SessionParams): DeviceRunScope => ({ projectId: params.projectId, runId: params.runId });
+
+export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
+  const path = base as Base;
+  return [
+    route({
+      method: 'GET',
+      path: `${path}/test-case-runs`,
+      summary: 'Test case results of a device session',
+      tags: TAGS,
+      handle: async ({ ctx, user, params, listLinks }) =>
+        ok(presentWholeList((await testCaseRuns(ctx, user, idOf(params), scopeOf(params))).map(presentTestCaseRun), listLinks())),
+    }),
+    route({
+      method: 'GET',
+      path: `${path}/performance`,
+      summary: 'CPU (0..1) and memory (KB) samples of the app under test: a plain JSON array',
+      tags: TAGS,
+      handle: async ({ ctx, user, params }) => ok(presentSamples(await performance(ctx, user, idOf(params), scopeOf(params)))),
+    }),
+    route({
+      method: 'GET',
+      path: `${path}/screenshots`,
+      summary: 'Screenshots of a device session',
+      tags: TAGS,
+      handle: async ({ ctx, user, params, present, listLinks }) => {
+        const files = await outputFiles(ctx, user, idOf(params), ['screenshot'], scopeOf(params));
+        return ok(presentWholeList(files.map((file) => presentScreenshot(file, present)), listLinks()));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: `${path}/screenshots/:fileId`,
+      summary: 'One screenshot: the image',
+      tags: TAGS,
+      handle: async ({ ctx, user, params }) => bytes(fileAnswer(await openOutput(ctx, user, idOf(params), params.fileId, scopeOf(params), 'screenshot'))),
+    }),
+    route({
+      method: 'GET',
+      path: `${path}/output-file-set/files`,
+      summary: `Output files (tags: ${OUTPUT_TAGS.join(', ')}; filter with tag[]=)`,
+      tags: TAGS,
+      input: Type.Object({ tag: Type.Optional(Type.Array(Type.String({ maxLength: 50 }), { maxItems: 20 })) }),
+      handle: async ({ ctx, user, params, input, present, listLinks }) => {
+        const files = await outputFiles(ctx, user, idOf(params), input.tag ?? [], scopeOf(params));
+        return ok(presentWholeList(files.map((file) => presentFile(file, present)), listLinks()));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: `${path}/output-file-set/files/:fileId/file`,
+      summary: 'Download one output file',
+      tags: TAGS,
+      handle: async ({ ctx, user, params }) => bytes(fileAnswer(await openOutput(ctx, user, idOf(params), params.fileId, scopeOf(params)))),
+    }),
+    route({
+      method: 'GET',
+      path: `${path}/logs`,
+      summary: 'The device session log (text)',
+      tags: TAGS,
+      handle: async ({ ctx, user, params }) => {
+        const logs = await logFiles(ctx, user, idOf(params), scopeOf(params));
+        const length = logs.reduce((sum, log) => sum + log.file.size, 0);
+        const stream = Readable.from(
+          (async function* () {
+            for (const log of logs) yield* log.stream;
+          })(),
+        );
+        return bytes({ stream, contentType: 'text/plain; charset=utf-8', length, fileName: `device-session-${idOf(params)}.log`, inline: true });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: `${path}/junit.xml`,
+      summary: 'The test cases as one JUnit XML report',
+      tags: TAGS,
+      handle: async ({ ctx, user, params }) => {
+        const view = await getDeviceRun(ctx, user, idOf(params), scopeOf(params));
+        const { run } = await requireRun(ctx, user, view.deviceRun.testRunId);
+        const cases = await testCaseRuns(ctx, user, view.deviceRun.id);
+        return text('application/xml; charset=utf-8', junitReport(`${displayName(run)} on ${view.device.displayName}`, cases, view.deviceRun.startTime));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: `${path}/steps`,
+      summary: 'The step timeline of a device session',
+      tags: TAGS,
+      handle: async ({ ctx, user, params, listLinks }) =>
+        ok(presentWholeList((await deviceRunSteps(ctx, user, idOf(params), scopeOf(params))).map(presentStep), listLinks())),
+    }),
+  ];
+});
