@@ -1,0 +1,153 @@
+/**
+ * The cases every driver must pass, whatever the devices behind it: the same suite runs on the
+ * virtual driver here and on the adb and iOS drivers against their protocol fakes. A driver
+ * supplies jobs for its own kinds of tests through `DriverFixtures`.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Driver, ExecutionContext, Job, PerformanceSample } from '../../src/agent/driver.ts';
+import type { StepType } from '../../src/domain/runs.ts';
+import { parseJUnit } from '../../src/results/junit.ts';
+import { extractZip } from '../../src/files/zip.ts';
+
+export type JobSpec = Pick<Job, 'kind' | 'app' | 'tests'> & Partial<Pick<Job, 'parameters' | 'timeoutSeconds'>>;
+
+export interface DriverFixtures {
+  /** Tests that pass, take a second or two, and report through JUnit or directly. */
+  passing(): Promise<JobSpec>;
+  /** Tests of which one fails. */
+  failing(): Promise<JobSpec>;
+  /** Tests that never end on their own. */
+  endless(): Promise<JobSpec>;
+  /** Tests that leave a trace on the device (an app, a file), and tests that fail if any trace is left. */
+  leavesTrace(): Promise<JobSpec>;
+  expectsClean(): Promise<JobSpec>;
+  /** A kind of test this driver cannot run. */
+  readonly unsupportedKind: Job['kind'];
+}
+
+export interface Recorder {
+  readonly context: ExecutionContext;
+  readonly steps: StepType[];
+  readonly samples: PerformanceSample[];
+}
+
+export function recorder(signal: AbortSignal = new AbortController().signal): Recorder {
+  const steps: StepType[] = [];
+  const samples: PerformanceSample[] = [];
+  return {
+    steps,
+    samples,
+    context: {
+      signal,
+      step: (type) => steps.push(type),
+      sample: (sample) => samples.push(sample),
+      unzip: async (zipPath, destDir) => {
+        await extractZip(zipPath, destDir);
+      },
+    },
+  };
+}
+
+export function describeDriverConformance(name: string, setup: () => Promise<{ driver: Driver; fixtures: DriverFixtures; cleanup(): Promise<void> }>): void {
+  describe(`driver conformance: ${name}`, () => {
+    let driver: Driver;
+    let fixtures: DriverFixtures;
+    let cleanup: () => Promise<void>;
+    let serial: string;
+    const workRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-conformance-'));
+    let jobs = 0;
+
+    beforeAll(async () => {
+      ({ driver, fixtures, cleanup } = await setup());
+      serial = (await driver.listDevices())[0]!.serial;
+    });
+    afterAll(async () => {
+      await driver.close();
+      await cleanup();
+      fs.rmSync(workRoot, { recursive: true, force: true });
+    });
+
+    const job = (spec: JobSpec): Job => {
+      jobs += 1;
+      const workDir = path.join(workRoot, String(jobs));
+      fs.mkdirSync(workDir, { recursive: true });
+      return { deviceRunId: jobs, serial, data: [], parameters: {}, timeoutSeconds: 60, locale: 'en_US', launchApp: true, credentials: null, workDir, ...spec };
+    };
+    const testCasesOf = (result: Awaited<ReturnType<Driver['execute']>>) =>
+      result.testCases ?? result.artifacts.filter((artifact) => artifact.kind === 'junit').flatMap((artifact) => parseJUnit(fs.readFileSync(artifact.path, 'utf8')));
+
+    it('lists its devices with what the server needs, under stable serials', async () => {
+      const first = await driver.listDevices();
+      const second = await driver.listDevices();
+      expect(first.length).toBeGreaterThan(0);
+      expect(second.map((device) => device.serial)).toEqual(first.map((device) => device.serial));
+      for (const device of first) {
+        expect(device).toMatchObject({ serial: expect.any(String), displayName: expect.any(String), manufacturer: expect.any(String), releaseVersion: expect.any(String) });
+        expect(['ANDROID', 'IOS']).toContain(device.osType);
+        expect(device.executionKinds.length).toBeGreaterThan(0);
+      }
+      expect(await driver.health(serial)).toEqual({ ok: true });
+    });
+
+    it('runs passing tests: COMPLETED, steps in order, results, samples, a log', async () => {
+      const { context, steps, samples } = recorder();
+      const result = await driver.execute(job(await fixtures.passing()), context);
+      expect(result.outcome).toBe('COMPLETED');
+      const cases = testCasesOf(result);
+      expect(cases.length).toBeGreaterThan(0);
+      expect(cases.every((testCase) => testCase.result === 'PASSED')).toBe(true);
+      const order = ['PREPARING', 'INSTALL', 'RUNNING'];
+      expect(steps.filter((step) => order.includes(step))).toEqual(order);
+      expect(samples.length).toBeGreaterThan(0);
+      expect(samples[0]).toMatchObject({ timestamp: expect.any(Number), cpuUsage: expect.any(Number), memUsage: expect.any(Number) });
+      expect(result.artifacts.some((artifact) => artifact.kind === 'log')).toBe(true);
+      for (const artifact of result.artifacts) expect(fs.existsSync(artifact.path)).toBe(true);
+      expect((await driver.clean(serial)).ok).toBe(true);
+    });
+
+    it('runs failing tests: COMPLETED, with the failure and its message', async () => {
+      const { context } = recorder();
+      const result = await driver.execute(job(await fixtures.failing()), context);
+      expect(result.outcome).toBe('COMPLETED');
+      const failed = testCasesOf(result).filter((testCase) => testCase.result === 'FAILED');
+      expect(failed).toHaveLength(1);
+      expect(failed[0]!.errorMessage).toBeTruthy();
+      expect((await driver.clean(serial)).ok).toBe(true);
+    });
+
+    it('refuses a kind of test it cannot run, as an infrastructure error', async () => {
+      const { context } = recorder();
+      const spec = await fixtures.passing();
+      const result = await driver.execute(job({ ...spec, kind: fixtures.unsupportedKind }), context);
+      expect(result.outcome).toBe('INFRA_ERROR');
+      expect(result.failReason).toBeTruthy();
+    });
+
+    it('stops promptly when aborted, keeping what it has', async () => {
+      const controller = new AbortController();
+      const { context } = recorder(controller.signal);
+      const running = driver.execute(job(await fixtures.endless()), context);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const started = Date.now();
+      controller.abort();
+      const result = await running;
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(result.outcome).toBe('STOPPED');
+      expect((await driver.clean(serial)).ok).toBe(true);
+    });
+
+    it('cleans a device so that the next run sees nothing of the previous one', async () => {
+      const traced = await driver.execute(job(await fixtures.leavesTrace()), recorder().context);
+      expect(traced.outcome).toBe('COMPLETED');
+      const report = await driver.clean(serial);
+      expect(report.ok, report.report).toBe(true);
+      const check = await driver.execute(job(await fixtures.expectsClean()), recorder().context);
+      expect(check.outcome).toBe('COMPLETED');
+      expect(testCasesOf(check).every((testCase) => testCase.result === 'PASSED'), JSON.stringify(testCasesOf(check))).toBe(true);
+      expect((await driver.clean(serial)).ok).toBe(true);
+    });
+  });
+}

@@ -1,0 +1,185 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildExamples } from '../../examples/build.ts';
+import type { Driver, Job, LocalFile } from '../../src/agent/driver.ts';
+import { LOG_LIMIT_BYTES } from '../../src/agent/drivers/virtual/server-side.ts';
+import { createVirtualDriver, defaultVirtualDevices } from '../../src/agent/drivers/virtual/index.ts';
+import { groupUsage } from '../../src/agent/drivers/virtual/process-tree.ts';
+import { inspectFile } from '../../src/files/inspect/index.ts';
+import { zip } from '../support/zips.ts';
+import { type DriverFixtures, type JobSpec, describeDriverConformance, recorder } from './conformance.ts';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-virtual-'));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+let examples: Record<string, string>;
+let app: LocalFile;
+
+beforeAll(async () => {
+  examples = await buildExamples(path.join(root, 'examples'));
+  app = { path: examples['sample-app.apk']!, name: 'sample-app.apk', properties: (await inspectFile(examples['sample-app.apk']!, 'sample-app.apk')).properties };
+});
+
+async function testPackage(name: string, script: string): Promise<LocalFile> {
+  const file = path.join(root, `${name}.zip`);
+  fs.writeFileSync(file, await zip([['run-tests.sh', script, 0o100755]]));
+  return { path: file, name: `${name}.zip`, properties: {} };
+}
+
+const junit = (cases: string) => `cat > "$OUTPUT_DIR/junit.xml" <<XML
+<testsuite name="s">${cases}</testsuite>
+XML
+`;
+
+const serverSide = async (name: string, script: string): Promise<JobSpec> => ({ kind: 'server-side', app, tests: await testPackage(name, script) });
+
+const fixtures: DriverFixtures = {
+  passing: async () => ({ kind: 'server-side', app, tests: { path: examples['tests-green.zip']!, name: 'tests-green.zip', properties: {} } }),
+  failing: async () => ({ kind: 'server-side', app, tests: { path: examples['tests-failing.zip']!, name: 'tests-failing.zip', properties: {} } }),
+  endless: () => serverSide('endless', 'while true; do sleep 0.1; done\n'),
+  leavesTrace: () => serverSide('trace', `echo secret > "$DEVICE_STORAGE/left-behind.txt"\n${junit('<testcase classname="c" name="trace"/>')}`),
+  expectsClean: () =>
+    serverSide(
+      'check',
+      `if [ -e "$DEVICE_STORAGE/left-behind.txt" ]; then r='<failure message="trace found"/>'; else r=''; fi
+${junit('<testcase classname="c" name="clean">$r</testcase>')}`,
+    ),
+  unsupportedKind: 'instrumentation',
+};
+
+describeDriverConformance('virtual', async () => {
+  const dataDir = fs.mkdtempSync(path.join(root, 'conformance-'));
+  return { driver: createVirtualDriver({ dataDir, devices: defaultVirtualDevices(1, 1) }), fixtures, cleanup: async () => undefined };
+});
+
+describe('virtual driver', () => {
+  let driver: Driver;
+  let dataDir: string;
+  let jobs = 0;
+  beforeAll(() => {
+    dataDir = fs.mkdtempSync(path.join(root, 'virtual-'));
+    driver = createVirtualDriver({ dataDir, devices: defaultVirtualDevices(2, 1) });
+  });
+  afterAll(() => driver.close());
+
+  const job = (spec: JobSpec & Partial<Job>): Job => {
+    jobs += 1;
+    const workDir = path.join(dataDir, 'work', String(jobs));
+    fs.mkdirSync(workDir, { recursive: true });
+    return { deviceRunId: jobs, serial: 'virtual-android-1', data: [], parameters: {}, timeoutSeconds: 60, locale: 'en_US', launchApp: true, credentials: null, workDir, ...spec };
+  };
+
+  it('offers realistic devices that run server-side tests and the crawler only', async () => {
+    const devices = await driver.listDevices();
+    expect(devices.map((device) => [device.serial, device.displayName, device.osType, device.releaseVersion])).toEqual([
+      ['virtual-android-1', 'Google Pixel 8', 'ANDROID', '14'],
+      ['virtual-android-2', 'Samsung Galaxy S24', 'ANDROID', '14'],
+      ['virtual-ios-1', 'Apple iPhone 15', 'IOS', '17.4'],
+    ]);
+    expect(devices[0]!.executionKinds).toEqual(['server-side', 'crawler']);
+  });
+
+  it('gives tests a small documented environment, without the agent\'s secrets', async () => {
+    process.env.DEVICECLOUD_AGENT_TOKEN = 'dca_should_never_leak_000000000000';
+    try {
+      const spec = await serverSide('env', `env | sort > "$OUTPUT_DIR/env.txt"\n${junit('<testcase classname="c" name="env"/>')}`);
+      const result = await driver.execute(job({ ...spec, parameters: { BASE_URL: 'https://staging', PATH: '/evil', 'bad-name': 'x' } }), recorder().context);
+      const env = fs.readFileSync(result.artifacts.find((artifact) => artifact.name === 'env.txt')!.path, 'utf8');
+      for (const name of ['DEVICE_NAME=Google Pixel 8', 'DEVICE_SERIAL=virtual-android-1', 'DEVICE_OS=ANDROID', 'DEVICE_OS_VERSION=14', 'DEVICE_API_LEVEL=34', 'APP_PACKAGE=com.devicecloud.sample', 'BASE_URL=https://staging', 'LOCALE=en_US']) {
+        expect(env).toContain(name);
+      }
+      expect(env).toMatch(/^APP_PATH=.*com\.devicecloud\.sample$/m);
+      expect(env).not.toContain('dca_should_never_leak');
+      expect(env).not.toContain('/evil');
+      expect(env).not.toContain('bad-name');
+    } finally {
+      delete process.env.DEVICECLOUD_AGENT_TOKEN;
+      await driver.clean('virtual-android-1');
+    }
+  });
+
+  it('caps the log of a script that floods its output, without hanging', async () => {
+    const spec = await serverSide('flood', `head -c ${LOG_LIMIT_BYTES + 5_000_000} /dev/zero | tr '\\0' 'x'\necho done >&2\n`);
+    const started = Date.now();
+    const result = await driver.execute(job(spec), recorder().context);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(result.outcome).toBe('COMPLETED');
+    const log = result.artifacts.find((artifact) => artifact.kind === 'log')!;
+    expect(fs.statSync(log.path).size).toBeLessThan(LOG_LIMIT_BYTES + 1000);
+    expect(fs.readFileSync(log.path, 'utf8').endsWith(`[log truncated after ${LOG_LIMIT_BYTES} bytes]\n`)).toBe(true);
+  });
+
+  it('kills the whole process group on abort, even children that ignore SIGTERM', async () => {
+    const spec = await serverSide('stubborn', `bash -c 'trap "" TERM; while true; do sleep 0.2; done' &\necho $! > "$OUTPUT_DIR/child.pid"\nwhile true; do sleep 0.2; done\n`);
+    const controller = new AbortController();
+    const running = driver.execute(job(spec), recorder(controller.signal).context);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    controller.abort();
+    const result = await running;
+    expect(result.outcome).toBe('STOPPED');
+    const pid = Number(fs.readFileSync(result.artifacts.find((artifact) => artifact.name === 'child.pid')!.path, 'utf8'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Dead, or a zombie that this container's init has not reaped yet.
+    const state = fs.existsSync(`/proc/${pid}/stat`) ? fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0] : 'gone';
+    expect(['gone', 'Z']).toContain(state);
+    await driver.clean('virtual-android-1');
+  });
+
+  it('stops, when cleaning, tests that a crashed agent left running on the device', async () => {
+    const spec = await serverSide('orphan', `echo $$ > "$DEVICE_STORAGE/leader.pid"\nwhile true; do sleep 0.2; done\n`);
+    const orphaned = driver.execute(job(spec), recorder().context);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const leader = Number(fs.readFileSync(path.join(dataDir, 'devices', 'virtual-android-1', 'storage', 'leader.pid'), 'utf8'));
+    expect(groupUsage(leader).processes).toBeGreaterThan(0);
+    // The agent that started them is gone; a new one, on the same data dir, cleans the device.
+    const successor = createVirtualDriver({ dataDir, devices: defaultVirtualDevices(2, 1) });
+    const cleaned = await successor.clean('virtual-android-1');
+    expect(cleaned).toMatchObject({ ok: true, report: expect.stringContaining('stopped tests left running by a previous agent') });
+    expect(groupUsage(leader).processes).toBe(0);
+    expect((await orphaned).exitCode).toBeNull();
+    expect((await successor.clean('virtual-android-1')).report).not.toContain('previous agent');
+  });
+
+  it('samples the CPU and memory of the whole tree, including what `timeout` moves to its own group', async () => {
+    expect(groupUsage(999_999_999)).toEqual({ ticks: 0, rssKb: 0, processes: 0 });
+    const spec = await serverSide('busy', `for i in 1 2; do (timeout 2.5 bash -c 'while :; do :; done' &) ; done; sleep 2.6\n${junit('<testcase classname="c" name="busy"/>')}`);
+    const { context, samples } = recorder();
+    await driver.execute(job(spec), context);
+    expect(samples.length).toBeGreaterThanOrEqual(1);
+    expect(Math.max(...samples.map((sample) => sample.cpuUsage))).toBeGreaterThan(0.3);
+    expect(Math.max(...samples.map((sample) => sample.memUsage))).toBeGreaterThan(1000);
+    await driver.clean('virtual-android-1');
+  });
+
+  it('crawls every declared activity, each a test case with a screenshot', async () => {
+    const result = await driver.execute(job({ kind: 'crawler', app, tests: null, credentials: { username: 'qa', password: 'secret' } }), recorder().context);
+    expect(result.outcome).toBe('COMPLETED');
+    expect(result.testCases!.map((testCase) => [testCase.methodName, testCase.result])).toEqual([
+      ['sign in', 'PASSED'],
+      ['launch com.devicecloud.sample.MainActivity', 'PASSED'],
+      ['launch com.devicecloud.sample.SettingsActivity', 'PASSED'],
+      ['launch com.devicecloud.sample.AboutActivity', 'PASSED'],
+    ]);
+    const shots = result.artifacts.filter((artifact) => artifact.kind === 'screenshot');
+    expect(shots).toHaveLength(4);
+    expect(fs.readFileSync(shots[1]!.path).subarray(1, 4).toString()).toBe('PNG');
+    await driver.clean('virtual-android-1');
+  });
+
+  it('crawls iOS screens, and says when an app declares none', async () => {
+    const ipaProps = (await inspectFile(examples['sample-app.ipa']!, 'sample-app.ipa')).properties;
+    const ios = await driver.execute(job({ serial: 'virtual-ios-1', kind: 'crawler', app: { path: examples['sample-app.ipa']!, name: 'sample-app.ipa', properties: ipaProps }, tests: null }), recorder().context);
+    expect(ios.testCases!.map((testCase) => testCase.methodName)).toEqual(['launch Home', 'launch Settings', 'launch About']);
+    const empty = await driver.execute(job({ kind: 'crawler', app: { ...app, properties: { package_name: 'x' } }, tests: null }), recorder().context);
+    expect(empty).toMatchObject({ outcome: 'COMPLETED', testCases: [], failReason: 'the app declares no activities to crawl' });
+  });
+
+  it('reports failed cleaning and an offline device through its test hooks', async () => {
+    const device = path.join(dataDir, 'devices', 'virtual-android-2');
+    fs.writeFileSync(path.join(device, 'fail-cleaning'), '');
+    expect(await driver.clean('virtual-android-2')).toMatchObject({ ok: false, report: expect.stringContaining('fail-cleaning') });
+    fs.writeFileSync(path.join(device, 'offline'), '');
+    expect(await driver.health('virtual-android-2')).toMatchObject({ ok: false });
+  });
+});
