@@ -1,9 +1,14 @@
 /**
  * The `devicecloud` command: parses the command line, starts the chosen role, and is the only
- * place that exits the process. Exit codes: 0 done, 1 failed, 3 bad usage or configuration.
+ * place that exits the process. Exit codes: 0 done, 1 failed (for `run`: tests failed), 2 the cloud
+ * failed (unreachable, 5xx, infrastructure errors), 3 bad usage or configuration (cli/cli-error.ts).
  */
 import { Command, CommanderError } from 'commander';
 import { registerAdminCommands } from './cli/admin-commands.ts';
+import { registerAgentCommand } from './cli/agent-command.ts';
+import { describeClientError } from './cli/cli-error.ts';
+import { registerClientCommands } from './cli/client-commands.ts';
+import { registerRunCommand } from './cli/run-command.ts';
 import { type Lifecycle, registerServerCommands } from './cli/server-commands.ts';
 import { ConfigError } from './config.ts';
 import { AppError } from './domain/errors.ts';
@@ -42,9 +47,23 @@ const program = new Command('devicecloud')
   .showHelpAfterError();
 registerServerCommands(program, lifecycle);
 registerAdminCommands(program, print);
+registerAgentCommand(program, lifecycle);
+registerRunCommand(program, process.stdout);
+registerClientCommands(program);
+program.addHelpText(
+  'after',
+  `
+Examples:
+  $ npm start                                   # devicecloud local: the whole cloud on this machine
+  $ devicecloud login --server http://127.0.0.1:8080 --api-key KEY
+  $ devicecloud run --app app.apk --tests tests.zip --group "All Android devices" --wait
+  $ devicecloud runs list --json`,
+);
 
 try {
   await program.parseAsync(process.argv);
+  // Client commands set their code; servers and agents stay up until a signal.
+  if (process.exitCode !== undefined) process.exit(process.exitCode);
 } catch (error) {
   process.exit(exitCodeOf(error));
 }
@@ -53,6 +72,11 @@ function exitCodeOf(error: unknown): number {
   if (error instanceof CommanderError) {
     // Help and version end here too, with code 0; commander has already printed the message.
     return error.exitCode === 0 ? 0 : EXIT_USAGE;
+  }
+  const client = describeClientError(error);
+  if (client !== undefined) {
+    process.stderr.write(`devicecloud: ${client.line}\n`);
+    return client.code;
   }
   if (error instanceof ConfigError) {
     process.stderr.write(`devicecloud: ${error.message}\n`);

@@ -4,6 +4,7 @@ import { checkEnum } from '../domain/text.ts';
 import { PLANS, ROLES, type User } from '../domain/users.ts';
 import { openStore } from '../server/start.ts';
 import type { Context } from '../services/context.ts';
+import { issueAgentToken } from '../services/agents.ts';
 import { createUser, findUser, setPlan, setRole } from '../services/users.ts';
 import { addStoreOptions, configFrom } from './options.ts';
 
@@ -54,6 +55,18 @@ export function registerAdminCommands(program: Command, print: (line: string) =>
       withStore(options, async (ctx) => {
         const user = await setRole(ctx, await findUser(ctx, options.user), checkEnum('role', options.role, ROLES));
         printUser(print, user, options.json === true);
+      }),
+    );
+
+  addStoreOptions(admin.command('create-agent-token'))
+    .description('Create an agent (one per device host) and print its token; for an existing name, replace the token')
+    .requiredOption('--name <name>', 'agent name, e.g. the host name')
+    .option('--json', 'print JSON')
+    .action(async (options) =>
+      withStore(options, async (ctx) => {
+        const { agent, token } = await issueAgentToken(ctx, options.name);
+        if (options.json === true) print(JSON.stringify({ id: agent.id, name: agent.name, token }));
+        else print(`Agent ${agent.id} (${agent.name}); its token (shown once):\n  ${token}`);
       }),
     );
 

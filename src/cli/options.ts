@@ -11,13 +11,17 @@ export function addStoreOptions(command: Command): Command {
 
 export function addServerOptions(command: Command): Command {
   return addStoreOptions(command)
+    .option('--blob-dir <dir>', 'where uploads and artifacts live, shared by all servers (env DEVICECLOUD_BLOB_DIR; default <data-dir>/blobs)')
     .option('--port <port>', 'port to listen on (env DEVICECLOUD_PORT; default 8080)')
     .option('--host <host>', 'address to listen on (env DEVICECLOUD_HOST; default 127.0.0.1)')
     .option('--public-url <url>', 'public base URL for links, may include a context path (env DEVICECLOUD_PUBLIC_URL)')
     .option('--flavour <flavour>', 'public, private or enterprise (env DEVICECLOUD_FLAVOUR; default private)')
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env DEVICECLOUD_LOG_LEVEL)')
     .option('--body-limit <bytes>', 'largest form or JSON body (env DEVICECLOUD_BODY_LIMIT)')
-    .option('--trust-proxy <bool>', 'trust X-Forwarded-* headers from a load balancer (env DEVICECLOUD_TRUST_PROXY)');
+    .option('--max-upload-bytes <bytes>', 'largest uploaded file (env DEVICECLOUD_MAX_UPLOAD_BYTES; default 4 GiB)')
+    .option('--trust-proxy <bool>', 'trust X-Forwarded-* headers from a load balancer (env DEVICECLOUD_TRUST_PROXY)')
+    .option('--heartbeat-ms <ms>', 'how often agents heartbeat (env DEVICECLOUD_HEARTBEAT_MS; default 5000)')
+    .option('--lease-ms <ms>', 'a silent agent loses its running device runs after this (env DEVICECLOUD_LEASE_MS; default 60000)');
 }
 
 export function configFrom(options: Record<string, string | undefined>, defaults?: Partial<Config>): Config {
@@ -29,12 +33,21 @@ export function configFrom(options: Record<string, string | undefined>, defaults
       port: options.port,
       host: options.host,
       dataDir: options.dataDir,
+      blobDir: options.blobDir,
       databaseUrl: options.databaseUrl,
       publicUrl: options.publicUrl,
       flavour: options.flavour,
       logLevel: options.logLevel,
       bodyLimit: options.bodyLimit,
+      maxUploadBytes: options.maxUploadBytes,
       trustProxy: options.trustProxy,
+      heartbeatMs: options.heartbeatMs,
+      leaseMs: options.leaseMs,
+      serverUrls: options.server,
+      agentToken: options.token,
+      driver: options.driver,
+      virtualDevices: options.devices,
+      virtualPrefix: options.serialPrefix,
     },
   };
   return loadConfig(sources);

@@ -2,7 +2,11 @@
 import type { Command } from 'commander';
 import { sqliteFile } from '../config.ts';
 import { DEMO_EMAIL, DEMO_PASSWORD, ensureDemoAccount } from '../services/demo-account.ts';
+import path from 'node:path';
+import { startAgent } from '../agent/agent.ts';
+import { createDriver } from '../agent/drivers/index.ts';
 import { type RunningServer, startServer } from '../server/start.ts';
+import { issueAgentToken } from '../services/agents.ts';
 import { addServerOptions, configFrom } from './options.ts';
 
 export interface Lifecycle {
@@ -13,17 +17,32 @@ export interface Lifecycle {
 
 export function registerServerCommands(program: Command, lifecycle: Lifecycle): void {
   addServerOptions(program.command('local'))
-    .description('Start the local cloud: server, SQLite under ./data, a demo account')
+    .description('Start the local cloud: server, an agent with virtual devices, SQLite under ./data, a demo account')
+    .option('--devices <n>', 'virtual devices of the embedded agent, two thirds Android (default 6)')
     .action(async (options) => {
       const config = configFrom(options, { logLevel: 'warn' });
       const server = await startServer(config);
       const demo = await ensureDemoAccount(server.ctx);
+      // The embedded agent speaks the same protocol as remote ones, over loopback.
+      const { token } = await issueAgentToken(server.ctx, 'local');
+      const agentDir = path.join(config.dataDir, 'agent');
+      const agent = startAgent({
+        serverUrls: [server.localUrl],
+        token,
+        driver: createDriver(config.driver, { dataDir: agentDir, virtualDevices: config.virtualDevices, virtualPrefix: config.virtualPrefix }),
+        dataDir: agentDir,
+        log: (message) => server.app.log.info(message),
+      });
+      await agent.ready;
       printBanner(lifecycle, server, config.databaseUrl === undefined ? sqliteFile(config) : server.database.location);
       lifecycle.print(`  Demo user   ${DEMO_EMAIL} / ${DEMO_PASSWORD}`);
       lifecycle.print(`  API key     ${demo.apiKey}`);
       lifecycle.print(`  Try         curl -u ${demo.apiKey}: ${server.url}/api/me`);
       lifecycle.print('');
-      lifecycle.untilSignal(server.close);
+      lifecycle.untilSignal(async () => {
+        await agent.stop();
+        await server.close();
+      });
     });
 
   addServerOptions(program.command('serve'))

@@ -38,7 +38,7 @@ export function startCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): 
   return {
     child,
     output: () => stdout + stderr,
-    waitFor(pattern, timeoutMs = 30_000) {
+    waitFor(pattern, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
         const started = Date.now();
         const check = () => {
