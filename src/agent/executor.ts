@@ -111,9 +111,9 @@ async function run(
   step('SENDING_RESULTS');
   const testCases = collectTestCases(result);
   const report = decide(result, testCases, stopReason());
-  await flush();
   clearInterval(flusher);
-  for (const artifact of result.artifacts) await upload(deps, id, artifact, policy);
+  // The step report and the artifacts go up together, a few artifacts at a time.
+  await Promise.all([flush(), uploadAll(deps, id, result.artifacts, policy)]);
   step('PROCESSING_RESULTS');
   await flush();
   try {
@@ -130,14 +130,16 @@ interface Input {
   readonly file: LocalFile;
 }
 
-/** Inputs are cached by checksum: the same app on many devices is fetched once per host. */
+/**
+ * Inputs are cached by checksum: the same app on many devices is fetched once per host. A cached
+ * file is only ever renamed into place after its checksum was verified, so it is trusted as is.
+ */
 async function download(deps: ExecutorDeps, assignment: Assignment, workDir: string, policy: RetryPolicy): Promise<Input[]> {
   const cacheDir = path.join(deps.dataDir, 'cache');
   await fs.promises.mkdir(cacheDir, { recursive: true });
-  const inputs: Input[] = [];
-  for (const file of assignment.files) {
+  return Promise.all(assignment.files.map(async (file): Promise<Input> => {
     const cached = path.join(cacheDir, file.sha256);
-    if (!fs.existsSync(cached) || (await sha256Of(cached)) !== file.sha256) {
+    if (!fs.existsSync(cached)) {
       const partial = `${cached}.${process.pid}.${assignment.deviceRunId}.part`;
       await deps.client.download(file.url, partial, policy);
       const actual = await sha256Of(partial);
@@ -148,10 +150,10 @@ async function download(deps: ExecutorDeps, assignment: Assignment, workDir: str
       await fs.promises.rename(partial, cached);
     }
     const local = path.join(workDir, 'inputs', `${file.id}-${path.basename(file.name)}`);
-    await fs.promises.copyFile(cached, local);
-    inputs.push({ action: file.action, file: { path: local, name: file.name, properties: file.properties } });
-  }
-  return inputs;
+    // A copy (a clone where the file system can), so that a test changing its input leaves the cache alone.
+    await fs.promises.copyFile(cached, local, fs.constants.COPYFILE_FICLONE);
+    return { action: file.action, file: { path: local, name: file.name, properties: file.properties } };
+  }));
 }
 
 async function sha256Of(filePath: string): Promise<string> {
@@ -198,6 +200,16 @@ export function decide(
   }
   if (result.exitCode !== null && result.exitCode !== 0) return outcome('FAILED', `the tests passed but run-tests.sh exited with code ${result.exitCode}`);
   return outcome('SUCCEEDED', null);
+}
+
+const PARALLEL_UPLOADS = 4;
+
+async function uploadAll(deps: ExecutorDeps, deviceRunId: number, artifacts: readonly Artifact[], policy: RetryPolicy): Promise<void> {
+  const queue = [...artifacts];
+  const worker = async () => {
+    for (let artifact = queue.shift(); artifact !== undefined; artifact = queue.shift()) await upload(deps, deviceRunId, artifact, policy);
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_UPLOADS, queue.length) }, worker));
 }
 
 async function upload(deps: ExecutorDeps, deviceRunId: number, artifact: Artifact, policy: RetryPolicy): Promise<void> {

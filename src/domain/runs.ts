@@ -223,9 +223,13 @@ export function successRatio(stats: RunStats): number {
 
 /** A run waits while every device run waits, and is finished when every device run is. */
 export function runStateOf(states: readonly DeviceRunState[]): TestRunState {
-  if (states.every(isFinal)) return 'FINISHED';
-  if (states.every((state) => state === 'WAITING' || state === 'EXCLUDED')) return 'WAITING';
-  return 'RUNNING';
+  return runStateFrom({ unfinished: !states.every(isFinal), started: !states.every((state) => state === 'WAITING' || state === 'EXCLUDED') });
+}
+
+/** The same from two facts about the current device runs (what the store answers without reading them all). */
+export function runStateFrom(progress: { readonly unfinished: boolean; readonly started: boolean }): TestRunState {
+  if (!progress.unfinished) return 'FINISHED';
+  return progress.started ? 'RUNNING' : 'WAITING';
 }
 
 export const RUN_LIST: ListSpec<'id' | 'number' | 'displayName' | 'state' | 'createTime' | 'startTime' | 'endTime'> = {

@@ -99,31 +99,37 @@ export async function reportResult(ctx: Context, agent: Agent, deviceRunId: numb
   const state = await ctx.store.transaction(async (store) => {
     const deviceRun = await requireHeld(store, agent, deviceRunId);
     if (!(await store.deviceRuns.acceptSeq(deviceRunId, report.seq))) return deviceRun.state;
-    const infraFailure = report.outcome === 'WARNING';
-    await endDeviceRun(store, now, deviceRun, { state: report.outcome, failReason: report.failReason, testCases: report.testCases }, wakeups);
-    const streak = await store.devices.recordInfraOutcome(deviceRun.deviceId, infraFailure);
-    if (streak >= ctx.limits.maxInfraFailures) {
-      await store.devices.setState(deviceRun.deviceId, 'NOT_OPERATIONAL', `failed ${streak} device runs in a row for reasons outside the tests`);
+    if (report.outcome !== 'WARNING') {
+      await store.devices.toCleaningAfterSuccess(deviceRun.deviceId);
     } else {
-      await store.devices.setState(deviceRun.deviceId, 'CLEANING');
+      const streak = await store.devices.recordInfraOutcome(deviceRun.deviceId, true);
+      if (streak >= ctx.limits.maxInfraFailures) {
+        await store.devices.setState(deviceRun.deviceId, 'NOT_OPERATIONAL', `failed ${streak} device runs in a row for reasons outside the tests`);
+      } else {
+        await store.devices.setState(deviceRun.deviceId, 'CLEANING');
+      }
     }
-    return (await store.deviceRuns.findById(deviceRunId))!.state;
+    // Last: it ends by locking the run (PostgreSQL), which is then held only until the commit.
+    await endDeviceRun(store, now, deviceRun, { state: report.outcome, failReason: report.failReason, testCases: report.testCases }, wakeups);
+    // A device run the user aborted stays ABORTED.
+    return isFinal(deviceRun.state) ? deviceRun.state : report.outcome;
   });
   wake(ctx, wakeups);
   return { state };
 }
 
 export async function reportCleaned(ctx: Context, agent: Agent, deviceId: number, report: CleanedReport): Promise<{ state: string }> {
+  if (report.ok) {
+    // One statement on the hot path; a device taken out of service after repeated failures stays out until an operator acts.
+    const state = await ctx.store.devices.toIdleAfterCleaning(deviceId, agent.id);
+    if (state === undefined) throw new NotFoundError('Device', deviceId);
+    return { state };
+  }
   const device = await ctx.store.devices.findById(deviceId);
   if (device === undefined || device.agentId !== agent.id) throw new NotFoundError('Device', deviceId);
-  // Taken out of service after repeated failures: cleaned, but it stays out until an operator acts.
   if (device.state === 'NOT_OPERATIONAL') return { state: device.state };
-  if (!report.ok) {
-    await ctx.store.devices.setState(deviceId, 'NOT_OPERATIONAL', `cleaning failed: ${report.report}`.slice(0, 1000));
-    return { state: 'NOT_OPERATIONAL' };
-  }
-  await ctx.store.devices.setState(deviceId, 'IDLE');
-  return { state: 'IDLE' };
+  await ctx.store.devices.setState(deviceId, 'NOT_OPERATIONAL', `cleaning failed: ${report.report}`.slice(0, 1000));
+  return { state: 'NOT_OPERATIONAL' };
 }
 
 /** An input file of a device run the agent holds, for download. */

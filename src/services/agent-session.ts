@@ -6,11 +6,12 @@ import type { Agent } from '../store/agents.ts';
 import { type Assignment, type ClaimRequest, type ClaimResponse, type HeartbeatRequest, type HelloRequest, type HelloResponse, PROTOCOL_PREFIX, PROTOCOL_VERSION, type StopList } from '../protocol/v1.ts';
 import { InvalidParameterError } from '../domain/errors.ts';
 import type { ExecutionKind } from '../domain/frameworks-kinds.ts';
-import type { FileAction } from '../domain/files.ts';
+import type { DeviceRun, TestRun } from '../domain/runs.ts';
+import type { FileAction, UserFile } from '../domain/files.ts';
 import { agentTopic } from '../scheduler/notifier.ts';
 import type { Store } from '../store/store.ts';
 import type { Context } from './context.ts';
-import { type Wakeups, endDeviceRun, refreshRunState, wake } from './run-lifecycle.ts';
+import { type Wakeups, endDeviceRun, wake } from './run-lifecycle.ts';
 
 export async function hello(ctx: Context, agent: Agent, request: HelloRequest): Promise<HelloResponse> {
   if (request.protocol !== PROTOCOL_VERSION) {
@@ -107,31 +108,43 @@ async function claimOnce(ctx: Context, agent: Agent, deviceIds: readonly number[
   const now = ctx.clock();
   await ctx.store.agents.seen(agent.id, now);
   const assignments: Assignment[] = [];
+  // Devices of one claim mostly take device runs of the same run: its config and files are read once.
+  const inputs: RunInputsCache = new Map();
   // An agent whose previous claim it gave up on (or lost on the way) gets those device runs again.
   for (const lost of await ctx.store.queue.undelivered(agent.id, deviceIds, running)) {
-    assignments.push(await buildAssignment(ctx.store, lost.id, lost.deviceId));
+    assignments.push(await buildAssignment(ctx.store, (await ctx.store.deviceRuns.findById(lost.id))!, inputs));
   }
   const taken = new Set(assignments.map((assignment) => assignment.deviceId));
   for (const deviceId of deviceIds.filter((id) => !taken.has(id))) {
     const assignment = await ctx.store.transaction(async (store) => {
-      const deviceRunId = await store.queue.claimNext(deviceId, agent.id, now, now + ctx.limits.leaseMs);
-      if (deviceRunId === undefined) return undefined;
-      await store.deviceRuns.recordStep(deviceRunId, 'PREPARING', now);
-      const deviceRun = (await store.deviceRuns.findById(deviceRunId))!;
-      for (const sibling of await store.queue.siblingsOfSingle(deviceRunId)) {
-        await store.deviceRuns.setState(sibling, 'EXCLUDED', ['WAITING'], { endTime: now, excludeReason: 'NO_DEVICE', failReason: 'the run used another device (scheduler SINGLE)' });
+      const deviceRun = await store.queue.claimNext(deviceId, agent.id, now, now + ctx.limits.leaseMs);
+      if (deviceRun === undefined) return undefined;
+      await store.deviceRuns.appendStep(deviceRun.id, 'PREPARING', now);
+      if (deviceRun.singleGroup !== null) {
+        for (const sibling of await store.queue.siblingsOfSingle(deviceRun.id)) {
+          await store.deviceRuns.setState(sibling, 'EXCLUDED', ['WAITING'], { endTime: now, excludeReason: 'NO_DEVICE', failReason: 'the run used another device (scheduler SINGLE)' });
+        }
       }
-      await refreshRunState(store, deviceRun.testRunId, now);
-      return buildAssignment(store, deviceRunId, deviceId);
+      await store.testRuns.markStarted(deviceRun.testRunId, now);
+      return buildAssignment(store, deviceRun, inputs);
     });
     if (assignment !== undefined) assignments.push(assignment);
   }
   return assignments;
 }
 
-async function buildAssignment(store: Store, deviceRunId: number, deviceId: number): Promise<Assignment> {
-  const deviceRun = (await store.deviceRuns.findById(deviceRunId))!;
-  const run = (await store.testRuns.findById(deviceRun.testRunId))!;
+type RunInputsCache = Map<number, Promise<{ run: TestRun; files: Map<number, UserFile> }>>;
+
+async function runInputs(store: Store, testRunId: number) {
+  const run = (await store.testRuns.findById(testRunId))!;
+  const refs = ((run.config as { files?: Array<{ id: number }> }).files ?? []).map((ref) => ref.id);
+  return { run, files: await store.files.byIds(refs) };
+}
+
+async function buildAssignment(store: Store, deviceRun: DeviceRun, cache: RunInputsCache): Promise<Assignment> {
+  const { id: deviceRunId, deviceId } = deviceRun;
+  if (!cache.has(deviceRun.testRunId)) cache.set(deviceRun.testRunId, runInputs(store, deviceRun.testRunId));
+  const { run, files } = await cache.get(deviceRun.testRunId)!;
   const config = run.config as {
     files?: Array<{ id: number; action: FileAction }>;
     testRunParameters?: Array<{ key: string; value: string }>;
@@ -141,7 +154,6 @@ async function buildAssignment(store: Store, deviceRunId: number, deviceId: numb
     applicationPassword?: string | null;
   };
   const refs = config.files ?? [];
-  const files = await store.files.byIds(refs.map((ref) => ref.id));
   return {
     deviceRunId,
     deviceId,

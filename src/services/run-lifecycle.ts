@@ -4,7 +4,7 @@
  * run finishes, and the user's abort and retry. Callers pass a store already inside a transaction.
  */
 import { InvalidParameterError } from '../domain/errors.ts';
-import { type DeviceRun, type DeviceRunState, type RetryState, isFinal, runStateOf } from '../domain/runs.ts';
+import { type DeviceRun, type DeviceRunState, type RetryState, isFinal, runStateFrom } from '../domain/runs.ts';
 import type { TestCase } from '../domain/test-cases.ts';
 import { countTestCases } from '../domain/test-cases.ts';
 import { agentTopic } from '../scheduler/notifier.ts';
@@ -30,7 +30,11 @@ export function wake(ctx: Context, agents: Wakeups): void {
  * that arrive for it are kept: partial results are still results.
  */
 export async function endDeviceRun(store: Store, now: number, deviceRun: DeviceRun, ending: DeviceRunEnding, wakeups: Wakeups): Promise<void> {
-  if (ending.testCases !== null) await store.results.replaceTestCases(deviceRun.id, ending.testCases);
+  if (ending.testCases !== null) {
+    // The counts mirror the stored test cases: none stored means nothing to replace.
+    if (deviceRun.testCaseAllCount > 0) await store.results.deleteTestCases(deviceRun.id);
+    await store.results.insertTestCases(deviceRun.id, ending.testCases);
+  }
   const counts = ending.testCases === null ? null : countTestCases(ending.testCases);
   await store.deviceRuns.finish(deviceRun.id, {
     state: ending.state,
@@ -73,8 +77,7 @@ export async function refreshRunState(store: Store, testRunId: number, now: numb
   // Two device runs of one run ending at once on PostgreSQL would each see the other still running.
   const run = await store.testRuns.findForUpdate(testRunId);
   if (run === undefined) return;
-  const deviceRuns = await store.deviceRuns.currentOfRun(testRunId);
-  const state = runStateOf(deviceRuns.map((deviceRun) => deviceRun.state));
+  const state = runStateFrom(await store.deviceRuns.progressOfRun(testRunId));
   if (state === run.state && (state !== 'RUNNING' || run.startTime !== null)) return;
   await store.testRuns.setState(testRunId, state, {
     ...(state !== 'WAITING' && run.startTime === null && { startTime: now }),

@@ -30,8 +30,8 @@ export interface DatabaseOptions {
   /** PostgreSQL only: use (and create) this schema, so that tests can share one database. */
   readonly pgSchema?: string;
   readonly pgPoolSize?: number;
-  /** Called for every executed statement (tests count queries with it). */
-  readonly onQuery?: (sql: string) => void;
+  /** Called for every executed statement (tests count queries with it, benchmarks time them). */
+  readonly onQuery?: (sql: string, durationMs: number) => void;
 }
 
 export function isPostgresUrl(url: string): boolean {
@@ -39,7 +39,7 @@ export function isPostgresUrl(url: string): boolean {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  const log = options.onQuery ? (event: LogEvent) => options.onQuery!(event.query.sql) : undefined;
+  const log = options.onQuery ? (event: LogEvent) => options.onQuery!(event.query.sql, event.queryDurationMillis) : undefined;
   if (options.databaseUrl !== undefined && isPostgresUrl(options.databaseUrl)) {
     return openPostgres(options.databaseUrl, options, log);
   }
@@ -53,8 +53,34 @@ function openSqlite(file: string, log: ((event: LogEvent) => void) | undefined):
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Tables>({ dialect: new ImmediateSqliteDialect({ database: sqlite }), log });
+  const db = new Kysely<Tables>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }), log });
   return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares every statement anew; SQLite spends as long preparing our short statements as
+ * running them. The store's SQL is a bounded set of texts (values are parameters), so each is
+ * prepared once. Statements are only ever run to completion (`all`/`run`), so sharing one is safe.
+ */
+function withStatementCache(sqlite: BetterSqlite3.Database, limit = 500): BetterSqlite3.Database {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  const prepare = (source: string) => {
+    let statement = cache.get(source);
+    if (statement === undefined) {
+      statement = sqlite.prepare(source);
+      // SQL built with inline lists (e.g. long IN lists) could grow the set: keep the newest.
+      if (cache.size >= limit) cache.delete(cache.keys().next().value!);
+      cache.set(source, statement);
+    }
+    return statement;
+  };
+  return new Proxy(sqlite, {
+    get: (target, property) => {
+      if (property === 'prepare') return prepare;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 /**
@@ -106,6 +132,20 @@ async function openPostgres(
   });
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), log });
   return { db, dialect: 'postgres', schema: schema ?? 'public', location: redactUrl(url), close: () => db.destroy() };
+}
+
+/** Whether a PostgreSQL server answers at `url` (tests and benchmarks skip their PostgreSQL half when not). */
+export async function postgresAnswers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 /** A database URL without its password, for messages and logs. */

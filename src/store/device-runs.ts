@@ -1,5 +1,5 @@
 /** Device runs (the legacy "device run" and the modern "device session" are one row) and their steps. */
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ListQuery } from '../domain/list-query.ts';
 import type { DeviceRun, DeviceRunState, ExcludeReason, RetryState, StepType } from '../domain/runs.ts';
 import type { Dialect } from './db.ts';
@@ -53,6 +53,11 @@ export interface Step {
 export type DeviceRunsStore = ReturnType<typeof deviceRunsStore>;
 
 export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
+  async function appendStep(id: number, type: StepType, time: number, failReason: string | null = null): Promise<void> {
+    await db.updateTable('device_run_steps').set({ finish_time: time }).where('device_run_id', '=', id).where('finish_time', 'is', null).execute();
+    await db.insertInto('device_run_steps').values({ device_run_id: id, type, start_time: time, fail_reason: failReason }).execute();
+  }
+
   return {
     async insert(run: NewDeviceRun): Promise<DeviceRun> {
       const row = await db
@@ -94,6 +99,19 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
     },
 
     /** Device runs of a run that still count (retried ones are superseded). */
+    /**
+     * Whether a run's current device runs are not all final, and whether any has started: what
+     * decides the run's state, answered from the index in one statement however large the run.
+     */
+    async progressOfRun(testRunId: number): Promise<{ unfinished: boolean; started: boolean }> {
+      const current = (states: readonly DeviceRunState[], negate: boolean) =>
+        sql<number>`EXISTS (SELECT 1 FROM device_runs WHERE test_run_id = ${testRunId} AND superseded = 0 AND state ${sql.raw(negate ? 'NOT IN' : 'IN')} (${sql.join(states)}))`;
+      const row = await db
+        .selectNoFrom([current(['WAITING', 'RUNNING', 'FINISHING'], false).as('unfinished'), current(['WAITING', 'EXCLUDED'], true).as('started')])
+        .executeTakeFirstOrThrow();
+      return { unfinished: Boolean(row.unfinished), started: Boolean(row.started) };
+    },
+
     async currentOfRun(testRunId: number): Promise<DeviceRun[]> {
       const rows = await db.selectFrom('device_runs').selectAll().where('test_run_id', '=', testRunId).where('superseded', '=', 0).orderBy('id').execute();
       return rows.map(toDeviceRun);
@@ -103,12 +121,14 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
      * Moves a device run to a new step: closes the open step, opens the new one. INSTALL records
      * the install time; SENDING_RESULTS means the run is FINISHING.
      */
+    /** The step timeline alone: closes the open step, opens `type` (the caller sets current_step). */
+    appendStep,
+
     async recordStep(id: number, type: StepType, time: number, failReason: string | null = null): Promise<void> {
       // The server opens PREPARING at the claim and the driver may report it again: one step.
       const current = await db.selectFrom('device_runs').select('current_step').where('id', '=', id).executeTakeFirst();
       if (current?.current_step === type) return;
-      await db.updateTable('device_run_steps').set({ finish_time: time }).where('device_run_id', '=', id).where('finish_time', 'is', null).execute();
-      await db.insertInto('device_run_steps').values({ device_run_id: id, type, start_time: time, fail_reason: failReason }).execute();
+      await appendStep(id, type, time, failReason);
       await db
         .updateTable('device_runs')
         .set({
@@ -229,7 +249,7 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
   };
 }
 
-function toDeviceRun(row: Selectable<DeviceRunsTable>): DeviceRun {
+export function toDeviceRun(row: Selectable<DeviceRunsTable>): DeviceRun {
   return {
     id: row.id,
     testRunId: row.test_run_id,

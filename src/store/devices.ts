@@ -139,6 +139,26 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
     },
 
     /** Counts infrastructure failures in a row; returns the new streak (0 after a clean run). */
+    /** A device run ended well on the device: its failure streak ends, and it is cleaned next. */
+    async toCleaningAfterSuccess(id: number): Promise<void> {
+      await db.updateTable('devices').set({ infra_failure_streak: 0, state: 'CLEANING', state_reason: null }).where('id', '=', id).execute();
+    },
+
+    /** A clean device of this agent takes work again, unless it was taken out of service; the state it is in now. */
+    async toIdleAfterCleaning(id: number, agentId: number): Promise<DeviceState | undefined> {
+      const updated = await db
+        .updateTable('devices')
+        .set({ state: 'IDLE', state_reason: null })
+        .where('id', '=', id)
+        .where('agent_id', '=', agentId)
+        .where('state', '<>', 'NOT_OPERATIONAL')
+        .returning('state')
+        .executeTakeFirst();
+      if (updated !== undefined) return updated.state as DeviceState;
+      const device = await db.selectFrom('devices').select(['state', 'agent_id']).where('id', '=', id).executeTakeFirst();
+      return device?.agent_id === agentId ? (device.state as DeviceState) : undefined;
+    },
+
     async recordInfraOutcome(id: number, failed: boolean): Promise<number> {
       if (!failed) {
         await db.updateTable('devices').set({ infra_failure_streak: 0 }).where('id', '=', id).execute();

@@ -6,7 +6,9 @@
 import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
+import { toDeviceRun } from './device-runs.ts';
 import { inIds } from './sql.ts';
+import type { DeviceRun } from '../domain/runs.ts';
 
 export interface QueueStanding {
   readonly deviceRunId: number;
@@ -23,14 +25,14 @@ const RUN_GROUP_LOCK = 0x6463;
 export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
   return {
     /**
-     * Gives `deviceId` its next device run, or nothing. Call inside a transaction. The device is
+     * Gives `deviceId` its next device run (RUNNING, PREPARING), or nothing. Call inside a transaction. The device is
      * taken first (IDLE to TESTING), so it never runs two device runs at once. On PostgreSQL, a
      * device run of a SERIAL or SINGLE run is taken only under an advisory lock on its run (taken
      * before any row lock, so claims never deadlock), and is checked again once held: two devices
      * claiming at once can never both start a SERIAL run's device runs, or a SINGLE run twice.
      * The candidate row is then locked with SKIP LOCKED: a claim never waits on another's row.
      */
-    async claimNext(deviceId: number, agentId: number, now: number, leaseUntil: number): Promise<number | undefined> {
+    async claimNext(deviceId: number, agentId: number, now: number, leaseUntil: number): Promise<DeviceRun | undefined> {
       const device = await db
         .updateTable('devices')
         .set({ state: 'TESTING', state_reason: null })
@@ -85,13 +87,15 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
           passedOver.push(found.id);
           continue;
         }
+        // Taken, and PREPARING (the caller appends the step to the timeline).
         const taken = await db
           .updateTable('device_runs')
-          .set({ state: 'RUNNING', agent_id: agentId, start_time: now, lease_expires_time: leaseUntil })
+          .set({ state: 'RUNNING', agent_id: agentId, start_time: now, lease_expires_time: leaseUntil, current_step: 'PREPARING', current_step_start_time: now })
           .where('id', '=', picked.id)
           .where('state', '=', 'WAITING')
+          .returningAll()
           .executeTakeFirst();
-        if (Number(taken.numUpdatedRows) > 0) return picked.id;
+        if (taken !== undefined) return toDeviceRun(taken);
         passedOver.push(picked.id);
       }
       await db.updateTable('devices').set({ state: 'IDLE' }).where('id', '=', deviceId).execute();

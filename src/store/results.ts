@@ -23,8 +23,11 @@ export type ResultsStore = ReturnType<typeof resultsStore>;
 export function resultsStore(db: Kysely<Tables>) {
   return {
     /** Stores a device run's test cases, replacing any earlier report of them. */
-    async replaceTestCases(deviceRunId: number, testCases: readonly TestCase[]): Promise<void> {
+    async deleteTestCases(deviceRunId: number): Promise<void> {
       await db.deleteFrom('test_case_runs').where('device_run_id', '=', deviceRunId).execute();
+    },
+
+    async insertTestCases(deviceRunId: number, testCases: readonly TestCase[]): Promise<void> {
       for (let i = 0; i < testCases.length; i += BATCH) {
         await db
           .insertInto('test_case_runs')

@@ -153,6 +153,14 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
         .execute();
     },
 
+    /**
+     * A waiting run whose first device run was taken starts. No lock: starting cannot finish a
+     * run, and two devices starting it at once both write the same thing.
+     */
+    async markStarted(runId: number, now: number): Promise<void> {
+      await db.updateTable('test_runs').set({ state: 'RUNNING', start_time: now }).where('id', '=', runId).where('state', '=', 'WAITING').execute();
+    },
+
     async findById(runId: number): Promise<TestRun | undefined> {
       const row = await db.selectFrom('test_runs').selectAll().where('id', '=', runId).executeTakeFirst();
       return row && toRun(row);

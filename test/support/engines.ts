@@ -4,26 +4,13 @@
  * half is skipped with a visible message, unless DEVICECLOUD_REQUIRE_POSTGRES=1 (CI), which makes
  * its absence a failure.
  */
-import pg from 'pg';
+import { postgresAnswers } from '../../src/store/db.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 
 export const POSTGRES_URL = process.env.DEVICECLOUD_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-const reachable = await postgresReachable();
+const reachable = await postgresAnswers(POSTGRES_URL);
 if (!reachable) {
   if (process.env.DEVICECLOUD_REQUIRE_POSTGRES === '1') {
     throw new Error(`PostgreSQL is required (DEVICECLOUD_REQUIRE_POSTGRES=1) but ${POSTGRES_URL} does not answer`);
