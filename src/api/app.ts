@@ -3,6 +3,7 @@
  * role adds `listen()`. Plug-ins load in a fixed order: body parsers, OpenAPI, authentication,
  * error rendering, then the route table.
  */
+import { registerOAuth } from './oauth.ts';
 import swagger from '@fastify/swagger';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
@@ -70,6 +71,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerRoutes(app, routeTable(options), { ctx: options.ctx, publicUrl: options.publicUrl });
   registerAgentProtocol(app, options.ctx);
+  registerOAuth(app, options.ctx);
 
   for (const url of ['/api/v2/openapi.json', '/api/openapi.json']) {
     app.get(url, { schema: { hide: true }, config: { access: 'anonymous' } }, async (_request, reply) =>

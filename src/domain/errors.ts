@@ -86,3 +86,19 @@ export class UnsupportedMediaTypeError extends AppError {
     super('UNSUPPORTED_MEDIA_TYPE', 415, message);
   }
 }
+
+export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_token';
+
+/**
+ * An error of the OAuth 2.0 token endpoint or of a bearer token (RFC 6749 §5.2, RFC 6750 §3.1):
+ * rendered as `{"error", "error_description"}`, which OAuth clients expect, whatever Accept says.
+ */
+export class OAuthError extends AppError {
+  constructor(
+    readonly error: OAuthErrorCode,
+    description: string,
+  ) {
+    const status = error === 'invalid_client' || error === 'invalid_token' ? 401 : 400;
+    super(status === 401 ? 'UNAUTHORIZED' : 'INVALID_PARAMETER', status, description);
+  }
+}

@@ -16,6 +16,9 @@ export interface Limits {
   readonly claimWaitMs: number;
   /** Infrastructure failures in a row after which a device is taken out of service. */
   readonly maxInfraFailures: number;
+  /** How long an OAuth access token works, and its refresh token. */
+  readonly oauthAccessTtlMs: number;
+  readonly oauthRefreshTtlMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -24,6 +27,8 @@ export const DEFAULT_LIMITS: Limits = {
   heartbeatMs: 5_000,
   claimWaitMs: 25_000,
   maxInfraFailures: 3,
+  oauthAccessTtlMs: 60 * 60_000,
+  oauthRefreshTtlMs: 30 * 24 * 60 * 60_000,
 };
 
 export interface Context {

@@ -4,7 +4,7 @@ import { checkText } from '../domain/text.ts';
 import { type Plan, type Role, type User, API_KEY_PATTERN, checkPassword, normalizeEmail } from '../domain/users.ts';
 import type { ProfileChanges } from '../store/users.ts';
 import type { Context } from './context.ts';
-import { apiKeyHash, generateApiKey, hashPassword, sameSecret } from './credentials.ts';
+import { apiKeyHash, generateApiKey, hashPassword, sameSecret, verifyPassword } from './credentials.ts';
 
 export interface NewUserInput {
   readonly email: string;
@@ -48,11 +48,27 @@ export async function authenticateApiKey(ctx: Context, key: string): Promise<Use
   return user;
 }
 
-/** Issues a new key; the old one stops working with this commit. */
+/** Issues a new key; the old one, and every OAuth token of the user, stop working with this commit. */
 export async function resetApiKey(ctx: Context, user: User): Promise<User> {
   const apiKey = generateApiKey();
-  await ctx.store.users.setApiKey(user.id, apiKey, apiKeyHash(apiKey));
+  await ctx.store.transaction(async (store) => {
+    await store.users.setApiKey(user.id, apiKey, apiKeyHash(apiKey));
+    await store.oauthTokens.revokeAllOf(user.id);
+  });
   return requireUser(ctx, user.id);
+}
+
+/** A new password, given the current one; every OAuth token of the user stops working. */
+export async function changePassword(ctx: Context, user: User, currentPassword: string, newPassword: string): Promise<void> {
+  const stored = await ctx.store.users.passwordHashOf(user.id);
+  if (stored === undefined || !(await verifyPassword(currentPassword, stored))) {
+    throw new InvalidParameterError('currentPassword', 'The current password is not right');
+  }
+  const passwordHash = await hashPassword(checkPassword(newPassword));
+  await ctx.store.transaction(async (store) => {
+    await store.users.setPasswordHash(user.id, passwordHash);
+    await store.oauthTokens.revokeAllOf(user.id);
+  });
 }
 
 export interface ProfileInput {

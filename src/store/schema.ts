@@ -167,6 +167,16 @@ export interface DeviceRunStepsTable {
   fail_reason: string | null;
 }
 
+export interface OAuthTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  access_hash: string;
+  refresh_hash: string;
+  access_expires_time: number;
+  refresh_expires_time: number;
+  create_time: number;
+}
+
 export interface AgentsTable {
   id: Generated<number>;
   name: string;
@@ -243,6 +253,7 @@ export interface Tables {
   device_runs: DeviceRunsTable;
   device_run_steps: DeviceRunStepsTable;
   agents: AgentsTable;
+  oauth_tokens: OAuthTokensTable;
   files: FilesTable;
   test_case_runs: TestCaseRunsTable;
   performance_samples: PerformanceSamplesTable;

@@ -9,6 +9,7 @@ import { deviceRunsStore } from './device-runs.ts';
 import { devicesStore } from './devices.ts';
 import { filesStore } from './files.ts';
 import { hooksStore } from './hooks.ts';
+import { oauthTokensStore } from './oauth-tokens.ts';
 import { projectConfigsStore } from './project-configs.ts';
 import { projectsStore } from './projects.ts';
 import { queueStore } from './queue.ts';
@@ -30,6 +31,7 @@ export interface Store {
   readonly queue: ReturnType<typeof queueStore>;
   readonly results: ReturnType<typeof resultsStore>;
   readonly hooks: ReturnType<typeof hooksStore>;
+  readonly oauthTokens: ReturnType<typeof oauthTokensStore>;
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
 }
 
@@ -81,6 +83,9 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
     },
     get hooks() {
       return module('hooks', () => hooksStore(db));
+    },
+    get oauthTokens() {
+      return module('oauthTokens', () => oauthTokensStore(db));
     },
     transaction: (work) => (db.isTransaction ? work(store) : db.transaction().execute((trx) => work(bind(trx, dialect)))),
   };

@@ -1,6 +1,7 @@
 /**
  * Authentication: every route is for signed-in users unless its table entry says `anonymous`.
- * The API key arrives as HTTP Basic user name with an empty password (API.md §3). Runs on
+ * The API key arrives as HTTP Basic user name with an empty password, an OAuth access token as a
+ * bearer token or the `access_token` query parameter (API.md §3). Runs on
  * `onRequest`, before any body is read, so an unauthenticated upload is refused without reading it.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -8,6 +9,7 @@ import { ForbiddenError, UnauthorizedError } from '../../domain/errors.ts';
 import type { User } from '../../domain/users.ts';
 import type { Context } from '../../services/context.ts';
 import { authenticateAgent } from '../../services/agents.ts';
+import { authenticateAccessToken } from '../../services/oauth.ts';
 import { authenticateApiKey } from '../../services/users.ts';
 import type { Agent } from '../../store/agents.ts';
 import type { Access } from '../route.ts';
@@ -59,11 +61,20 @@ async function authenticateAgentRequest(ctx: Context, request: FastifyRequest): 
   return authenticateAgent(ctx, token);
 }
 
-/** The caller, null when no credentials were sent, 'bad' when they were wrong. */
+/**
+ * The caller, null when no credentials were sent, 'bad' when the API key was wrong. An OAuth
+ * access token (`Authorization: Bearer …` or `?access_token=…`) that does not work throws
+ * invalid_token, answered in OAuth's shape.
+ */
 async function authenticate(ctx: Context, request: FastifyRequest): Promise<User | null | 'bad'> {
   const header = request.headers.authorization;
-  if (header === undefined || header === '') return null;
+  const queryToken = (request.query as Record<string, unknown> | undefined)?.access_token;
+  if (header === undefined || header === '') {
+    if (typeof queryToken === 'string' && queryToken !== '') return authenticateAccessToken(ctx, queryToken);
+    return null;
+  }
   const [scheme, token] = header.split(' ', 2);
+  if (scheme?.toLowerCase() === 'bearer' && token !== undefined) return authenticateAccessToken(ctx, token);
   if (scheme?.toLowerCase() !== 'basic' || token === undefined) return 'bad';
   const decoded = Buffer.from(token, 'base64').toString('utf8');
   const separator = decoded.indexOf(':');

@@ -5,7 +5,7 @@
  * the same shape.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, OAuthError } from '../../domain/errors.ts';
 import { presentError } from '../present/error.ts';
 import { encodeFor } from './negotiate.ts';
 
@@ -18,6 +18,11 @@ interface ValidationIssue {
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    // OAuth clients read RFC 6749/6750 errors, in JSON, whatever they accept.
+    if (error instanceof OAuthError) {
+      if (error.error === 'invalid_token') reply.header('WWW-Authenticate', `Bearer realm="devicecloud", error="invalid_token"`);
+      return reply.code(error.statusCode).header('cache-control', 'no-store').send({ error: error.error, error_description: error.message });
+    }
     const { status, message } = describe(error, request);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     return send(reply, request, status, message);

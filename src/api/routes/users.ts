@@ -1,9 +1,9 @@
-/** The caller's own account: `/me` (= `/users/{myId}`), profile updates and API key reset. */
+/** The caller's own account: `/me` (= `/users/{myId}`), profile updates, API key reset, password change. */
 import Type from 'typebox';
 import { presentUser } from '../present/user.ts';
-import { type RouteSpec, ok, route } from '../route.ts';
+import { type RouteSpec, noContent, ok, route } from '../route.ts';
 import { NoInput, Text } from '../schemas.ts';
-import { resetApiKey, updateProfile } from '../../services/users.ts';
+import { changePassword, resetApiKey, updateProfile } from '../../services/users.ts';
 
 const TAGS = ['Account'];
 
@@ -36,5 +36,19 @@ export const userRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     input: NoInput,
     handle: async ({ ctx, user }) => ok(presentUser(await resetApiKey(ctx, user))),
+  }),
+  route({
+    method: 'POST',
+    path: '/me/password',
+    summary: 'Change the password (the current one is required); every OAuth token of the user stops working',
+    tags: TAGS,
+    input: Type.Object({
+      currentPassword: Text('The current password', 1024),
+      newPassword: Text('The new password', 1024),
+    }),
+    handle: async ({ ctx, user, input }) => {
+      await changePassword(ctx, user, input.currentPassword, input.newPassword);
+      return noContent();
+    },
   }),
 ];

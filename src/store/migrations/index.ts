@@ -13,12 +13,14 @@ import type { Database } from '../db.ts';
 import { type ColumnTypes, columnTypes } from './column-types.ts';
 import * as m001 from './001_core.ts';
 import * as m002 from './002_runs_on_devices.ts';
+import * as m003 from './003_oauth_tokens.ts';
 
 type Step = (db: Kysely<unknown>, types: ColumnTypes) => Promise<void>;
 
 const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['001_core', m001.up],
   ['002_runs_on_devices', m002.up],
+  ['003_oauth_tokens', m003.up],
 ];
 
 const TABLE = 'kysely_migration';
