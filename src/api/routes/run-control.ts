@@ -18,6 +18,10 @@ const SESSION_PATHS = [
 ] as const;
 type SessionPath = '/me/projects/:projectId/runs/:runId/device-sessions/:deviceSessionId';
 const DEVICE_RUN_PATH = '/me/projects/:projectId/runs/:runId/device-runs/:deviceRunId';
+const SESSION_ACTIONS = [
+  ['abort', 'Abort one device session', abortDeviceSession],
+  ['retry', 'Retry one ended device session; answers the new session', retryDeviceSession],
+] as const;
 
 export const runControlRoutes: readonly RouteSpec[] = [
   ...RUN_PATHS.flatMap((path) => [
@@ -39,30 +43,21 @@ export const runControlRoutes: readonly RouteSpec[] = [
         ok(presentTestRun(await retryRun(ctx, user, params.runId, params.projectId, input.deviceRunIds), present)),
     }),
   ]),
-  ...SESSION_PATHS.flatMap((path) => [
-    route({
-      method: 'POST',
-      path: `${path as SessionPath}/abort`,
-      summary: 'Abort one device session',
-      tags: TAGS,
-      input: NoInput,
-      handle: async ({ ctx, user, params, present }) => {
-        const deviceRun = await abortDeviceSession(ctx, user, params.deviceSessionId, params);
-        return ok(presentDeviceSession(await getDeviceRun(ctx, user, deviceRun.id), present));
-      },
-    }),
-    route({
-      method: 'POST',
-      path: `${path as SessionPath}/retry`,
-      summary: 'Retry one ended device session; answers the new session',
-      tags: TAGS,
-      input: NoInput,
-      handle: async ({ ctx, user, params, present }) => {
-        const deviceRun = await retryDeviceSession(ctx, user, params.deviceSessionId, params);
-        return ok(presentDeviceSession(await getDeviceRun(ctx, user, deviceRun.id), present));
-      },
-    }),
-  ]),
+  ...SESSION_PATHS.flatMap((path) =>
+    SESSION_ACTIONS.map(([action, summary, act]) =>
+      route({
+        method: 'POST',
+        path: `${path as SessionPath}/${action}`,
+        summary,
+        tags: TAGS,
+        input: NoInput,
+        handle: async ({ ctx, user, params, present }) => {
+          const deviceRun = await act(ctx, user, params.deviceSessionId, params);
+          return ok(presentDeviceSession(await getDeviceRun(ctx, user, deviceRun.id), present));
+        },
+      }),
+    ),
+  ),
   route({
     method: 'POST',
     path: `${DEVICE_RUN_PATH}/abort`,
