@@ -62,7 +62,7 @@ async function run(
   let seq = 0;
   const steps: ProgressReport['steps'] = [];
   const samples: PerformanceSample[] = [];
-  const flush = async () => {
+  const send = async () => {
     if (steps.length === 0 && samples.length === 0) return;
     const report: ProgressReport = { seq: ++seq, steps: steps.splice(0), samples: samples.splice(0) };
     try {
@@ -72,6 +72,10 @@ async function run(
       deps.log(`device run ${id}: progress report failed: ${(error as Error).message}`);
     }
   };
+  // One report at a time: the server drops a report older than one it applied, so two in flight
+  // could lose the first one's samples.
+  let flushing: Promise<void> = Promise.resolve();
+  const flush = (): Promise<void> => (flushing = flushing.then(send));
   const flusher = setInterval(() => void flush(), FLUSH_MS);
   const timer = setTimeout(() => stop('timeout'), assignment.timeoutSeconds * 1000);
   const step = (type: StepType) => steps.push({ type: type as ProgressReport['steps'][number]['type'], time: Date.now() });

@@ -27,3 +27,53 @@ describe('the outcome of a device run', () => {
     expect(decide(stopped, { cases: [], problem: null }, 'shutdown').outcome).toBe('WARNING');
   });
 });
+
+describe('progress reports of a device run', () => {
+  it('sends one at a time, in order, so that the server (which drops older ones) keeps every sample', async () => {
+    const { execute } = await import('../../src/agent/executor.ts');
+    const os = await import('node:os');
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-executor-'));
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const seqs: number[] = [];
+    const samples: number[] = [];
+    const client = {
+      async progress(_id: number, report: { seq: number; samples: Array<{ timestamp: number }> }) {
+        inFlight += 1;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        seqs.push(report.seq);
+        samples.push(...report.samples.map((sample) => sample.timestamp));
+        await new Promise((resolve) => setTimeout(resolve, seqs.length === 1 ? 400 : 10)); // the first answer is slow
+        inFlight -= 1;
+        return { abort: false };
+      },
+      result: async () => ({ state: 'SUCCEEDED' }),
+      artifact: async () => undefined,
+      download: async () => undefined,
+    };
+    const driver = {
+      name: 'scripted',
+      listDevices: async () => [],
+      health: async () => ({ ok: true as const }),
+      clean: async () => ({ ok: true, report: 'clean' }),
+      close: async () => undefined,
+      async execute(_job: unknown, context: { sample(sample: { timestamp: number; cpuUsage: number; memUsage: number; packageName: string | null }): void }) {
+        context.sample({ timestamp: 1, cpuUsage: 0.1, memUsage: 1, packageName: null });
+        await new Promise((resolve) => setTimeout(resolve, 1100)); // the periodic report goes out meanwhile
+        context.sample({ timestamp: 2, cpuUsage: 0.1, memUsage: 1, packageName: null });
+        return { outcome: 'COMPLETED' as const, failReason: null, testCases: [passed], exitCode: 0, artifacts: [] };
+      },
+    };
+    const assignment = { deviceRunId: 7, deviceId: 1, kind: 'server-side', timeoutSeconds: 60, locale: 'en_US', launchApp: true, parameters: {}, credentials: null, files: [] };
+    try {
+      await execute({ client: client as never, driver: driver as never, dataDir, log: () => undefined, reportPatienceMs: 1000 }, 'serial-1', assignment).done;
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+    expect(mostInFlight).toBe(1);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(samples).toEqual([1, 2]);
+  });
+});
