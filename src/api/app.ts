@@ -3,6 +3,8 @@
  * role adds `listen()`. Plug-ins load in a fixed order: body parsers, OpenAPI, authentication,
  * error rendering, then the route table.
  */
+import cookie from '@fastify/cookie';
+import { registerWebSession } from './web-session.ts';
 import { registerOAuth } from './oauth.ts';
 import swagger from '@fastify/swagger';
 import formbody from '@fastify/formbody';
@@ -51,6 +53,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }) as unknown as FastifyInstance;
 
   await app.register(formbody);
+  await app.register(cookie);
   // Files are read part by part in the upload handlers; limits are set per request there.
   await app.register(multipart);
   registerJsonParser(app);
@@ -72,6 +75,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerRoutes(app, routeTable(options), { ctx: options.ctx, publicUrl: options.publicUrl });
   registerAgentProtocol(app, options.ctx);
   registerOAuth(app, options.ctx);
+  registerWebSession(app, options.ctx, options.publicUrl);
 
   for (const url of ['/api/v2/openapi.json', '/api/openapi.json']) {
     app.get(url, { schema: { hide: true }, config: { access: 'anonymous' } }, async (_request, reply) =>

@@ -19,6 +19,8 @@ export interface Limits {
   /** How long an OAuth access token works, and its refresh token. */
   readonly oauthAccessTtlMs: number;
   readonly oauthRefreshTtlMs: number;
+  /** How long a dashboard sign-in lasts. */
+  readonly sessionTtlMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -29,6 +31,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxInfraFailures: 3,
   oauthAccessTtlMs: 60 * 60_000,
   oauthRefreshTtlMs: 30 * 24 * 60 * 60_000,
+  sessionTtlMs: 12 * 60 * 60_000,
 };
 
 export interface Context {

@@ -5,10 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { OAuthError } from '../domain/errors.ts';
-import { normalizeEmail, type User } from '../domain/users.ts';
+import type { User } from '../domain/users.ts';
 import type { Store } from '../store/store.ts';
 import type { Context } from './context.ts';
-import { apiKeyHash, verifyPassword } from './credentials.ts';
+import { apiKeyHash } from './credentials.ts';
+import { verifyCredentials } from './users.ts';
 
 export const OAUTH_CLIENT_ID = 'testdroid-cloud-api';
 
@@ -54,17 +55,8 @@ export async function grantToken(ctx: Context, request: TokenRequest): Promise<T
 }
 
 async function passwordGrant(ctx: Context, username: string, password: string): Promise<TokenAnswer> {
-  let email: string;
-  try {
-    email = normalizeEmail(username);
-  } catch {
-    throw new OAuthError('invalid_grant', 'Bad credentials');
-  }
-  const user = await ctx.store.users.findByEmail(email);
-  const hash = user === undefined ? undefined : await ctx.store.users.passwordHashOf(user.id);
-  // The same answer, and about the same time, whether the user exists or not.
-  const matches = await verifyPassword(password, hash ?? DUMMY_HASH);
-  if (user === undefined || hash === undefined || !matches || user.status !== 'ENABLED') throw new OAuthError('invalid_grant', 'Bad credentials');
+  const user = await verifyCredentials(ctx, username, password);
+  if (user === undefined) throw new OAuthError('invalid_grant', 'Bad credentials');
   return ctx.store.transaction((store) => issuePair(ctx, store, user.id));
 }
 
@@ -105,6 +97,3 @@ export async function authenticateAccessToken(ctx: Context, token: string): Prom
   if (user === undefined || user.status !== 'ENABLED') throw new OAuthError('invalid_token', 'The account is not enabled');
   return user;
 }
-
-/** A valid scrypt hash of a random password, verified when the user does not exist. */
-const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';

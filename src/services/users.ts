@@ -48,6 +48,26 @@ export async function authenticateApiKey(ctx: Context, key: string): Promise<Use
   return user;
 }
 
+/**
+ * The enabled user with this e-mail and password, or undefined: the same answer, in about the
+ * same time, whether the e-mail is unknown or the password wrong.
+ */
+export async function verifyCredentials(ctx: Context, rawEmail: string, password: string): Promise<User | undefined> {
+  let email: string | undefined;
+  try {
+    email = normalizeEmail(rawEmail);
+  } catch {
+    email = undefined;
+  }
+  const user = email === undefined ? undefined : await ctx.store.users.findByEmail(email);
+  const hash = user === undefined ? undefined : await ctx.store.users.passwordHashOf(user.id);
+  const matches = await verifyPassword(password, hash ?? DUMMY_PASSWORD_HASH);
+  return user !== undefined && hash !== undefined && matches && user.status === 'ENABLED' ? user : undefined;
+}
+
+/** A valid scrypt hash of no one's password, checked when the user does not exist. */
+const DUMMY_PASSWORD_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+
 /** Issues a new key; the old one, and every OAuth token of the user, stop working with this commit. */
 export async function resetApiKey(ctx: Context, user: User): Promise<User> {
   const apiKey = generateApiKey();
@@ -58,7 +78,7 @@ export async function resetApiKey(ctx: Context, user: User): Promise<User> {
   return requireUser(ctx, user.id);
 }
 
-/** A new password, given the current one; every OAuth token of the user stops working. */
+/** A new password, given the current one; every OAuth token and dashboard session of the user stops working. */
 export async function changePassword(ctx: Context, user: User, currentPassword: string, newPassword: string): Promise<void> {
   const stored = await ctx.store.users.passwordHashOf(user.id);
   if (stored === undefined || !(await verifyPassword(currentPassword, stored))) {
@@ -68,6 +88,7 @@ export async function changePassword(ctx: Context, user: User, currentPassword: 
   await ctx.store.transaction(async (store) => {
     await store.users.setPasswordHash(user.id, passwordHash);
     await store.oauthTokens.revokeAllOf(user.id);
+    await store.webSessions.revokeAllOf(user.id);
   });
 }
 

@@ -177,6 +177,15 @@ export interface OAuthTokensTable {
   create_time: number;
 }
 
+export interface WebSessionsTable {
+  id: Generated<number>;
+  user_id: number;
+  token_hash: string;
+  csrf_token: string;
+  create_time: number;
+  expires_time: number;
+}
+
 export interface AgentsTable {
   id: Generated<number>;
   name: string;
@@ -254,6 +263,7 @@ export interface Tables {
   device_run_steps: DeviceRunStepsTable;
   agents: AgentsTable;
   oauth_tokens: OAuthTokensTable;
+  web_sessions: WebSessionsTable;
   files: FilesTable;
   test_case_runs: TestCaseRunsTable;
   performance_samples: PerformanceSamplesTable;

@@ -10,6 +10,7 @@ import { devicesStore } from './devices.ts';
 import { filesStore } from './files.ts';
 import { hooksStore } from './hooks.ts';
 import { oauthTokensStore } from './oauth-tokens.ts';
+import { webSessionsStore } from './web-sessions.ts';
 import { projectConfigsStore } from './project-configs.ts';
 import { projectsStore } from './projects.ts';
 import { queueStore } from './queue.ts';
@@ -32,6 +33,7 @@ export interface Store {
   readonly results: ReturnType<typeof resultsStore>;
   readonly hooks: ReturnType<typeof hooksStore>;
   readonly oauthTokens: ReturnType<typeof oauthTokensStore>;
+  readonly webSessions: ReturnType<typeof webSessionsStore>;
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
 }
 
@@ -86,6 +88,9 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
     },
     get oauthTokens() {
       return module('oauthTokens', () => oauthTokensStore(db));
+    },
+    get webSessions() {
+      return module('webSessions', () => webSessionsStore(db));
     },
     transaction: (work) => (db.isTransaction ? work(store) : db.transaction().execute((trx) => work(bind(trx, dialect)))),
   };

@@ -1,7 +1,8 @@
 /**
  * Authentication: every route is for signed-in users unless its table entry says `anonymous`.
  * The API key arrives as HTTP Basic user name with an empty password, an OAuth access token as a
- * bearer token or the `access_token` query parameter (API.md §3). Runs on
+ * bearer token or the `access_token` query parameter (API.md §3), the dashboard's session as a cookie
+ * (with a CSRF header on changes). Runs on
  * `onRequest`, before any body is read, so an unauthenticated upload is refused without reading it.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -11,6 +12,8 @@ import type { Context } from '../../services/context.ts';
 import { authenticateAgent } from '../../services/agents.ts';
 import { authenticateAccessToken } from '../../services/oauth.ts';
 import { authenticateApiKey } from '../../services/users.ts';
+import { csrfMatches, sessionOf } from '../../services/web-sessions.ts';
+import { SESSION_COOKIE } from '../web-session.ts';
 import type { Agent } from '../../store/agents.ts';
 import type { Access } from '../route.ts';
 
@@ -61,6 +64,23 @@ async function authenticateAgentRequest(ctx: Context, request: FastifyRequest): 
   return authenticateAgent(ctx, token);
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The dashboard's session cookie. A request that changes something must carry the session's CSRF
+ * token in X-CSRF-Token: another site can make a browser send the cookie, never the header.
+ */
+async function authenticateSession(ctx: Context, request: FastifyRequest): Promise<User | null> {
+  const token = request.cookies?.[SESSION_COOKIE];
+  if (token === undefined || token === '') return null;
+  const session = await sessionOf(ctx, token);
+  if (session === undefined) return null;
+  if (!SAFE_METHODS.has(request.method) && !csrfMatches(session.csrfToken, request.headers['x-csrf-token'] as string | undefined)) {
+    throw new ForbiddenError('This change needs the X-CSRF-Token header of the signed-in session (GET /auth/session answers it)');
+  }
+  return session.user;
+}
+
 /**
  * The caller, null when no credentials were sent, 'bad' when the API key was wrong. An OAuth
  * access token (`Authorization: Bearer …` or `?access_token=…`) that does not work throws
@@ -71,7 +91,7 @@ async function authenticate(ctx: Context, request: FastifyRequest): Promise<User
   const queryToken = (request.query as Record<string, unknown> | undefined)?.access_token;
   if (header === undefined || header === '') {
     if (typeof queryToken === 'string' && queryToken !== '') return authenticateAccessToken(ctx, queryToken);
-    return null;
+    return authenticateSession(ctx, request);
   }
   const [scheme, token] = header.split(' ', 2);
   if (scheme?.toLowerCase() === 'bearer' && token !== undefined) return authenticateAccessToken(ctx, token);

@@ -14,6 +14,7 @@ import { type ColumnTypes, columnTypes } from './column-types.ts';
 import * as m001 from './001_core.ts';
 import * as m002 from './002_runs_on_devices.ts';
 import * as m003 from './003_oauth_tokens.ts';
+import * as m004 from './004_web_sessions.ts';
 
 type Step = (db: Kysely<unknown>, types: ColumnTypes) => Promise<void>;
 
@@ -21,6 +22,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['001_core', m001.up],
   ['002_runs_on_devices', m002.up],
   ['003_oauth_tokens', m003.up],
+  ['004_web_sessions', m004.up],
 ];
 
 const TABLE = 'kysely_migration';

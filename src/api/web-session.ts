@@ -1,0 +1,53 @@
+/**
+ * The dashboard's sign-in, outside /api (the established API has no such routes):
+ * `POST /auth/session` (e-mail, password) sets the session cookie and answers the CSRF token;
+ * `GET /auth/session` answers who is signed in (after a page reload); `DELETE /auth/session`
+ * signs out. Everything else the dashboard does goes through the public API with the cookie.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { InvalidParameterError, UnauthorizedError, UnsupportedMediaTypeError } from '../domain/errors.ts';
+import type { Context } from '../services/context.ts';
+import { sessionOf, signIn, signOut } from '../services/web-sessions.ts';
+
+export const SESSION_COOKIE = 'dc_session';
+
+/** Secure when the dashboard is reached over HTTPS (directly or, with trustProxy, behind a proxy). */
+function cookieOptions(request: FastifyRequest, publicUrl: string | undefined, maxAgeSeconds: number) {
+  const secure = request.protocol === 'https' || (publicUrl?.startsWith('https:') ?? false);
+  return { path: '/', httpOnly: true, sameSite: 'strict' as const, secure, maxAge: maxAgeSeconds };
+}
+
+export function registerWebSession(app: FastifyInstance, ctx: Context, publicUrl: string | undefined): void {
+  const answer = (reply: FastifyReply, body: unknown) => reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(body);
+
+  // No auth hook (no `access`): signing in again while signed in needs no CSRF token. JSON only: a
+  // page of another site cannot post JSON here, so it cannot sign a browser in to its own account.
+  app.post('/auth/session', { schema: { hide: true } }, async (request, reply) => {
+    if (!(request.headers['content-type'] ?? '').startsWith('application/json')) {
+      throw new UnsupportedMediaTypeError('Sign in with a JSON body: {"email": …, "password": …}');
+    }
+    const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>;
+    const email = body.email;
+    const password = body.password;
+    if (typeof email !== 'string' || email === '') throw new InvalidParameterError('email', "Parameter 'email' is required");
+    if (typeof password !== 'string' || password === '') throw new InvalidParameterError('password', "Parameter 'password' is required");
+    const session = await signIn(ctx, email, password);
+    reply.setCookie(SESSION_COOKIE, session.token, cookieOptions(request, publicUrl, Math.floor(ctx.limits.sessionTtlMs / 1000)));
+    return answer(reply, { userId: session.user.id, email: session.user.email, csrfToken: session.csrfToken, expiresTime: session.expiresTime });
+  });
+
+  app.get('/auth/session', { schema: { hide: true }, config: { access: 'anonymous' } }, async (request, reply) => {
+    const token = request.cookies[SESSION_COOKIE];
+    const session = token === undefined ? undefined : await sessionOf(ctx, token);
+    if (session === undefined) throw new UnauthorizedError('Not signed in');
+    return answer(reply, { userId: session.user.id, email: session.user.email, csrfToken: session.csrfToken, expiresTime: session.expiresTime });
+  });
+
+  // Signing out needs the session (and, being a change, its CSRF token): the auth hook checks both.
+  app.delete('/auth/session', { schema: { hide: true }, config: { access: 'user' } }, async (request, reply) => {
+    const token = request.cookies[SESSION_COOKIE];
+    if (token !== undefined) await signOut(ctx, token);
+    reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    return reply.code(204).send();
+  });
+}
