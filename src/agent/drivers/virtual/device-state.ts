@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { signalSession, startTimeOf } from './process-tree.ts';
+import { sessionProcesses, signalSession, startTimeOf } from './process-tree.ts';
 
 const BASELINE_APPS: Readonly<Record<'ANDROID' | 'IOS', readonly string[]>> = {
   ANDROID: ['com.android.chrome', 'com.google.android.gms', 'com.android.settings'],
@@ -76,7 +76,14 @@ export class DeviceState {
     this.clearRunning();
     // The pid may since belong to another process: only the one that started then is ours.
     if (startTime === null || startTimeOf(sid) !== startTime) return false;
-    signalSession(sid, 'SIGKILL');
+    // SIGKILL takes effect when each process is next scheduled, and a shell may fork once more
+    // meanwhile: signal again until the session is empty (a rare path: only after an agent crash).
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    for (let attempt = 0; attempt < 100; attempt++) {
+      signalSession(sid, 'SIGKILL');
+      if (sessionProcesses(sid).length === 0) break;
+      Atomics.wait(pause, 0, 0, 20);
+    }
     return true;
   }
 
