@@ -3,6 +3,8 @@
  * role adds `listen()`. Plug-ins load in a fixed order: body parsers, OpenAPI, authentication,
  * error rendering, then the route table.
  */
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
 import cookie from '@fastify/cookie';
 import { registerWebSession } from './web-session.ts';
 import { registerOAuth } from './oauth.ts';
@@ -43,6 +45,8 @@ export interface AppOptions {
   readonly trustProxy?: boolean;
 }
 
+const WEB_ROOT = path.join(import.meta.dirname, '..', 'web');
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: options.logger,
@@ -76,6 +80,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerAgentProtocol(app, options.ctx);
   registerOAuth(app, options.ctx);
   registerWebSession(app, options.ctx, options.publicUrl);
+  // The dashboard: static files, public (its data comes from the API with the session cookie).
+  await app.register(fastifyStatic, { root: WEB_ROOT, wildcard: false, index: 'index.html', schemaHide: true });
 
   for (const url of ['/api/v2/openapi.json', '/api/openapi.json']) {
     app.get(url, { schema: { hide: true }, config: { access: 'anonymous' } }, async (_request, reply) =>
