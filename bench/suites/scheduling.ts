@@ -39,8 +39,7 @@ async function schedule(engine: Engine, deviceCount: number, deviceRunCount: num
       for (const { deviceId } of answer.devices) await reportCleaned(ctx, agent, deviceId, { ok: true, report: 'clean' });
       agents.push({ agent, deviceIds: answer.devices.map((device) => device.deviceId) });
     }
-    const allDevices = (await ctx.store.devices.byIds(agents.flatMap((entry) => entry.deviceIds))).values();
-    const devices = [...allDevices];
+    const devices = [...(await ctx.store.devices.byIds(agents.flatMap((entry) => entry.deviceIds))).values()];
 
     // The queue: runs over every device, from users on three plans.
     const users = [await seedUser(ctx, 'silver', 'SILVER'), await seedUser(ctx, 'gold', 'GOLD'), await seedUser(ctx, 'platinum', 'PLATINUM')];

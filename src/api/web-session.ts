@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidParameterError, UnauthorizedError, UnsupportedMediaTypeError } from '../domain/errors.ts';
+import type { User } from '../domain/users.ts';
 import type { Context } from '../services/context.ts';
 import { sessionOf, signIn, signOut } from '../services/web-sessions.ts';
 
@@ -18,7 +19,12 @@ function cookieOptions(request: FastifyRequest, publicUrl: string | undefined, m
 }
 
 export function registerWebSession(app: FastifyInstance, ctx: Context, publicUrl: string | undefined): void {
-  const answer = (reply: FastifyReply, body: unknown) => reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send(body);
+  // The token itself only ever travels in the cookie.
+  const answer = (reply: FastifyReply, session: { user: User; csrfToken: string; expiresTime: number }) =>
+    reply
+      .header('cache-control', 'no-store')
+      .type('application/json; charset=utf-8')
+      .send({ userId: session.user.id, email: session.user.email, csrfToken: session.csrfToken, expiresTime: session.expiresTime });
 
   // No auth hook (no `access`): signing in again while signed in needs no CSRF token. JSON only: a
   // page of another site cannot post JSON here, so it cannot sign a browser in to its own account.
@@ -33,14 +39,14 @@ export function registerWebSession(app: FastifyInstance, ctx: Context, publicUrl
     if (typeof password !== 'string' || password === '') throw new InvalidParameterError('password', "Parameter 'password' is required");
     const session = await signIn(ctx, email, password);
     reply.setCookie(SESSION_COOKIE, session.token, cookieOptions(request, publicUrl, Math.floor(ctx.limits.sessionTtlMs / 1000)));
-    return answer(reply, { userId: session.user.id, email: session.user.email, csrfToken: session.csrfToken, expiresTime: session.expiresTime });
+    return answer(reply, session);
   });
 
   app.get('/auth/session', { schema: { hide: true }, config: { access: 'anonymous' } }, async (request, reply) => {
     const token = request.cookies[SESSION_COOKIE];
     const session = token === undefined ? undefined : await sessionOf(ctx, token);
     if (session === undefined) throw new UnauthorizedError('Not signed in');
-    return answer(reply, { userId: session.user.id, email: session.user.email, csrfToken: session.csrfToken, expiresTime: session.expiresTime });
+    return answer(reply, session);
   });
 
   // Signing out needs the session (and, being a change, its CSRF token): the auth hook checks both.

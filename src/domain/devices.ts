@@ -1,7 +1,6 @@
 /** Devices and device groups. The OS version of a device is fixed by the service (seed §1). */
 import type { ExecutionKind } from './frameworks-kinds.ts';
 import type { ListSpec } from './list-query.ts';
-import type { OsType } from './projects.ts';
 
 export const DEVICE_OS_TYPES = ['ANDROID', 'IOS'] as const;
 export type DeviceOsType = (typeof DEVICE_OS_TYPES)[number];
@@ -48,11 +47,6 @@ export interface DeviceGroup {
 
 export function isPublicGroup(group: Pick<DeviceGroup, 'userId'>): boolean {
   return group.userId === null;
-}
-
-/** Whether a group of devices can serve a project of the given OS. */
-export function groupFitsOs(group: Pick<DeviceGroup, 'osType'>, osType: OsType): boolean {
-  return osType === 'UNDEFINED' || group.osType === osType;
 }
 
 export const DEVICE_LIST: ListSpec<'id' | 'displayName' | 'manufacturer' | 'osType' | 'platform' | 'releaseVersion' | 'apiLevel' | 'online' | 'enabled' | 'state'> = {

@@ -148,11 +148,6 @@ export function applyConfigChange(current: ProjectConfig, change: RawConfigChang
   return next;
 }
 
-/** Whether the stored config has what a legacy (projectId-only) run start needs. */
-export function missingForRun(config: ProjectConfig): string | null {
-  return config.usedDeviceGroupId === null ? 'usedDeviceGroupId' : null;
-}
-
 function checkMode(text: string, projectType: ProjectType): Mode {
   const mode = checkEnum('mode', text, MODES);
   // Seed §4 rule 1: the iOS crawler runs only in projects of the iOS UI Automation type.

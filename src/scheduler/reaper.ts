@@ -37,7 +37,7 @@ export function startReaper(options: ReaperOptions): Reaper {
         const deviceRun = await store.deviceRuns.findById(deviceRunId);
         if (deviceRun === undefined || (deviceRun.state !== 'RUNNING' && deviceRun.state !== 'FINISHING')) return;
         await endDeviceRun(store, now, deviceRun, { state: 'WARNING', failReason: 'the device host stopped reporting (agent lost); the device run could not be completed', testCases: null }, wakeups);
-        await store.devices.recordInfraOutcome(deviceRun.deviceId, true);
+        await store.devices.recordInfraFailure(deviceRun.deviceId);
       });
       log(`device run ${deviceRunId}: lease expired, ended as WARNING`);
     }

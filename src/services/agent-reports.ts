@@ -100,9 +100,9 @@ export async function reportResult(ctx: Context, agent: Agent, deviceRunId: numb
     const deviceRun = await requireHeld(store, agent, deviceRunId);
     if (!(await store.deviceRuns.acceptSeq(deviceRunId, report.seq))) return deviceRun.state;
     if (report.outcome !== 'WARNING') {
-      await store.devices.toCleaningAfterSuccess(deviceRun.deviceId);
+      await store.devices.toCleaningAfterRun(deviceRun.deviceId);
     } else {
-      const streak = await store.devices.recordInfraOutcome(deviceRun.deviceId, true);
+      const streak = await store.devices.recordInfraFailure(deviceRun.deviceId);
       if (streak >= ctx.limits.maxInfraFailures) {
         await store.devices.setState(deviceRun.deviceId, 'NOT_OPERATIONAL', `failed ${streak} device runs in a row for reasons outside the tests`);
       } else {

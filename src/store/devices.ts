@@ -139,8 +139,8 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
     },
 
     /** Counts infrastructure failures in a row; returns the new streak (0 after a clean run). */
-    /** A device run ended well on the device: its failure streak ends, and it is cleaned next. */
-    async toCleaningAfterSuccess(id: number): Promise<void> {
+    /** A device run ended for reasons of its own (passed, failed, aborted, timed out): the infrastructure failure streak ends, and the device is cleaned next. */
+    async toCleaningAfterRun(id: number): Promise<void> {
       await db.updateTable('devices').set({ infra_failure_streak: 0, state: 'CLEANING', state_reason: null }).where('id', '=', id).execute();
     },
 
@@ -159,13 +159,14 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
       return device?.agent_id === agentId ? (device.state as DeviceState) : undefined;
     },
 
-    async recordInfraOutcome(id: number, failed: boolean): Promise<number> {
-      if (!failed) {
-        await db.updateTable('devices').set({ infra_failure_streak: 0 }).where('id', '=', id).execute();
-        return 0;
-      }
-      await db.updateTable('devices').set((eb) => ({ infra_failure_streak: eb('infra_failure_streak', '+', 1) })).where('id', '=', id).execute();
-      const row = await db.selectFrom('devices').select('infra_failure_streak').where('id', '=', id).executeTakeFirstOrThrow();
+    /** One more infrastructure failure in a row on the device; the streak now. */
+    async recordInfraFailure(id: number): Promise<number> {
+      const row = await db
+        .updateTable('devices')
+        .set((eb) => ({ infra_failure_streak: eb('infra_failure_streak', '+', 1) }))
+        .where('id', '=', id)
+        .returning('infra_failure_streak')
+        .executeTakeFirstOrThrow();
       return row.infra_failure_streak;
     },
 

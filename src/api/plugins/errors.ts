@@ -7,6 +7,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, OAuthError } from '../../domain/errors.ts';
 import { presentError } from '../present/error.ts';
+import { REALM } from './auth.ts';
 import { encodeFor } from './negotiate.ts';
 
 interface ValidationIssue {
@@ -20,7 +21,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     // OAuth clients read RFC 6749/6750 errors, in JSON, whatever they accept.
     if (error instanceof OAuthError) {
-      if (error.error === 'invalid_token') reply.header('WWW-Authenticate', `Bearer realm="devicecloud", error="invalid_token"`);
+      if (error.error === 'invalid_token') reply.header('WWW-Authenticate', `Bearer realm="${REALM}", error="invalid_token"`);
       return reply.code(error.statusCode).header('cache-control', 'no-store').send({ error: error.error, error_description: error.message });
     }
     const { status, message } = describe(error, request);

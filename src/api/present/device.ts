@@ -1,4 +1,4 @@
-import { type Device, type DeviceGroup, lockReason } from '../../domain/devices.ts';
+import { type Device, type DeviceGroup, isPublicGroup, lockReason } from '../../domain/devices.ts';
 import { type Rep, rep } from './representation.ts';
 
 /** A stable number for an OS release ("17.4.1" → 170401), since versions have no table of their own. */
@@ -34,13 +34,13 @@ export function presentDevice(device: Device): Rep {
 export function presentDeviceGroup(group: DeviceGroup): Rep {
   return rep('apiDeviceGroup', {
     id: group.id,
-    selfURI: group.userId === null ? `/device-groups/${group.id}` : `/users/${group.userId}/device-groups/${group.id}`,
+    selfURI: isPublicGroup(group) ? `/device-groups/${group.id}` : `/users/${group.userId}/device-groups/${group.id}`,
     displayName: group.displayName,
     name: group.displayName,
     osType: group.osType,
     deviceCount: group.deviceCount,
     userId: group.userId,
     shared: group.shared,
-    isPublic: group.userId === null,
+    isPublic: isPublicGroup(group),
   });
 }
