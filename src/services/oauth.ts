@@ -90,10 +90,9 @@ async function issuePair(ctx: Context, store: Store, userId: number): Promise<To
 
 /** The user an access token stands for; throws invalid_token when it is unknown, expired or revoked. */
 export async function authenticateAccessToken(ctx: Context, token: string): Promise<User> {
-  const pair = token.length <= 200 ? await ctx.store.oauthTokens.byAccessHash(apiKeyHash(token)) : undefined;
-  if (pair === undefined) throw new OAuthError('invalid_token', 'The access token is invalid or was revoked');
-  if (pair.accessExpiresTime <= ctx.clock()) throw new OAuthError('invalid_token', 'The access token expired; get a new one with the refresh_token grant');
-  const user = await ctx.store.users.findById(pair.userId);
-  if (user === undefined || user.status !== 'ENABLED') throw new OAuthError('invalid_token', 'The account is not enabled');
-  return user;
+  const found = token.length <= 200 ? await ctx.store.oauthTokens.userByAccessHash(apiKeyHash(token)) : undefined;
+  if (found === undefined) throw new OAuthError('invalid_token', 'The access token is invalid or was revoked');
+  if (found.accessExpiresTime <= ctx.clock()) throw new OAuthError('invalid_token', 'The access token expired; get a new one with the refresh_token grant');
+  if (found.user.status !== 'ENABLED') throw new OAuthError('invalid_token', 'The account is not enabled');
+  return found.user;
 }

@@ -1,6 +1,8 @@
 /** OAuth 2.0 token pairs, by the SHA-256 of each token (the tokens themselves are never stored). */
 import type { Kysely } from 'kysely';
+import type { User } from '../domain/users.ts';
 import type { Tables } from './schema.ts';
+import { toUser } from './users.ts';
 
 export interface TokenPair {
   readonly id: number;
@@ -34,9 +36,16 @@ export function oauthTokensStore(db: Kysely<Tables>) {
         .execute();
     },
 
-    async byAccessHash(hash: string): Promise<TokenPair | undefined> {
-      const row = await db.selectFrom('oauth_tokens').select(columns).where('access_hash', '=', hash).executeTakeFirst();
-      return row && toPair(row);
+    /** The user an access token stands for, and until when it works: one statement per authenticated request. */
+    async userByAccessHash(hash: string): Promise<{ user: User; accessExpiresTime: number } | undefined> {
+      const row = await db
+        .selectFrom('oauth_tokens as t')
+        .innerJoin('users as u', 'u.id', 't.user_id')
+        .selectAll('u')
+        .select('t.access_expires_time')
+        .where('t.access_hash', '=', hash)
+        .executeTakeFirst();
+      return row && { user: toUser(row), accessExpiresTime: row.access_expires_time };
     },
 
     /** Takes the pair a refresh token belongs to out of use, returning it: a refresh token works once. */

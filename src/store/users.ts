@@ -105,7 +105,7 @@ export function usersStore(db: Kysely<Tables>) {
   };
 }
 
-function toUser(row: Selectable<UsersTable>): User {
+export function toUser(row: Selectable<UsersTable>): User {
   return {
     id: row.id,
     email: row.email,

@@ -1,6 +1,8 @@
 /** Dashboard sign-in sessions, by the SHA-256 of their cookie token. */
 import type { Kysely } from 'kysely';
+import type { User } from '../domain/users.ts';
 import type { Tables } from './schema.ts';
+import { toUser } from './users.ts';
 
 export interface WebSession {
   readonly userId: number;
@@ -19,9 +21,16 @@ export function webSessionsStore(db: Kysely<Tables>) {
         .execute();
     },
 
-    async byTokenHash(hash: string): Promise<WebSession | undefined> {
-      const row = await db.selectFrom('web_sessions').select(['user_id', 'csrf_token', 'expires_time']).where('token_hash', '=', hash).executeTakeFirst();
-      return row && { userId: row.user_id, csrfToken: row.csrf_token, expiresTime: row.expires_time };
+    /** The signed-in user of a session token, with the session: one statement per request. */
+    async userByTokenHash(hash: string): Promise<{ user: User; csrfToken: string; expiresTime: number } | undefined> {
+      const row = await db
+        .selectFrom('web_sessions as s')
+        .innerJoin('users as u', 'u.id', 's.user_id')
+        .selectAll('u')
+        .select(['s.csrf_token', 's.expires_time'])
+        .where('s.token_hash', '=', hash)
+        .executeTakeFirst();
+      return row && { user: toUser(row), csrfToken: row.csrf_token, expiresTime: row.expires_time };
     },
 
     async delete(hash: string): Promise<void> {

@@ -23,6 +23,13 @@ describe.each(ENGINES)('OAuth 2.0 (%s)', (engine) => {
     expect(granted.headers['cache-control']).toBe('no-store');
     expect(granted.body).toEqual({ access_token: expect.any(String), token_type: 'bearer', refresh_token: expect.any(String), expires_in: 3600, scope: 'read write' });
     expect((await bearer(granted.body.access_token)).body).toMatchObject({ id: alice.user.id, email: 'alice@example.com' });
+    // A token costs no more statements per request than an API key.
+    const statements = async (send: () => Promise<unknown>) => {
+      const before = h.queries.length;
+      await send();
+      return h.queries.length - before;
+    };
+    expect(await statements(() => bearer(granted.body.access_token))).toBe(await statements(() => alice.call('GET', '/api/me', { json: true })));
 
     const query = new URLSearchParams({ client_id: CLIENT, grant_type: 'password', username: ' Alice@Example.com ', password: 'password-1234' });
     const viaGet = await call(h.app, 'GET', `/oauth/token?${query}`);

@@ -28,8 +28,10 @@ describe.each(ENGINES)('dashboard sign-in sessions (%s)', (engine) => {
     expect(setCookie).toMatch(/Path=\//);
     expect(setCookie).not.toMatch(/Secure/); // plain http here; https (or an https public URL) adds it
 
+    const before = h.queries.length;
     const me = await call(h.app, 'GET', '/api/me', { json: true, headers: withSession(cookie) });
     expect(me.body).toMatchObject({ id: alice.user.id });
+    expect(h.queries.length - before).toBe(1); // the session and its user in one statement
     const again = await call(h.app, 'GET', '/auth/session', { headers: withSession(cookie) });
     expect(again.body.csrfToken).toBe(answer.body.csrfToken);
   });
