@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { type Child, startChild, watchRss } from '../support/processes.ts';
+import { type Child, rssOf, startChild, watchRss } from '../support/processes.ts';
 import type { Figure, Suite } from '../support/report.ts';
 
 const SUPPORT = path.join(import.meta.dirname, '..', 'support');
@@ -73,7 +73,7 @@ export const apiRead: Suite = async ({ quick, log }) => {
       }
     }
     const peak = rss.stop();
-    figures.push({ suite: 'memory', name: `server RSS under the API load (${CONNECTIONS} connections)`, value: peak / 1024 ** 2, unit: 'MiB', baseline: watchRss(bare.process.pid!).stop() / 1024 ** 2, ratio: undefined });
+    figures.push({ suite: 'memory', name: `server RSS under the API load (${CONNECTIONS} connections)`, value: peak / 1024 ** 2, unit: 'MiB', baseline: rssOf(bare.process.pid!) / 1024 ** 2 });
     return figures;
   } finally {
     for (const child of children) await child.stop();

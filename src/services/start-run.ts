@@ -7,15 +7,15 @@ import type { Device, DeviceGroup } from '../domain/devices.ts';
 import { InvalidParameterError, NotFoundError } from '../domain/errors.ts';
 import { type FileAction, type UserFile, defaultAction } from '../domain/files.ts';
 import { type Framework, frameworkById } from '../domain/frameworks.ts';
-import { DEFAULT_TIMEOUT_SECONDS, type Scheduler, defaultConfig } from '../domain/project-config.ts';
+import { DEFAULT_TIMEOUT_SECONDS, type Scheduler } from '../domain/project-config.ts';
 import type { Project, ProjectType } from '../domain/projects.ts';
 import type { RunParameter, RunRequest } from '../domain/run-config.ts';
-import { type DeviceRunState, type ExcludeReason, runStateOf } from '../domain/runs.ts';
+import type { ExcludeReason } from '../domain/runs.ts';
 import { PLAN_MAX_TIMEOUT_SECONDS, PLAN_PRIORITY, type User } from '../domain/users.ts';
-import { agentTopic } from '../scheduler/notifier.ts';
 import type { Store } from '../store/store.ts';
 import type { Context } from './context.ts';
-import { requireProject } from './projects.ts';
+import { createProject, requireProject } from './projects.ts';
+import { type Wakeups, refreshRunState, wake } from './run-lifecycle.ts';
 import { getRun } from './runs.ts';
 import type { RunView } from './views.ts';
 
@@ -197,7 +197,7 @@ export async function startRun(ctx: Context, user: User, request: RunRequest): P
   const plan = await planRun(ctx, user, request);
   const now = ctx.clock();
   const { runId, agentIds } = await ctx.store.transaction(async (store) => {
-    const project = 'id' in plan.project ? plan.project : await createProject(store, user, plan.project, now);
+    const project = 'id' in plan.project ? plan.project : (await createProject({ ...ctx, store }, user, { name: plan.project.newName, type: plan.project.type })).project;
     if (project.osType === 'UNDEFINED') await store.projects.setOsType(project.id, plan.osType);
     const run = await store.testRuns.insert({
       projectId: project.id,
@@ -211,16 +211,13 @@ export async function startRun(ctx: Context, user: User, request: RunRequest): P
       scheduler: plan.scheduler,
       hookUrl: request.hookURL,
     });
-    const states: DeviceRunState[] = [];
     for (const { device, excludeReason } of plan.devices) {
-      const state: DeviceRunState = excludeReason === null ? 'WAITING' : 'EXCLUDED';
-      states.push(state);
       await store.deviceRuns.insert({
         testRunId: run.id,
         projectId: project.id,
         userId: user.id,
         deviceId: device.id,
-        state,
+        state: excludeReason === null ? 'WAITING' : 'EXCLUDED',
         excludeReason,
         createTime: now,
         timeLimit: plan.timeout,
@@ -233,21 +230,12 @@ export async function startRun(ctx: Context, user: User, request: RunRequest): P
         retriedFromId: null,
       });
     }
-    const runState = runStateOf(states);
-    if (runState === 'FINISHED') {
-      await store.testRuns.setState(run.id, 'FINISHED', { endTime: now });
-      if (request.hookURL !== null) await store.hooks.enqueue(run.id, request.hookURL, now);
-    }
+    // A run whose every device was excluded is finished at once (and its hook called).
+    await refreshRunState(store, run.id, now);
     await store.users.touchLaunchedTest(user.id, now);
-    const agents = new Set(plan.devices.filter((entry) => entry.excludeReason === null && entry.device.agentId !== null).map((entry) => entry.device.agentId!));
+    const agents: Wakeups = new Set(plan.devices.filter((entry) => entry.excludeReason === null && entry.device.agentId !== null).map((entry) => entry.device.agentId!));
     return { runId: run.id, agentIds: agents };
   });
-  for (const agentId of agentIds) ctx.notifier.notify(agentTopic(agentId));
+  wake(ctx, agentIds);
   return getRun(ctx, user, runId);
-}
-
-async function createProject(store: Store, user: User, project: { newName: string; type: ProjectType }, now: number): Promise<Project> {
-  const created = await store.projects.insert(user.id, { name: project.newName, description: null, type: project.type }, now, 120);
-  await store.projectConfigs.insert(defaultConfig(created.id, created.type));
-  return created;
 }
