@@ -47,11 +47,25 @@ export interface Job {
   /** Key/value parameters of the run, handed to tests as environment variables. */
   readonly parameters: Readonly<Record<string, string>>;
   readonly locale: string;
+  /** Settings the run asks the device to take (private and enterprise flavours only). */
+  readonly deviceSettings: DeviceSettings | null;
   readonly launchApp: boolean;
   /** Crawler sign-in, when the app needs one. */
   readonly credentials: { readonly username: string; readonly password: string } | null;
   /** An empty directory for this run's outputs; the driver may put anything there. */
   readonly workDir: string;
+}
+
+/**
+ * Device settings a run may ask for on private and enterprise clouds (seed §1: refused on the
+ * public one). The driver applies them before installing and `clean` puts the device back.
+ * `null` in a field means leave it as it is.
+ */
+export interface DeviceSettings {
+  /** e.g. `fi_FI`. */
+  readonly locale: string | null;
+  readonly wifi: boolean | null;
+  readonly googleAccount: { readonly email: string; readonly password: string } | null;
 }
 
 export interface PerformanceSample {

@@ -74,7 +74,7 @@ export function describeDriverConformance(name: string, setup: () => Promise<{ d
       jobs += 1;
       const workDir = path.join(workRoot, String(jobs));
       fs.mkdirSync(workDir, { recursive: true });
-      return { deviceRunId: jobs, serial, data: [], parameters: {}, timeoutSeconds: 60, locale: 'en_US', launchApp: true, credentials: null, workDir, ...spec };
+      return { deviceRunId: jobs, serial, data: [], parameters: {}, timeoutSeconds: 60, locale: 'en_US', deviceSettings: null, launchApp: true, credentials: null, workDir, ...spec };
     };
     const testCasesOf = (result: Awaited<ReturnType<Driver['execute']>>) =>
       result.testCases ?? result.artifacts.filter((artifact) => artifact.kind === 'junit').flatMap((artifact) => parseJUnit(fs.readFileSync(artifact.path, 'utf8')));

@@ -67,7 +67,7 @@ describe('virtual driver', () => {
     jobs += 1;
     const workDir = path.join(dataDir, 'work', String(jobs));
     fs.mkdirSync(workDir, { recursive: true });
-    return { deviceRunId: jobs, serial: 'virtual-android-1', data: [], parameters: {}, timeoutSeconds: 60, locale: 'en_US', launchApp: true, credentials: null, workDir, ...spec };
+    return { deviceRunId: jobs, serial: 'virtual-android-1', data: [], parameters: {}, timeoutSeconds: 60, locale: 'en_US', deviceSettings: null, launchApp: true, credentials: null, workDir, ...spec };
   };
 
   it('offers realistic devices that run server-side tests and the crawler only', async () => {
