@@ -48,3 +48,10 @@ describe('one representation, two encodings', () => {
     expect(parsed.apiProject.nested).toEqual({ releaseVersion: '14', apiLevel: '34' });
   });
 });
+
+describe('XML lists', () => {
+  it('keeps the order of items of different types and writes an empty list as an empty element', () => {
+    const xml = encodeXml(rep('apiList', { data: [rep('a', { id: 1 }), rep('b', { id: 2 }), rep('a', { id: 3 })], none: [] }));
+    expect(xml).toContain('<data><a><id>1</id></a><b><id>2</id></b><a><id>3</id></a></data><none></none>');
+  });
+});
