@@ -70,6 +70,8 @@ export interface TestRun {
   readonly frameworkId: number | null;
   readonly startedById: number;
   readonly osType: OsType;
+  /** What its device runs added up to when it finished; null while it is not finished. */
+  readonly finalTallies: readonly StateTally[] | null;
 }
 
 export function displayName(run: Pick<TestRun, 'name' | 'number'>): string {

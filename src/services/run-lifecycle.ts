@@ -78,12 +78,17 @@ export async function refreshRunState(store: Store, testRunId: number, now: numb
   const run = await store.testRuns.findForUpdate(testRunId);
   if (run === undefined) return;
   const state = runStateFrom(await store.deviceRuns.progressOfRun(testRunId));
-  if (state === run.state && (state !== 'RUNNING' || run.startTime !== null)) return;
-  await store.testRuns.setState(testRunId, state, {
-    ...(state !== 'WAITING' && run.startTime === null && { startTime: now }),
-    endTime: state === 'FINISHED' ? now : null,
-  });
-  if (state === 'FINISHED' && run.state !== 'FINISHED') {
+  const startTime = state !== 'WAITING' && run.startTime === null ? now : undefined;
+  if (state !== 'FINISHED') {
+    if (state === run.state && startTime === undefined) return;
+    await store.testRuns.setState(testRunId, state, { ...(startTime !== undefined && { startTime }), endTime: null });
+    return;
+  }
+  // Finished again too: a result arriving after an abort changes what the run adds up to.
+  const tallies = (await store.testRuns.tallies([testRunId])).get(testRunId) ?? [];
+  const endTime = run.state === 'FINISHED' ? undefined : now;
+  await store.testRuns.finish(testRunId, { ...(startTime !== undefined && { startTime }), ...(endTime !== undefined && { endTime }) }, tallies);
+  if (run.state !== 'FINISHED') {
     const hookUrl = await store.testRuns.hookUrlOf(testRunId);
     if (hookUrl !== null) await store.hooks.enqueue(testRunId, hookUrl, now);
   }

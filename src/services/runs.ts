@@ -77,10 +77,14 @@ export async function deviceRunSteps(ctx: Context, user: User, id: number, scope
 }
 
 async function withStats(ctx: Context, records: readonly RunRecord[]): Promise<RunView[]> {
-  const ids = records.map((record) => record.run.id);
-  const tallies = await ctx.store.testRuns.tallies(ids);
+  const unfinished = records.filter((record) => record.run.finalTallies === null).map((record) => record.run.id);
+  const tallies = await ctx.store.testRuns.tallies(unfinished);
   const queue = await queueStatuses(ctx.store, waitingIds(records));
-  return records.map((record) => ({ ...record, stats: runStats(tallies.get(record.run.id) ?? []), queue: queue.get(record.run.id) ?? NOT_QUEUED }));
+  return records.map((record) => ({
+    ...record,
+    stats: runStats(record.run.finalTallies ?? tallies.get(record.run.id) ?? []),
+    queue: queue.get(record.run.id) ?? NOT_QUEUED,
+  }));
 }
 
 

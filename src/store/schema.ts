@@ -123,6 +123,7 @@ export interface TestRunsTable {
   started_by_id: number;
   scheduler: Generated<string>;
   hook_url: string | null;
+  final_tallies_json: string | null;
 }
 
 export interface DeviceRunsTable {

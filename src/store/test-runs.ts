@@ -145,10 +145,25 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       return tallies;
     },
 
-    async setState(runId: number, state: TestRunState, times: { startTime?: number; endTime?: number | null }): Promise<void> {
+    /** A run that is not finished has no final tallies; `finish` records them. */
+    async setState(runId: number, state: Exclude<TestRunState, 'FINISHED'>, times: { startTime?: number; endTime?: null }): Promise<void> {
       await db
         .updateTable('test_runs')
-        .set({ state, ...(times.startTime !== undefined && { start_time: times.startTime }), ...(times.endTime !== undefined && { end_time: times.endTime }) })
+        .set({ state, final_tallies_json: null, ...(times.startTime !== undefined && { start_time: times.startTime }), ...(times.endTime !== undefined && { end_time: times.endTime }) })
+        .where('id', '=', runId)
+        .execute();
+    },
+
+    /** The run is finished (again, when a late result changed what it adds up to). */
+    async finish(runId: number, times: { startTime?: number; endTime?: number }, tallies: readonly StateTally[]): Promise<void> {
+      await db
+        .updateTable('test_runs')
+        .set({
+          state: 'FINISHED',
+          final_tallies_json: JSON.stringify(tallies),
+          ...(times.startTime !== undefined && { start_time: times.startTime }),
+          ...(times.endTime !== undefined && { end_time: times.endTime }),
+        })
         .where('id', '=', runId)
         .execute();
     },
@@ -204,6 +219,7 @@ interface RunRow {
   config_json: string;
   framework_id: number | null;
   started_by_id: number;
+  final_tallies_json: string | null;
 }
 
 function toRun(row: RunRow): TestRun {
@@ -221,6 +237,7 @@ function toRun(row: RunRow): TestRun {
     config: JSON.parse(row.config_json) as Record<string, unknown>,
     frameworkId: row.framework_id,
     startedById: row.started_by_id,
+    finalTallies: row.final_tallies_json === null ? null : (JSON.parse(row.final_tallies_json) as StateTally[]),
   };
 }
 

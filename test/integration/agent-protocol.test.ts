@@ -317,6 +317,9 @@ describe.each(ENGINES)('running on devices through the agent protocol (%s)', (en
     expect(late.status).toBe(200);
     const session = await alice.call('GET', `/api/v2/device-sessions/${assignments[0]!.deviceRunId}`, { json: true });
     expect(session.body).toMatchObject({ state: 'ABORTED', testCaseAllCount: 1 });
+    // The finished run keeps its final tallies; the late result must reach them.
+    const total = await alice.call('GET', `/api/v2/runs/${run.id}`, { json: true });
+    expect(total.body).toMatchObject({ state: 'FINISHED', abortedDeviceCount: 2, testCaseCount: 1 });
   });
 
   it('retries failed device sessions as new sessions, and infrastructure failures automatically', async () => {
@@ -331,6 +334,7 @@ describe.each(ENGINES)('running on devices through the agent protocol (%s)', (en
     ({ assignments } = await agent.claim(['a1']));
     await agent.finish(assignments[0]!.deviceRunId, 'FAILED', [testCase('t', 'FAILED')]);
     await agent.post(`/devices/${agent.deviceIds.get('a1')}/cleaned`, { ok: true, report: 'clean' });
+    expect((await alice.call('GET', `/api/v2/runs/${run.id}`, { json: true })).body).toMatchObject({ state: 'FINISHED', deviceCount: 1, failedDeviceCount: 1 });
     const retried = await alice.call('POST', `/api/v2/runs/${run.id}/retry`, { json: true });
     expect(retried.status).toBe(200);
     expect(retried.body).toMatchObject({ state: 'WAITING', deviceCount: 1, failedDeviceCount: 0 });

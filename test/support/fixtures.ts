@@ -4,7 +4,8 @@
  */
 import type { DeviceOsType } from '../../src/domain/devices.ts';
 import type { Device, DeviceGroup } from '../../src/domain/devices.ts';
-import { type DeviceRunState, type TestRun, isFinal, runStateOf } from '../../src/domain/runs.ts';
+import { type DeviceRunState, type TestRun, isFinal } from '../../src/domain/runs.ts';
+import { refreshRunState } from '../../src/services/run-lifecycle.ts';
 import { Readable } from 'node:stream';
 import type { UserFile } from '../../src/domain/files.ts';
 import type { Context } from '../../src/services/context.ts';
@@ -75,9 +76,8 @@ export async function run(
       });
     }
   }
-  const runState = runStateOf(states);
-  await ctx.store.testRuns.setState(testRun.id, runState, { endTime: runState === 'FINISHED' ? ctx.clock() : null });
-  return { ...testRun, state: runState };
+  await refreshRunState(ctx.store, testRun.id, ctx.clock());
+  return (await ctx.store.testRuns.findById(testRun.id))!;
 }
 
 /** An input file record with bytes in the blob store, as an upload would leave it. */

@@ -15,6 +15,7 @@ import * as m001 from './001_core.ts';
 import * as m002 from './002_runs_on_devices.ts';
 import * as m003 from './003_oauth_tokens.ts';
 import * as m004 from './004_web_sessions.ts';
+import * as m005 from './005_final_tallies.ts';
 
 type Step = (db: Kysely<unknown>, types: ColumnTypes) => Promise<void>;
 
@@ -23,6 +24,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['002_runs_on_devices', m002.up],
   ['003_oauth_tokens', m003.up],
   ['004_web_sessions', m004.up],
+  ['005_final_tallies', m005.up],
 ];
 
 const TABLE = 'kysely_migration';
