@@ -7,8 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isPostgresUrl } from './store/db.ts';
 
-export const FLAVOURS = ['public', 'private', 'enterprise'] as const;
-export type Flavour = (typeof FLAVOURS)[number];
+import { FLAVOURS, type Flavour } from './domain/flavours.ts';
+
+export { FLAVOURS, type Flavour };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

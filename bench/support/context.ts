@@ -54,8 +54,8 @@ export async function openBenchContext(engine: Engine, options: { sqliteFile?: s
   });
   await migrate(database);
   const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-bench-'));
-  const ctx: Context = { store: createStore(database), clock: Date.now, blobs: directoryBlobStore(blobDir), notifier: memoryNotifier(), limits: DEFAULT_LIMITS };
-  const app = await buildApp({ ctx, version: 'bench', flavour: 'private' });
+  const ctx: Context = { store: createStore(database), clock: Date.now, blobs: directoryBlobStore(blobDir), notifier: memoryNotifier(), limits: DEFAULT_LIMITS, flavour: 'private' };
+  const app = await buildApp({ ctx, version: 'bench' });
   await app.ready();
   return {
     ctx,

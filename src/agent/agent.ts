@@ -5,6 +5,7 @@
  * stop. It never touches the database, and it rides out server restarts by retrying.
  */
 import os from 'node:os';
+import type { CleaningKind } from '../domain/flavours.ts';
 import { PROTOCOL_VERSION } from '../protocol/v1.ts';
 import { VERSION } from '../version.ts';
 import { protocolClient, sleep } from './client.ts';
@@ -51,6 +52,7 @@ export function startAgent(options: AgentOptions): RunningAgent {
   let claimRound: AbortController | null = null;
   let heartbeatMs = 5000;
   let claimWaitMs = 25_000;
+  let cleaning: CleaningKind = 'FULL';
   const patience = { maxElapsedMs: options.reportPatienceMs ?? 30 * 60_000 };
 
   /** A device became free (or the agent stops): the current long poll is redone with the new set. */
@@ -64,6 +66,7 @@ export function startAgent(options: AgentOptions): RunningAgent {
     );
     heartbeatMs = answer.heartbeatMs;
     claimWaitMs = answer.claimWaitMs;
+    cleaning = answer.cleaning ?? 'FULL';
     for (const { serial, deviceId } of answer.devices) {
       const description = devices.find((device) => device.serial === serial)!;
       slots.set(deviceId, { description, deviceId, status: 'busy' });
@@ -76,7 +79,7 @@ export function startAgent(options: AgentOptions): RunningAgent {
     slot.status = 'busy';
     let report: { ok: boolean; report: string };
     try {
-      report = await options.driver.clean(slot.description.serial);
+      report = await options.driver.clean(slot.description.serial, cleaning);
     } catch (error) {
       report = { ok: false, report: (error as Error).message };
     }

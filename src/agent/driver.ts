@@ -6,6 +6,7 @@
  * (test/drivers/conformance.ts).
  */
 import type { DeviceOsType } from '../domain/devices.ts';
+import type { CleaningKind, DeviceSettings } from '../domain/flavours.ts';
 import type { ExecutionKind } from '../domain/frameworks-kinds.ts';
 import type { StepType } from '../domain/runs.ts';
 import type { TestCase } from '../domain/test-cases.ts';
@@ -59,14 +60,8 @@ export interface Job {
 /**
  * Device settings a run may ask for on private and enterprise clouds (seed §1: refused on the
  * public one). The driver applies them before installing and `clean` puts the device back.
- * `null` in a field means leave it as it is.
  */
-export interface DeviceSettings {
-  /** e.g. `fi_FI`. */
-  readonly locale: string | null;
-  readonly wifi: boolean | null;
-  readonly googleAccount: { readonly email: string; readonly password: string } | null;
-}
+export type { DeviceSettings } from '../domain/flavours.ts';
 
 export interface PerformanceSample {
   /** Epoch milliseconds. */
@@ -129,7 +124,10 @@ export interface Driver {
   listDevices(): Promise<DeviceDescription[]>;
   health(serial: string): Promise<Health>;
   execute(job: Job, context: ExecutionContext): Promise<ExecutionResult>;
-  /** Removes what runs installed, clears browser data, reboots and verifies (seed §1, API.md §6). */
-  clean(serial: string): Promise<CleanResult>;
+  /**
+   * Removes what runs installed, clears browser data, puts settings back, then (FULL, the
+   * default) reboots and verifies (seed §1, API.md §6-7). The public cloud cleans LIGHT.
+   */
+  clean(serial: string, kind?: CleaningKind): Promise<CleanResult>;
   close(): Promise<void>;
 }

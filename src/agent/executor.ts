@@ -93,7 +93,7 @@ async function run(
       timeoutSeconds: assignment.timeoutSeconds,
       parameters: assignment.parameters,
       locale: assignment.locale,
-      deviceSettings: null,
+      deviceSettings: assignment.deviceSettings,
       launchApp: assignment.launchApp,
       credentials: assignment.credentials,
       workDir: path.join(workDir, 'run'),

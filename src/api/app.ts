@@ -34,7 +34,6 @@ import { userRoutes } from './routes/users.ts';
 export interface AppOptions {
   readonly ctx: Context;
   readonly version: string;
-  readonly flavour: string;
   /** Public base URL for links; when absent, links follow the request's Host. */
   readonly publicUrl?: string;
   /** Limit of form and JSON bodies, bytes. */
@@ -76,7 +75,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerAuth(app, options.ctx);
   registerErrorHandling(app);
 
-  registerRoutes(app, routeTable(options), { ctx: options.ctx, publicUrl: options.publicUrl });
+  registerRoutes(app, routeTable({ version: options.version, flavour: options.ctx.flavour }), { ctx: options.ctx, publicUrl: options.publicUrl });
   registerAgentProtocol(app, options.ctx);
   registerOAuth(app, options.ctx);
   registerWebSession(app, options.ctx, options.publicUrl);

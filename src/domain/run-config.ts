@@ -43,6 +43,11 @@ export interface RunRequest {
   readonly applicationUsername: string | null;
   readonly applicationPassword: string | null;
   readonly launchApp: boolean | null;
+  /** Device settings (private and enterprise clouds; domain/flavours.ts). */
+  readonly deviceLocale: string | null;
+  readonly wifiEnabled: boolean | null;
+  readonly googleAccountEmail: string | null;
+  readonly googleAccountPassword: string | null;
 }
 
 /** Fields a request may carry; anything else is ignored, as the established API does. */
@@ -50,7 +55,10 @@ export const RUN_REQUEST_FIELDS = [
   'osType', 'frameworkId', 'projectId', 'projectName', 'deviceGroupId', 'deviceIds', 'files', 'testRunName', 'timeout',
   'testRunParameters', 'hookURL', 'maxAutoRetriesCount', 'scheduler', 'deviceLanguageCode', 'limitationType', 'limitationValue',
   'instrumentationRunner', 'withAnnotation', 'withoutAnnotation', 'applicationUsername', 'applicationPassword', 'launchApp',
+  'deviceLocale', 'wifiEnabled', 'googleAccountEmail', 'googleAccountPassword',
 ] as const;
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 const MAX_DEVICES = 1000;
 const MAX_FILES = 50;
@@ -79,6 +87,14 @@ export function parseRunRequest(raw: Readonly<Record<string, unknown>>): RunRequ
     applicationUsername: optional(raw.applicationUsername, (v) => checkText('applicationUsername', asText('applicationUsername', v), { maxLength: 1024 }) || null),
     applicationPassword: optional(raw.applicationPassword, (v) => asText('applicationPassword', v) || null),
     launchApp: optional(raw.launchApp, (v) => asBoolean('launchApp', v)),
+    deviceLocale: optional(raw.deviceLocale, (v) => asLanguageCode('deviceLocale', v)),
+    wifiEnabled: optional(raw.wifiEnabled, (v) => asBoolean('wifiEnabled', v)),
+    googleAccountEmail: optional(raw.googleAccountEmail, (v) => {
+      const email = checkText('googleAccountEmail', asText('googleAccountEmail', v), { maxLength: 254, required: true });
+      if (!EMAIL.test(email)) throw new InvalidParameterError('googleAccountEmail', `Parameter 'googleAccountEmail' must be an e-mail address`);
+      return email;
+    }),
+    googleAccountPassword: optional(raw.googleAccountPassword, (v) => checkText('googleAccountPassword', asText('googleAccountPassword', v), { maxLength: 1024 })),
   };
 }
 

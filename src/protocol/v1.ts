@@ -39,6 +39,8 @@ export const HelloResponse = Type.Object({
   heartbeatMs: Type.Integer(),
   leaseMs: Type.Integer(),
   claimWaitMs: Type.Integer(),
+  /** How thoroughly to clean between device runs: LIGHT on the public cloud (API.md §7). */
+  cleaning: Type.Optional(Type.Union([Type.Literal('FULL'), Type.Literal('LIGHT')])),
 });
 export type HelloResponse = Static<typeof HelloResponse>;
 
@@ -84,6 +86,15 @@ export const Assignment = Type.Object({
   launchApp: Type.Boolean(),
   parameters: Type.Record(Type.String(), Type.String()),
   credentials: Type.Union([Type.Object({ username: Type.String(), password: Type.String() }), Type.Null()]),
+  /** Private and enterprise clouds only; the driver applies them and cleaning reverts them. */
+  deviceSettings: Type.Union([
+    Type.Object({
+      locale: Type.Union([Type.String(), Type.Null()]),
+      wifi: Type.Union([Type.Boolean(), Type.Null()]),
+      googleAccount: Type.Union([Type.Object({ email: Type.String(), password: Type.String() }), Type.Null()]),
+    }),
+    Type.Null(),
+  ]),
   files: Type.Array(AssignedFile),
 });
 export type Assignment = Static<typeof Assignment>;

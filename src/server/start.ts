@@ -44,6 +44,7 @@ export async function openStore(config: Config): Promise<{ database: Database; c
     blobs: directoryBlobStore(config.blobDir ?? path.join(config.dataDir, 'blobs')),
     notifier: memoryNotifier(),
     limits: { ...DEFAULT_LIMITS, maxUploadBytes: config.maxUploadBytes, leaseMs: config.leaseMs, heartbeatMs: config.heartbeatMs },
+    flavour: config.flavour,
   };
   return { database, ctx };
 }
@@ -74,7 +75,6 @@ export async function startServer(config: Config): Promise<RunningServer> {
     app = await buildApp({
       ctx,
       version: VERSION,
-      flavour: config.flavour,
       publicUrl: config.publicUrl,
       bodyLimit: config.bodyLimit,
       trustProxy: config.trustProxy,

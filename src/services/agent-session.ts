@@ -2,6 +2,7 @@
  * The agent's side of scheduling: hello (register devices, recover from a restart), heartbeat
  * (liveness, lease renewal, what to stop) and claims (the queue, long-polled).
  */
+import { cleaningKind } from '../domain/flavours.ts';
 import type { Agent } from '../store/agents.ts';
 import { type Assignment, type ClaimRequest, type ClaimResponse, type HeartbeatRequest, type HelloRequest, type HelloResponse, PROTOCOL_PREFIX, PROTOCOL_VERSION, type StopList } from '../protocol/v1.ts';
 import { InvalidParameterError } from '../domain/errors.ts';
@@ -37,7 +38,7 @@ export async function hello(ctx: Context, agent: Agent, request: HelloRequest): 
     return registered;
   });
   wake(ctx, wakeups);
-  return { agentId: agent.id, devices, heartbeatMs: ctx.limits.heartbeatMs, leaseMs: ctx.limits.leaseMs, claimWaitMs: ctx.limits.claimWaitMs };
+  return { agentId: agent.id, devices, heartbeatMs: ctx.limits.heartbeatMs, leaseMs: ctx.limits.leaseMs, claimWaitMs: ctx.limits.claimWaitMs, cleaning: cleaningKind(ctx.flavour) };
 }
 
 /** Every device is in the service's public group of its OS, so users always have a group to run on. */
@@ -152,6 +153,10 @@ async function buildAssignment(store: Store, deviceRun: DeviceRun, cache: RunInp
     launchApp?: boolean;
     applicationUsername?: string | null;
     applicationPassword?: string | null;
+    deviceLocale?: string | null;
+    wifiEnabled?: boolean | null;
+    googleAccountEmail?: string | null;
+    googleAccountPassword?: string | null;
   };
   const refs = config.files ?? [];
   return {
@@ -163,10 +168,23 @@ async function buildAssignment(store: Store, deviceRun: DeviceRun, cache: RunInp
     launchApp: config.launchApp ?? true,
     parameters: Object.fromEntries((config.testRunParameters ?? []).map(({ key, value }) => [key, value])),
     credentials: config.applicationUsername ? { username: config.applicationUsername, password: config.applicationPassword ?? '' } : null,
+    deviceSettings: storedDeviceSettings(config),
     files: refs.flatMap((ref) => {
       const file = files.get(ref.id);
       if (file === undefined) return [];
       return [{ id: file.id, name: file.name, action: ref.action, size: file.size, sha256: file.sha256, properties: { ...file.properties }, url: `${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/files/${file.id}` }];
     }),
   };
+}
+
+/** The device settings a run's stored config asks for (start-run.ts stores them only when there are some). */
+function storedDeviceSettings(config: {
+  deviceLocale?: string | null;
+  wifiEnabled?: boolean | null;
+  googleAccountEmail?: string | null;
+  googleAccountPassword?: string | null;
+}): Assignment['deviceSettings'] {
+  const { deviceLocale = null, wifiEnabled = null, googleAccountEmail = null, googleAccountPassword = null } = config;
+  if (deviceLocale === null && wifiEnabled === null && googleAccountEmail === null) return null;
+  return { locale: deviceLocale, wifi: wifiEnabled, googleAccount: googleAccountEmail === null ? null : { email: googleAccountEmail, password: googleAccountPassword ?? '' } };
 }

@@ -1,4 +1,5 @@
 /** What every use case receives: storage, a clock (injectable, so tests can move time), and limits. */
+import type { Flavour } from '../domain/flavours.ts';
 import type { Notifier } from '../scheduler/notifier.ts';
 import type { BlobStore } from '../store/blobs.ts';
 import type { Store } from '../store/store.ts';
@@ -40,4 +41,6 @@ export interface Context {
   readonly blobs: BlobStore;
   readonly notifier: Notifier;
   readonly limits: Limits;
+  /** What may be done to devices (domain/flavours.ts). */
+  readonly flavour: Flavour;
 }

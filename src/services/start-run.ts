@@ -7,6 +7,7 @@ import type { Device, DeviceGroup } from '../domain/devices.ts';
 import { InvalidParameterError, NotFoundError } from '../domain/errors.ts';
 import { type FileAction, type UserFile, defaultAction } from '../domain/files.ts';
 import { type Framework, frameworkById } from '../domain/frameworks.ts';
+import { type DeviceSettings, deviceSettingsOf } from '../domain/flavours.ts';
 import { DEFAULT_TIMEOUT_SECONDS, type Scheduler } from '../domain/project-config.ts';
 import type { Project, ProjectType } from '../domain/projects.ts';
 import type { RunParameter, RunRequest } from '../domain/run-config.ts';
@@ -37,11 +38,13 @@ export interface RunPlan {
   readonly scheduler: Scheduler;
   readonly maxAutoRetriesCount: number;
   readonly parameters: readonly RunParameter[];
+  readonly deviceSettings: DeviceSettings | null;
   readonly request: RunRequest;
 }
 
 export async function planRun(ctx: Context, user: User, request: RunRequest): Promise<RunPlan> {
   const { store } = ctx;
+  const deviceSettings = deviceSettingsOf(ctx.flavour, request);
   const project = await resolveProject(ctx, user, request);
   if (request.frameworkId === null) {
     throw new InvalidParameterError('frameworkId', `Parameter 'frameworkId' is required; /api/me/available-frameworks lists them`);
@@ -74,6 +77,7 @@ export async function planRun(ctx: Context, user: User, request: RunRequest): Pr
     scheduler: request.scheduler ?? 'PARALLEL',
     maxAutoRetriesCount: request.maxAutoRetriesCount ?? 0,
     parameters: request.testRunParameters,
+    deviceSettings,
     request,
   };
 }
@@ -190,6 +194,13 @@ export function storedConfig(plan: RunPlan, projectId: number): Record<string, u
     // Kept for the agent that signs the crawler in; the presenter never shows it.
     applicationPassword: request.applicationPassword,
     launchApp: request.launchApp ?? true,
+    ...(plan.deviceSettings !== null && {
+      deviceLocale: plan.deviceSettings.locale,
+      wifiEnabled: plan.deviceSettings.wifi,
+      googleAccountEmail: plan.deviceSettings.googleAccount?.email ?? null,
+      // Like applicationPassword: for the agent only.
+      googleAccountPassword: plan.deviceSettings.googleAccount?.password ?? null,
+    }),
   };
 }
 

@@ -175,6 +175,34 @@ describe('virtual driver', () => {
     expect(empty).toMatchObject({ outcome: 'COMPLETED', testCases: [], failReason: 'the app declares no activities to crawl' });
   });
 
+  it('applies the device settings a run asks for, and cleaning (full or light) puts them back', async () => {
+    const seen = async (deviceSettings: Job['deviceSettings']) => {
+      const spec = await serverSide('settings', `echo "$DEVICE_LOCALE $DEVICE_WIFI $DEVICE_GOOGLE_ACCOUNT" > "$OUTPUT_DIR/settings.txt"\n${junit('<testcase classname="c" name="s"/>')}`);
+      const result = await driver.execute(job({ ...spec, deviceSettings }), recorder().context);
+      return fs.readFileSync(result.artifacts.find((artifact) => artifact.name === 'settings.txt')!.path, 'utf8').trim();
+    };
+    const probe = () => seen({ locale: 'fi_FI', wifi: false, googleAccount: { email: 'qa@example.com', password: 'pw' } });
+    const plain = () => seen(null);
+    expect(await probe()).toBe('fi_FI off qa@example.com');
+    expect(await plain()).toBe('fi_FI off qa@example.com');
+    const storage = path.join(dataDir, 'devices', 'virtual-android-1', 'storage');
+    const boots = () => Number(fs.readFileSync(path.join(dataDir, 'devices', 'virtual-android-1', 'boot-count'), 'utf8'));
+    await driver.clean('virtual-android-1');
+    const bootsBefore = boots();
+    expect(await plain()).toBe('en_US on');
+
+    expect(await probe()).toBe('fi_FI off qa@example.com');
+    fs.writeFileSync(path.join(storage, 'residue.txt'), 'kept by light cleaning');
+    const light = await driver.clean('virtual-android-1', 'LIGHT');
+    expect(light).toMatchObject({ ok: true, report: expect.stringContaining('restored device settings') });
+    expect(await plain()).toBe('en_US on');
+    expect(fs.existsSync(path.join(storage, 'residue.txt'))).toBe(true);
+    expect(boots()).toBe(bootsBefore);
+    await driver.clean('virtual-android-1', 'FULL');
+    expect(fs.existsSync(path.join(storage, 'residue.txt'))).toBe(false);
+    expect(boots()).toBe(bootsBefore + 1);
+  });
+
   it('reports failed cleaning and an offline device through its test hooks', async () => {
     const device = path.join(dataDir, 'devices', 'virtual-android-2');
     fs.writeFileSync(path.join(device, 'fail-cleaning'), '');

@@ -25,7 +25,7 @@ export interface FakeAgent {
   hello(devices: readonly DeviceReport[]): Promise<HelloResponse>;
   /** Reports every device clean (IDLE). */
   cleanAll(): Promise<void>;
-  claim(serials: readonly string[], running?: readonly number[]): Promise<{ assignments: Array<{ deviceRunId: number; deviceId: number; kind: string; files: Array<{ id: number; url: string; action: string }>; parameters: Record<string, string>; timeoutSeconds: number }>; abort: number[]; clean: number[] }>;
+  claim(serials: readonly string[], running?: readonly number[]): Promise<{ assignments: Array<{ deviceRunId: number; deviceId: number; kind: string; files: Array<{ id: number; url: string; action: string }>; parameters: Record<string, string>; timeoutSeconds: number; deviceSettings: unknown }>; abort: number[]; clean: number[] }>;
   finish(deviceRunId: number, outcome: string, testCases?: unknown[], seq?: number): Promise<Answer>;
 }
 

@@ -66,7 +66,7 @@ describe('progress reports of a device run', () => {
         return { outcome: 'COMPLETED' as const, failReason: null, testCases: [passed], exitCode: 0, artifacts: [] };
       },
     };
-    const assignment = { deviceRunId: 7, deviceId: 1, kind: 'server-side', timeoutSeconds: 60, locale: 'en_US', launchApp: true, parameters: {}, credentials: null, files: [] };
+    const assignment = { deviceRunId: 7, deviceId: 1, kind: 'server-side', timeoutSeconds: 60, locale: 'en_US', launchApp: true, parameters: {}, credentials: null, deviceSettings: null, files: [] };
     try {
       await execute({ client: client as never, driver: driver as never, dataDir, log: () => undefined, reportPatienceMs: 1000 }, 'serial-1', assignment).done;
     } finally {

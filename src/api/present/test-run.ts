@@ -65,7 +65,7 @@ const CONFIG_ITEM_KINDS: Readonly<Record<string, string>> = {
 
 /** The TestRunConfig a run was started with, as it was stored. */
 export function presentStoredConfig(config: Readonly<Record<string, unknown>>): Rep {
-  const { applicationPassword: _secret, ...shown } = config;
+  const { applicationPassword: _secret, googleAccountPassword: _googleSecret, ...shown } = config;
   return rep('apiTestRunConfig', jsonFields(shown, 'apiTestRunConfig'));
 }
 

@@ -1,7 +1,9 @@
 /**
  * A virtual device's state on disk, which is what makes its cleaning real and checkable:
  * `apps/` (installed apps, with a recorded baseline of preinstalled ones), `storage/` (the
- * device's storage; tests see it as $DEVICE_STORAGE), `browser/` (browser data), and `boot-count`.
+ * device's storage; tests see it as $DEVICE_STORAGE), `browser/` (browser data), `boot-count`,
+ * and `settings.json` (what runs changed: locale, Wi-Fi, Google account; tests see them as
+ * $DEVICE_LOCALE, $DEVICE_WIFI and $DEVICE_GOOGLE_ACCOUNT).
  *
  * Test hooks (for the end-to-end tests of failure handling; documented in docs/drivers.md):
  * a file named `fail-cleaning` in the device folder makes cleaning fail; a file named `offline`
@@ -9,7 +11,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { CleaningKind, DeviceSettings } from '../../../domain/flavours.ts';
 import { sessionProcesses, signalSession, startTimeOf } from './process-tree.ts';
+
+/** A device as it comes: what cleaning puts back. */
+const FACTORY_SETTINGS = { locale: 'en_US', wifi: true, googleAccount: null as string | null };
+export type VirtualSettings = typeof FACTORY_SETTINGS;
 
 const BASELINE_APPS: Readonly<Record<'ANDROID' | 'IOS', readonly string[]>> = {
   ANDROID: ['com.android.chrome', 'com.google.android.gms', 'com.android.settings'],
@@ -53,6 +60,24 @@ export class DeviceState {
     return fs.readdirSync(this.apps).sort();
   }
 
+  settings(): VirtualSettings {
+    return fs.existsSync(this.settingsFile) ? (JSON.parse(fs.readFileSync(this.settingsFile, 'utf8')) as VirtualSettings) : { ...FACTORY_SETTINGS };
+  }
+
+  /** The password is what a phone would use to sign in; a virtual device has nowhere to keep it. */
+  applySettings(requested: DeviceSettings): VirtualSettings {
+    const settings = this.settings();
+    if (requested.locale !== null) settings.locale = requested.locale;
+    if (requested.wifi !== null) settings.wifi = requested.wifi;
+    if (requested.googleAccount !== null) settings.googleAccount = requested.googleAccount.email;
+    fs.writeFileSync(this.settingsFile, JSON.stringify(settings));
+    return settings;
+  }
+
+  private get settingsFile(): string {
+    return path.join(this.root, 'settings.json');
+  }
+
   hasHook(name: 'fail-cleaning' | 'offline'): boolean {
     return fs.existsSync(path.join(this.root, name));
   }
@@ -91,25 +116,42 @@ export class DeviceState {
     return path.join(this.root, 'running.json');
   }
 
-  /** Removes non-baseline apps, wipes storage and browser data, "reboots"; then checks the result. */
-  clean(): { ok: boolean; report: string } {
+  /**
+   * FULL: removes non-baseline apps, wipes storage and browser data, puts settings back,
+   * "reboots"; then checks the result. LIGHT (public cloud) leaves storage as it is and does not
+   * reboot: some residue may remain, as API.md §7 says.
+   */
+  clean(kind: CleaningKind = 'FULL'): { ok: boolean; report: string } {
     const stopped = this.stopLeftovers();
     const removed = this.installedApps().filter((app) => !BASELINE_APPS[this.osType].includes(app));
     for (const app of removed) fs.rmSync(path.join(this.apps, app), { force: true });
-    for (const dir of [this.storage, this.browser]) {
+    const wiped = kind === 'FULL' ? [this.storage, this.browser] : [this.browser];
+    for (const dir of wiped) {
       for (const entry of fs.readdirSync(dir)) fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
     }
-    const bootFile = path.join(this.root, 'boot-count');
-    const boots = Number(fs.existsSync(bootFile) ? fs.readFileSync(bootFile, 'utf8') : '0') + 1;
-    fs.writeFileSync(bootFile, String(boots));
+    const changedSettings = fs.existsSync(this.settingsFile);
+    fs.rmSync(this.settingsFile, { force: true });
+    let boots: number | null = null;
+    if (kind === 'FULL') {
+      const bootFile = path.join(this.root, 'boot-count');
+      boots = Number(fs.existsSync(bootFile) ? fs.readFileSync(bootFile, 'utf8') : '0') + 1;
+      fs.writeFileSync(bootFile, String(boots));
+    }
     this.ensure();
     if (this.hasHook('fail-cleaning')) return { ok: false, report: 'cleaning failed: the device did not come back after the reboot (test hook fail-cleaning)' };
     const leftovers = [
       ...this.installedApps().filter((app) => !BASELINE_APPS[this.osType].includes(app)),
-      ...fs.readdirSync(this.storage),
-      ...fs.readdirSync(this.browser),
+      ...wiped.flatMap((dir) => fs.readdirSync(dir)),
     ];
     if (leftovers.length > 0) return { ok: false, report: `cleaning left ${leftovers.join(', ')} behind` };
-    return { ok: true, report: `${stopped ? 'stopped tests left running by a previous agent, ' : ''}removed ${removed.length} app(s), wiped storage and browser data, rebooted (boot ${boots}), verified` };
+    const done = [
+      ...(stopped ? ['stopped tests left running by a previous agent'] : []),
+      `removed ${removed.length} app(s)`,
+      kind === 'FULL' ? 'wiped storage and browser data' : 'cleared browser data (light cleaning: storage kept, no reboot)',
+      ...(changedSettings ? ['restored device settings'] : []),
+      ...(boots !== null ? [`rebooted (boot ${boots})`] : []),
+      'verified',
+    ];
+    return { ok: true, report: done.join(', ') };
   }
 }

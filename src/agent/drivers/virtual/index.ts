@@ -35,6 +35,7 @@ export function createVirtualDriver(options: { dataDir: string; devices: readonl
     async execute(job, context) {
       const { device, state } = lookup(job.serial);
       context.step('PREPARING');
+      if (job.deviceSettings !== null) state.applySettings(job.deviceSettings);
       switch (job.kind) {
         case 'server-side':
           return runServerSide(job, context, device, state);
@@ -44,8 +45,8 @@ export function createVirtualDriver(options: { dataDir: string; devices: readonl
           return { outcome: 'INFRA_ERROR', failReason: `virtual devices cannot run ${job.kind} tests; they need a real device`, testCases: null, exitCode: null, artifacts: [] };
       }
     },
-    async clean(serial) {
-      return lookup(serial).state.clean();
+    async clean(serial, kind) {
+      return lookup(serial).state.clean(kind);
     },
     async close() {},
   };

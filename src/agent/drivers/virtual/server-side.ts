@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ENV_NAME } from '../../../domain/values.ts';
 import type { Artifact, ExecutionContext, ExecutionResult, Job } from '../../driver.ts';
-import type { DeviceState } from './device-state.ts';
+import type { DeviceState, VirtualSettings } from './device-state.ts';
 import type { VirtualDeviceSpec } from './devices.ts';
 import { sampleGroup, signalSession } from './process-tree.ts';
 
@@ -19,6 +19,7 @@ const KILL_GRACE_MS = 2000;
 const RESERVED = new Set([
   'PATH', 'HOME', 'LANG', 'TMPDIR', 'DEVICE_NAME', 'DEVICE_SERIAL', 'DEVICE_OS', 'DEVICE_OS_VERSION', 'DEVICE_API_LEVEL',
   'DEVICE_RUN_ID', 'APP_PATH', 'APP_PACKAGE', 'OUTPUT_DIR', 'SCREENSHOT_DIR', 'DEVICE_STORAGE', 'LOCALE', 'TIMEOUT_SECONDS',
+  'DEVICE_LOCALE', 'DEVICE_WIFI', 'DEVICE_GOOGLE_ACCOUNT',
 ]);
 
 export async function runServerSide(job: Job, context: ExecutionContext, device: VirtualDeviceSpec, state: DeviceState): Promise<ExecutionResult> {
@@ -57,6 +58,7 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
     SCREENSHOT_DIR: screenshotDir,
     DEVICE_STORAGE: state.storage,
     LOCALE: job.locale,
+    ...deviceSettingsEnv(state.settings()),
     TIMEOUT_SECONDS: String(job.timeoutSeconds),
   };
   for (const [key, value] of Object.entries(job.parameters)) if (ENV_NAME.test(key) && !RESERVED.has(key)) env[key] = value;
@@ -166,4 +168,8 @@ function looksLikeJUnit(file: string): boolean {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+function deviceSettingsEnv(settings: VirtualSettings): Record<string, string> {
+  return { DEVICE_LOCALE: settings.locale, DEVICE_WIFI: settings.wifi ? 'on' : 'off', DEVICE_GOOGLE_ACCOUNT: settings.googleAccount ?? '' };
 }
