@@ -33,6 +33,11 @@ export interface Config {
   /** Agents: how often they heartbeat; a lost agent's runs are given up after `leaseMs`. */
   readonly heartbeatMs: number;
   readonly leaseMs: number;
+  /** Requests per minute per signed-in user, and per address on anonymous routes; 0: no limit. */
+  readonly rateLimitPerUser: number;
+  readonly rateLimitPerIp: number;
+  /** How often the retention job runs (domain/retention.ts). */
+  readonly retentionIntervalMs: number;
   /** Agent role: the server to work for, and its token. */
   /** Agents: the servers to work for, tried in turn when one does not answer. */
   readonly serverUrls: readonly string[] | undefined;
@@ -178,6 +183,25 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     fallback: 60_000,
     parse: (value) => milliseconds(value, 500, 3_600_000),
   },
+  rateLimitPerUser: {
+    flag: '--rate-limit-per-user',
+    env: ['DEVICECLOUD_RATE_LIMIT_PER_USER'],
+    // A CI job polling every second uses 60; a busy dashboard a few hundred.
+    fallback: 3000,
+    parse: (value) => perMinute(value),
+  },
+  rateLimitPerIp: {
+    flag: '--rate-limit-per-ip',
+    env: ['DEVICECLOUD_RATE_LIMIT_PER_IP'],
+    fallback: 300,
+    parse: (value) => perMinute(value),
+  },
+  retentionIntervalMs: {
+    flag: '--retention-interval-ms',
+    env: ['DEVICECLOUD_RETENTION_INTERVAL_MS'],
+    fallback: 3_600_000,
+    parse: (value) => milliseconds(value, 1000, 7 * 24 * 3_600_000),
+  },
   serverUrls: {
     flag: '--server',
     env: ['DEVICECLOUD_SERVER_URL'],
@@ -244,6 +268,12 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     },
   },
 };
+
+function perMinute(value: Raw): number {
+  const count = Number(text(value));
+  if (!Number.isInteger(count) || count < 0 || count > 10_000_000) throw new Error('must be a number of requests per minute (0: no limit)');
+  return count;
+}
 
 function milliseconds(value: Raw, min: number, max: number): number {
   const ms = Number(text(value));

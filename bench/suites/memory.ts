@@ -65,7 +65,7 @@ export const memory: Suite = async ({ quick, log }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-bench-memory-'));
   const figures: Figure[] = [];
   try {
-    const server = await startServer(loadConfig({ flags: { dataDir: path.join(dir, 'server'), port: '0' }, defaults: { logLevel: 'warn' } }));
+    const server = await startServer(loadConfig({ flags: { dataDir: path.join(dir, 'server'), port: '0', rateLimitPerUser: '0' }, defaults: { logLevel: 'warn' } }));
     try {
       const small = await idleAgentRss(server.localUrl, (await issueAgentToken(server.ctx, 'mem-10')).token, 10, dir);
       const large = await idleAgentRss(server.localUrl, (await issueAgentToken(server.ctx, 'mem-100')).token, 100, dir);

@@ -28,7 +28,7 @@ echo "$DEVICE_RUN_ID $s $(date +%s%N)" >> "$LEDGER"
 
 export const overhead: Suite = async ({ quick, log }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-bench-overhead-'));
-  const server = await startServer(loadConfig({ flags: { dataDir: path.join(dir, 'server'), port: '0' }, defaults: { logLevel: 'warn' } }));
+  const server = await startServer(loadConfig({ flags: { dataDir: path.join(dir, 'server'), port: '0', rateLimitPerUser: '0' }, defaults: { logLevel: 'warn' } }));
   const { token } = await issueAgentToken(server.ctx, 'bench');
   const agentDir = path.join(dir, 'agent');
   const agent = startAgent({ serverUrls: [server.localUrl], token, driver: createDriver('virtual', { dataDir: agentDir, virtualDevices: 6, virtualPrefix: 'bench' }), dataDir: agentDir, log: () => undefined });

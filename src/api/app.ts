@@ -17,6 +17,7 @@ import type { Context } from '../services/context.ts';
 import { registerAgentProtocol } from './agent/routes.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
+import { type RateLimits, registerRateLimits } from './plugins/rate-limit.ts';
 import type { RouteSpec } from './route.ts';
 import { registerRoutes } from './routes-register.ts';
 import { deviceRoutes } from './routes/devices.ts';
@@ -42,6 +43,8 @@ export interface AppOptions {
   readonly logger?: FastifyBaseLogger;
   /** Trust X-Forwarded-* from a load balancer in front. */
   readonly trustProxy?: boolean;
+  /** None in tests unless they test them; the server role passes the configured ones. */
+  readonly rateLimits?: RateLimits;
 }
 
 const WEB_ROOT = path.join(import.meta.dirname, '..', 'web');
@@ -74,6 +77,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerAuth(app, options.ctx);
   registerErrorHandling(app);
+  if (options.rateLimits !== undefined) await registerRateLimits(app, options.rateLimits);
 
   registerRoutes(app, routeTable({ version: options.version, flavour: options.ctx.flavour }), { ctx: options.ctx, publicUrl: options.publicUrl });
   registerAgentProtocol(app, options.ctx);

@@ -21,7 +21,10 @@ export function addServerOptions(command: Command): Command {
     .option('--max-upload-bytes <bytes>', 'largest uploaded file (env DEVICECLOUD_MAX_UPLOAD_BYTES; default 4 GiB)')
     .option('--trust-proxy <bool>', 'trust X-Forwarded-* headers from a load balancer (env DEVICECLOUD_TRUST_PROXY)')
     .option('--heartbeat-ms <ms>', 'how often agents heartbeat (env DEVICECLOUD_HEARTBEAT_MS; default 5000)')
-    .option('--lease-ms <ms>', 'a silent agent loses its running device runs after this (env DEVICECLOUD_LEASE_MS; default 60000)');
+    .option('--lease-ms <ms>', 'a silent agent loses its running device runs after this (env DEVICECLOUD_LEASE_MS; default 60000)')
+    .option('--rate-limit-per-user <n>', 'requests per minute per user, 0 for none (env DEVICECLOUD_RATE_LIMIT_PER_USER; default 3000)')
+    .option('--rate-limit-per-ip <n>', 'requests per minute per address on anonymous routes, 0 for none (env DEVICECLOUD_RATE_LIMIT_PER_IP; default 300)')
+    .option('--retention-interval-ms <ms>', 'how often old runs and unused projects are cleared (env DEVICECLOUD_RETENTION_INTERVAL_MS; default 3600000)');
 }
 
 export function configFrom(options: Record<string, string | undefined>, defaults?: Partial<Config>): Config {
@@ -43,6 +46,9 @@ export function configFrom(options: Record<string, string | undefined>, defaults
       trustProxy: options.trustProxy,
       heartbeatMs: options.heartbeatMs,
       leaseMs: options.leaseMs,
+      rateLimitPerUser: options.rateLimitPerUser,
+      rateLimitPerIp: options.rateLimitPerIp,
+      retentionIntervalMs: options.retentionIntervalMs,
       serverUrls: options.server,
       agentToken: options.token,
       driver: options.driver,

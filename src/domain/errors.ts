@@ -81,6 +81,12 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+export class TooManyRequestsError extends AppError {
+  constructor(message: string) {
+    super('RATE_LIMITED', 429, message);
+  }
+}
+
 export class UnsupportedMediaTypeError extends AppError {
   constructor(message: string) {
     super('UNSUPPORTED_MEDIA_TYPE', 415, message);

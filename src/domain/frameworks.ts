@@ -40,6 +40,9 @@ const ios = (f: Omit<Framework, 'osType' | 'requiredAppExtensions' | 'unavailabl
   ...f,
 });
 
+/** The seed's iOS crawler: its rules name it (project type, IDE plug-in). */
+export const IOS_CRAWLER_ID = 18;
+
 export const FRAMEWORKS: readonly Framework[] = [
   android({ id: 1, name: 'Android Instrumentation (Espresso)', kind: 'instrumentation', description: 'Instrumentation tests of a test APK against the app (Espresso, AndroidJUnitRunner)', requiredTestExtensions: ['apk'], requiresSourceCode: false, canRunFromUI: true, forProjects: ['ANDROID'], retryable: true }),
   android({ id: 2, name: 'Android UI Automator', kind: 'uiautomator', description: 'UI Automator tests in a test APK', requiredTestExtensions: ['apk'], requiresSourceCode: false, canRunFromUI: true, forProjects: ['UIAUTOMATOR'], retryable: true }),
@@ -55,7 +58,7 @@ export const FRAMEWORKS: readonly Framework[] = [
   ios({ id: 15, name: 'Calabash iOS', kind: 'calabash', description: 'Calabash features in a zip', requiredTestExtensions: ['zip'], requiresSourceCode: false, canRunFromUI: true, forProjects: ['CALABASH_IOS'], retryable: true }),
   ios({ id: 16, name: 'Appium iOS client side', kind: 'appium-client', description: 'Your Appium client drives the device from outside; upload only the app', requiredTestExtensions: [], requiresSourceCode: false, canRunFromUI: false, forProjects: ['APPIUM_IOS'], retryable: false }),
   ios({ id: 17, name: 'Appium iOS server side', kind: 'server-side', description: 'A zip with run-tests.sh runs next to the device (Appium tests in any language)', requiredTestExtensions: ['zip'], requiresSourceCode: false, canRunFromUI: true, forProjects: ['APPIUM_IOS', 'GENERIC'], retryable: true }),
-  ios({ id: 18, name: 'iOS Crawler', kind: 'crawler', description: 'The service explores the app screen by screen; no tests needed. Not available from the run-in-cloud IDE plug-in', requiredTestExtensions: [], requiresSourceCode: false, canRunFromUI: true, forProjects: ['IOS'], retryable: true }),
+  ios({ id: IOS_CRAWLER_ID, name: 'iOS Crawler', kind: 'crawler', description: 'The service explores the app screen by screen; no tests needed. Not available from the run-in-cloud IDE plug-in', requiredTestExtensions: [], requiresSourceCode: false, canRunFromUI: true, forProjects: ['IOS'], retryable: true }),
   ios({ id: 19, name: 'iOS UI Automation', kind: 'xctest', description: 'Apple removed UI Automation in Xcode 8', requiredTestExtensions: ['zip'], requiresSourceCode: false, canRunFromUI: false, forProjects: ['IOS'], retryable: false, unavailableReason: 'UI Automation is not supported with current Xcode releases (Apple removed it in Xcode 8); use XCUITest instead' }),
   ios({ id: 20, name: 'iOS server side (generic)', kind: 'server-side', description: 'Any test framework: a zip with run-tests.sh that runs against the device', requiredTestExtensions: ['zip'], requiresSourceCode: false, canRunFromUI: true, forProjects: ['GENERIC'], retryable: true }),
 ];
@@ -77,7 +80,7 @@ export function frameworkOfMode(mode: Mode, osType: 'ANDROID' | 'IOS'): Framewor
     IOS: 11,
     XCTEST: 11,
     XCUITEST: 12,
-    IOS_CRAWLER: 18,
+    IOS_CRAWLER: IOS_CRAWLER_ID,
     CALABASH_IOS: 15,
     APPIUM_IOS: 17,
     GENERIC: osType === 'IOS' ? 20 : 7,

@@ -3,6 +3,7 @@
  * into a normalised request. Only the shape is checked here; whether the ids exist and belong to
  * the user, and whether files suit the framework, is the start-run use case's work.
  */
+import type { RunClient } from './clients.ts';
 import { InvalidParameterError } from './errors.ts';
 import { FILE_ACTIONS, type FileAction } from './files.ts';
 import { LIMITATION_TYPES, type LimitationType, MAX_AUTO_RETRIES, SCHEDULERS, type Scheduler } from './project-config.ts';
@@ -48,6 +49,8 @@ export interface RunRequest {
   readonly wifiEnabled: boolean | null;
   readonly googleAccountEmail: string | null;
   readonly googleAccountPassword: string | null;
+  /** Who asks (a header, not a config field): some clients may not start everything. */
+  readonly client: RunClient;
 }
 
 /** Fields a request may carry; anything else is ignored, as the established API does. */
@@ -63,7 +66,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const MAX_DEVICES = 1000;
 const MAX_FILES = 50;
 
-export function parseRunRequest(raw: Readonly<Record<string, unknown>>): RunRequest {
+export function parseRunRequest(raw: Readonly<Record<string, unknown>>, client: RunClient = 'api'): RunRequest {
   return {
     osType: optional(raw.osType, (v) => checkEnum('osType', asText('osType', v), ['ANDROID', 'IOS'] as const)),
     frameworkId: optional(raw.frameworkId, (v) => asId('frameworkId', v)),
@@ -95,6 +98,7 @@ export function parseRunRequest(raw: Readonly<Record<string, unknown>>): RunRequ
       return email;
     }),
     googleAccountPassword: optional(raw.googleAccountPassword, (v) => checkText('googleAccountPassword', asText('googleAccountPassword', v), { maxLength: 1024 })),
+    client,
   };
 }
 

@@ -11,6 +11,7 @@ import { type Config, sqliteFile } from '../config.ts';
 import path from 'node:path';
 import { memoryNotifier, postgresNotifier } from '../scheduler/notifier.ts';
 import { startReaper } from '../scheduler/reaper.ts';
+import { startRetention } from '../scheduler/retention.ts';
 import { graceAfterStart } from '../services/agent-session.ts';
 import { type Context, DEFAULT_LIMITS } from '../services/context.ts';
 import { directoryBlobStore } from '../store/blobs.ts';
@@ -78,6 +79,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       publicUrl: config.publicUrl,
       bodyLimit: config.bodyLimit,
       trustProxy: config.trustProxy,
+      rateLimits: { perUser: config.rateLimitPerUser, perIp: config.rateLimitPerIp },
       logger,
     });
     connections = trackConnections(app.server);
@@ -94,6 +96,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     intervalMs: Math.min(1000, config.heartbeatMs),
     agentTtlMs: 3 * config.heartbeatMs,
   });
+  const retention = startRetention({ ctx, log: (message) => logger.info(message), intervalMs: config.retentionIntervalMs });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -106,6 +109,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     localUrl,
     close: async () => {
       await reaper.stop();
+      await retention.stop();
       await connections.drain(() => app.close());
       await ctx.notifier.close();
       await database.close();

@@ -3,6 +3,7 @@
  * checked before anything is written: planRun only reads and either throws a 4xx naming the
  * problem or returns a complete plan; startRun then writes the plan in one transaction.
  */
+import { checkClientMayRun } from '../domain/clients.ts';
 import type { Device, DeviceGroup } from '../domain/devices.ts';
 import { InvalidParameterError, NotFoundError } from '../domain/errors.ts';
 import { type FileAction, type UserFile, defaultAction } from '../domain/files.ts';
@@ -52,6 +53,7 @@ export async function planRun(ctx: Context, user: User, request: RunRequest): Pr
   const framework = frameworkById(request.frameworkId);
   if (framework === undefined) throw new NotFoundError('Framework', request.frameworkId);
   if (framework.unavailableReason !== null) throw new InvalidParameterError('frameworkId', `${framework.name} cannot be used: ${framework.unavailableReason}`);
+  checkClientMayRun(request.client, framework);
   const osType = request.osType ?? framework.osType;
   if (framework.osType !== osType) {
     throw new InvalidParameterError('frameworkId', `${framework.name} runs on ${framework.osType} devices, but osType is ${osType}`);

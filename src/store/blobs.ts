@@ -26,6 +26,10 @@ export interface BlobStore {
   withLocalFile<T>(key: string, work: (filePath: string) => Promise<T>): Promise<T>;
   size(key: string): Promise<number | undefined>;
   delete(key: string): Promise<void>;
+  /** Every stored blob and when it was last written, for the retention job's sweep of orphans. */
+  list(): AsyncIterable<{ readonly key: string; readonly modifiedTime: number }>;
+  /** Removes what uploads cut off by a crash left half-written before `before`; answers how many. */
+  removeStaleTemporary(before: number): Promise<number>;
 }
 
 export class BlobTooLargeError extends Error {
@@ -98,5 +102,36 @@ export function directoryBlobStore(root: string): BlobStore {
     async delete(key) {
       await fs.promises.rm(pathOf(key), { force: true });
     },
+
+    async *list() {
+      for (const first of await subfolders(root)) {
+        for (const second of await subfolders(path.join(root, first))) {
+          const dir = path.join(root, first, second);
+          for (const key of await fs.promises.readdir(dir).catch(() => [] as string[])) {
+            if (!KEY.test(key)) continue;
+            const stat = await fs.promises.stat(path.join(dir, key)).catch(() => undefined);
+            if (stat !== undefined) yield { key, modifiedTime: stat.mtimeMs };
+          }
+        }
+      }
+    },
+
+    async removeStaleTemporary(before) {
+      let removed = 0;
+      for (const name of await fs.promises.readdir(tmpDir)) {
+        const file = path.join(tmpDir, name);
+        const stat = await fs.promises.stat(file).catch(() => undefined);
+        if (stat === undefined || stat.mtimeMs >= before) continue;
+        await fs.promises.rm(file, { force: true });
+        removed += 1;
+      }
+      return removed;
+    },
   };
+}
+
+/** The two-hex-digit fan-out folders of the store (not `tmp`). */
+async function subfolders(dir: string): Promise<string[]> {
+  const entries = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries.filter((entry) => entry.isDirectory() && /^[0-9a-f]{2}$/.test(entry.name)).map((entry) => entry.name);
 }

@@ -15,6 +15,7 @@ import { projectConfigsStore } from './project-configs.ts';
 import { projectsStore } from './projects.ts';
 import { queueStore } from './queue.ts';
 import { resultsStore } from './results.ts';
+import { retentionStore } from './retention.ts';
 import type { Tables } from './schema.ts';
 import { testRunsStore } from './test-runs.ts';
 import { usersStore } from './users.ts';
@@ -31,6 +32,7 @@ export interface Store {
   readonly agents: ReturnType<typeof agentsStore>;
   readonly queue: ReturnType<typeof queueStore>;
   readonly results: ReturnType<typeof resultsStore>;
+  readonly retention: ReturnType<typeof retentionStore>;
   readonly hooks: ReturnType<typeof hooksStore>;
   readonly oauthTokens: ReturnType<typeof oauthTokensStore>;
   readonly webSessions: ReturnType<typeof webSessionsStore>;
@@ -79,6 +81,9 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
     },
     get queue() {
       return module('queue', () => queueStore(db, dialect));
+    },
+    get retention() {
+      return module('retention', () => retentionStore(db, dialect));
     },
     get results() {
       return module('results', () => resultsStore(db));

@@ -84,7 +84,16 @@ export async function run(
 export async function file(
   ctx: Context,
   owner: { id: number },
-  spec: { name: string; inputType: 'APPLICATION' | 'TEST' | 'DATA'; osType?: 'ANDROID' | 'IOS' | null; properties?: Record<string, string>; bytes?: string },
+  spec: {
+    name: string;
+    inputType: 'APPLICATION' | 'TEST' | 'DATA';
+    osType?: 'ANDROID' | 'IOS' | null;
+    properties?: Record<string, string>;
+    bytes?: string;
+    /** A legacy project slot's upload, or (OUTPUT) an artifact of a device run. */
+    project?: { id: number; slot: 'application' | 'test' | 'data' };
+    outputOf?: number;
+  },
 ): Promise<UserFile> {
   const blob = await ctx.blobs.put(Readable.from([Buffer.from(spec.bytes ?? `contents of ${spec.name}`)]), { maxBytes: 1e9 });
   return ctx.store.files.insert({
@@ -102,5 +111,7 @@ export async function file(
     properties: spec.properties ?? {},
     tags: [],
     createTime: ctx.clock(),
+    ...(spec.project !== undefined && { projectId: spec.project.id, projectSlot: spec.project.slot }),
+    ...(spec.outputOf !== undefined && { deviceRunId: spec.outputOf, direction: 'OUTPUT', inputType: null }),
   });
 }

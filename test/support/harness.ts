@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { XMLParser } from 'fast-xml-parser';
 import { buildApp } from '../../src/api/app.ts';
+import type { RateLimits } from '../../src/api/plugins/rate-limit.ts';
 import type { Flavour } from '../../src/domain/flavours.ts';
 import type { Plan, Role, User } from '../../src/domain/users.ts';
 import fs from 'node:fs';
@@ -61,7 +62,7 @@ export const START_TIME = Date.UTC(2026, 0, 15, 12, 0, 0);
 
 export async function createHarness(
   engine: Engine,
-  options: { flavour?: Flavour; publicUrl?: string; limits?: Partial<Limits> } = {},
+  options: { flavour?: Flavour; publicUrl?: string; limits?: Partial<Limits>; rateLimits?: RateLimits } = {},
 ): Promise<Harness> {
   const queries: string[] = [];
   const schema = engine === 'postgres' ? `${process.env.DEVICECLOUD_TEST_SCHEMA_PREFIX ?? 'dct_'}${randomBytes(6).toString('hex')}` : undefined;
@@ -83,7 +84,7 @@ export async function createHarness(
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     flavour: options.flavour ?? 'private',
   };
-  const app = await buildApp({ ctx, version: 'test', publicUrl: options.publicUrl });
+  const app = await buildApp({ ctx, version: 'test', rateLimits: options.rateLimits, publicUrl: options.publicUrl });
   await app.ready();
   let userCount = 0;
 

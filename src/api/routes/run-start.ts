@@ -2,7 +2,9 @@
  * Starting runs: the modern TestRunConfig (`POST /runs`), the seed's legacy start with only a
  * projectId (the stored project config), the legacy project route, and validate-only.
  */
+import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
+import { runClientOf } from '../../domain/clients.ts';
 import { type RunRequest, isLegacyRequest, parseRunRequest } from '../../domain/run-config.ts';
 import type { User } from '../../domain/users.ts';
 import type { Context } from '../../services/context.ts';
@@ -42,8 +44,12 @@ const RunConfigInput = Type.Object({
   launchApp: field('true or false'),
 });
 
-async function request(ctx: Context, user: User, input: Record<string, unknown>): Promise<RunRequest> {
-  const parsed = parseRunRequest(input);
+/** The IDE plug-in says who it is in a header (domain/clients.ts). */
+const clientOf = (request: FastifyRequest) =>
+  runClientOf({ client: request.headers['x-devicecloud-client'] as string | undefined, userAgent: request.headers['user-agent'] });
+
+async function runRequest(ctx: Context, user: User, input: Record<string, unknown>, http: FastifyRequest): Promise<RunRequest> {
+  const parsed = parseRunRequest(input, clientOf(http));
   return isLegacyRequest(parsed) && parsed.projectId !== null ? legacyRunRequest(ctx, user, parsed.projectId, parsed) : parsed;
 }
 
@@ -55,7 +61,7 @@ export const runStartRoutes: readonly RouteSpec[] = [
       summary: 'Start a test run from a TestRunConfig (JSON), or from a project config with only projectId',
       tags: TAGS,
       input: RunConfigInput,
-      handle: async ({ ctx, user, input, present }) => created(presentTestRun(await startRun(ctx, user, await request(ctx, user, input)), present)),
+      handle: async ({ ctx, user, input, present, request }) => created(presentTestRun(await startRun(ctx, user, await runRequest(ctx, user, input, request)), present)),
     }),
   ),
   route({
@@ -64,7 +70,7 @@ export const runStartRoutes: readonly RouteSpec[] = [
     summary: 'Check a TestRunConfig without starting anything; answers it filled in',
     tags: TAGS,
     input: RunConfigInput,
-    handle: async ({ ctx, user, input }) => ok(presentRunPlan(await planRun(ctx, user, await request(ctx, user, input)))),
+    handle: async ({ ctx, user, input, request }) => ok(presentRunPlan(await planRun(ctx, user, await runRequest(ctx, user, input, request)))),
   }),
   route({
     method: 'POST',
@@ -76,8 +82,8 @@ export const runStartRoutes: readonly RouteSpec[] = [
       name: field('Name of the run'),
       usedDeviceIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { description: 'Devices instead of the config\'s group' })),
     }),
-    handle: async ({ ctx, user, params, input, present }) => {
-      const parsed = parseRunRequest({ ...input, projectId: params.projectId });
+    handle: async ({ ctx, user, params, input, present, request }) => {
+      const parsed = parseRunRequest({ ...input, projectId: params.projectId }, clientOf(request));
       const legacy = await legacyRunRequest(ctx, user, params.projectId, parsed, {
         deviceIds: input.usedDeviceIds ?? null,
         testRunName: typeof input.name === 'string' && input.name.trim() !== '' ? input.name.trim() : null,
