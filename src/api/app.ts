@@ -27,6 +27,7 @@ import { infoRoutes } from './routes/info.ts';
 import { projectConfigRoutes } from './routes/project-config.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { resultRoutes } from './routes/results.ts';
+import { recorderRoutes } from './routes/recorder.ts';
 import { runControlRoutes } from './routes/run-control.ts';
 import { runStartRoutes } from './routes/run-start.ts';
 import { runRoutes } from './routes/runs.ts';
@@ -107,6 +108,7 @@ export function routeTable(info: { version: string; flavour: string }): RouteSpe
     ...runStartRoutes,
     ...runControlRoutes,
     ...resultRoutes,
+    ...recorderRoutes,
     ...infoRoutes({ version: info.version, flavour: info.flavour }),
   ];
 }

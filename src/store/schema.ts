@@ -178,6 +178,35 @@ export interface OAuthTokensTable {
   create_time: number;
 }
 
+export interface RecorderAuthorizationsTable {
+  id: Generated<number>;
+  user_id: number;
+  token_hash: string;
+  create_time: number;
+  end_time: number | null;
+}
+
+export interface RecordingsTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  os_type: string | null;
+  authorization_id: number | null;
+  state: string;
+  step_count: Generated<number>;
+  create_time: number;
+  end_time: number | null;
+}
+
+export interface RecordingStepsTable {
+  recording_id: number;
+  position: number;
+  action: string;
+  target: string | null;
+  value: string | null;
+  time: number;
+}
+
 export interface WebSessionsTable {
   id: Generated<number>;
   user_id: number;
@@ -265,6 +294,9 @@ export interface Tables {
   agents: AgentsTable;
   oauth_tokens: OAuthTokensTable;
   web_sessions: WebSessionsTable;
+  recorder_authorizations: RecorderAuthorizationsTable;
+  recordings: RecordingsTable;
+  recording_steps: RecordingStepsTable;
   files: FilesTable;
   test_case_runs: TestCaseRunsTable;
   performance_samples: PerformanceSamplesTable;

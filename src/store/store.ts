@@ -14,6 +14,7 @@ import { webSessionsStore } from './web-sessions.ts';
 import { projectConfigsStore } from './project-configs.ts';
 import { projectsStore } from './projects.ts';
 import { queueStore } from './queue.ts';
+import { recordingsStore } from './recordings.ts';
 import { resultsStore } from './results.ts';
 import { retentionStore } from './retention.ts';
 import type { Tables } from './schema.ts';
@@ -31,6 +32,7 @@ export interface Store {
   readonly files: ReturnType<typeof filesStore>;
   readonly agents: ReturnType<typeof agentsStore>;
   readonly queue: ReturnType<typeof queueStore>;
+  readonly recordings: ReturnType<typeof recordingsStore>;
   readonly results: ReturnType<typeof resultsStore>;
   readonly retention: ReturnType<typeof retentionStore>;
   readonly hooks: ReturnType<typeof hooksStore>;
@@ -84,6 +86,9 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
     },
     get retention() {
       return module('retention', () => retentionStore(db, dialect));
+    },
+    get recordings() {
+      return module('recordings', () => recordingsStore(db, dialect));
     },
     get results() {
       return module('results', () => resultsStore(db));

@@ -44,6 +44,7 @@ describe.each(ENGINES)('isolation (%s)', (engine) => {
     const [deviceRun] = await h.ctx.store.deviceRuns.ofRuns([run.id]);
     ids.deviceRunId = deviceRun!.id;
     ids.deviceSessionId = deviceRun!.id;
+    ids.recordingId = (await alice.call('POST', '/api/me/recordings', { json: true, form: { name: 'Secret recording' } })).body.id;
     snapshot = await aliceView();
   });
   afterAll(async () => h.close());

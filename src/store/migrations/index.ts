@@ -16,6 +16,7 @@ import * as m002 from './002_runs_on_devices.ts';
 import * as m003 from './003_oauth_tokens.ts';
 import * as m004 from './004_web_sessions.ts';
 import * as m005 from './005_final_tallies.ts';
+import * as m006 from './006_recorder.ts';
 
 type Step = (db: Kysely<unknown>, types: ColumnTypes) => Promise<void>;
 
@@ -25,6 +26,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['003_oauth_tokens', m003.up],
   ['004_web_sessions', m004.up],
   ['005_final_tallies', m005.up],
+  ['006_recorder', m006.up],
 ];
 
 const TABLE = 'kysely_migration';
