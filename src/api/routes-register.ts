@@ -35,6 +35,7 @@ const RESOURCE_OF_PARAM: Readonly<Record<string, string>> = {
   groupId: 'Device group',
   parameterId: 'Config parameter',
   fileId: 'File',
+  accountId: 'User',
 };
 
 export function registerRoutes(app: FastifyInstance, specs: readonly RouteSpec[], options: RegisterOptions): void {

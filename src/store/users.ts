@@ -80,6 +80,10 @@ export function usersStore(db: Kysely<Tables>) {
       await db.updateTable('users').set({ role }).where('id', '=', id).execute();
     },
 
+    async setStatus(id: number, status: UserStatus): Promise<void> {
+      await db.updateTable('users').set({ status }).where('id', '=', id).execute();
+    },
+
     async setPasswordHash(id: number, passwordHash: string): Promise<void> {
       await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute();
     },

@@ -2,13 +2,17 @@
  * The dashboard in a real browser: Debian's Chromium driven by playwright-core against real
  * `devicecloud serve` and `devicecloud agent` processes. Skipped, visibly, where no Chromium is
  * installed, unless DEVICECLOUD_REQUIRE_BROWSER=1 (CI, whose .ci/run installs it).
+ *
+ * Screenshots of the main pages (desktop and phone) are saved under test-output/screenshots/ for
+ * people to look at; every page is checked for console errors.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Browser, type Page, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/api-client.ts';
-import { Cloud, type CloudUser } from '../support/cloud.ts';
+import { Cloud, type CloudUser, until } from '../support/cloud.ts';
+import { zip } from '../support/zips.ts';
 
 const CHROMIUM = process.env.DEVICECLOUD_CHROMIUM ?? '/usr/bin/chromium';
 const available = fs.existsSync(CHROMIUM);
@@ -17,26 +21,67 @@ if (!available) {
   console.warn(`\n*** ${CHROMIUM} is not installed: the dashboard browser tests are SKIPPED (apt-get install chromium) ***\n`);
 }
 const EXAMPLES = path.resolve(import.meta.dirname, '../../examples/dist');
+const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-output/screenshots');
+const PHONE = { width: 390, height: 844 };
+// Runs in the browser; typed by hand, as the project's TypeScript has no DOM types.
+const LOADED = (image: { complete: boolean; naturalWidth: number }) => image.complete && image.naturalWidth > 0;
 
 describe.runIf(available)('the dashboard in Chromium', () => {
   const cloud = new Cloud();
   let browser: Browser;
-  let page: Page;
   let user: CloudUser;
+  let password = 'e2e-password';
+  const contexts: BrowserContext[] = [];
   const problems: string[] = [];
+  /** The run started from the browser, whose device session the later tests open. */
+  let browserRun: { projectId: number; id: number } | undefined;
+
+  /** A fresh browser profile (no cookies) whose console errors and page errors are collected. */
+  async function openPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
+    const context = await browser.newContext({ viewport, isMobile: viewport.width < 600, hasTouch: viewport.width < 600 });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      // A 401 from GET /auth/session before signing in is how the page learns it must ask, and the
+      // wrong-password attempt answers 401 too.
+      if (message.type() === 'error' && !/status of 401/.test(message.text())) problems.push(`${page.url()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`${page.url()}: ${error.message}`));
+    return page;
+  }
+
+  async function signIn(page: Page, email: string, secret: string): Promise<void> {
+    await page.goto(`${cloud.url}/#/`);
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(secret);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+  }
+
+  async function screenshot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  }
+
+  /** Nothing sticks out sideways: the page reads on a phone without scrolling left and right. */
+  async function fitsTheScreen(page: Page): Promise<void> {
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    expect(overflow, `${page.url()} is ${overflow}px wider than the screen`).toBeLessThanOrEqual(0);
+  }
 
   beforeAll(async () => {
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
     await cloud.startServer();
     await cloud.startAgent('web-host', 3);
     user = await cloud.user('web@example.com', 'GOLD');
+    await cloud.admin(['create-user', '--email', 'ops@example.com', '--password', 'ops-password', '--plan', 'PLATINUM', '--role', 'ADMIN']);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    page = await browser.newPage();
-    page.on('console', (message) => {
-      // A 401 from GET /auth/session before signing in is how the page learns it must ask.
-      if (message.type() === 'error' && !/401/.test(message.text())) problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
   }, 120_000);
+
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close();
+    const seen = problems.splice(0);
+    expect(seen, seen.join('\n')).toEqual([]);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -44,20 +89,23 @@ describe.runIf(available)('the dashboard in Chromium', () => {
   }, 60_000);
 
   it('signs in, reveals and regenerates the API key (the old one is refused at once), and signs out', async () => {
+    const page = await openPage();
     await page.goto(cloud.url);
     await page.getByLabel('E-mail').fill('web@example.com');
     await page.getByLabel('Password').fill('wrong-password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('Wrong e-mail or password');
-    await page.getByLabel('Password').fill('e2e-password');
+    await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Projects' }).waitFor();
 
     await page.getByRole('link', { name: 'Account' }).click();
     await page.getByRole('heading', { name: 'API key' }).waitFor();
+    await expect.poll(() => page.getByText('web@example.com', { exact: true }).count()).toBeGreaterThan(0);
     expect(await page.getByLabel('API key').textContent()).not.toContain(user.apiKey);
     await page.getByRole('button', { name: 'Reveal' }).click();
     expect(await page.getByLabel('API key').textContent()).toBe(user.apiKey);
+    await screenshot(page, 'account');
 
     let warning = '';
     page.once('dialog', (dialog) => {
@@ -72,7 +120,7 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     expect(newKey).not.toBe(user.apiKey);
     expect((await user.api('GET', '/me')).status).toBe(401);
     expect((await createClient({ url: cloud.url, apiKey: newKey }).me()).email).toBe('web@example.com');
-    user = { ...user, apiKey: newKey };
+    user = { ...user, apiKey: newKey, api: keyed(newKey) };
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -89,15 +137,343 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     const devices = (await client.devices()).filter((device) => device.osType === 'ANDROID');
     const run = await client.startRun({ osType: 'ANDROID', frameworkId: 4, projectName: 'Web shop', deviceIds: devices.map((device) => device.id), files });
 
-    await page.getByLabel('E-mail').fill('web@example.com');
-    await page.getByLabel('Password').fill('e2e-password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const page = await openPage();
+    await signIn(page, 'web@example.com', password);
     await page.getByRole('link', { name: 'Web shop' }).click();
     await page.getByRole('link', { name: run.displayName }).click();
     await page.getByRole('heading', { name: `${run.displayName} FINISHED` }).waitFor({ timeout: 60_000 });
     const rows = page.getByRole('table', { name: 'Device sessions' }).locator('tbody tr');
     expect(await rows.count()).toBe(devices.length);
     for (const text of await rows.allTextContents()) expect(text).toContain('SUCCEEDED');
-    expect(problems, problems.join('\n')).toEqual([]);
   }, 90_000);
+
+  it('starts a run from the browser: project, framework, uploads and device group, then watches it finish', async () => {
+    const page = await openPage();
+    await signIn(page, 'web@example.com', password);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Start a run' }).click();
+    await page.getByRole('heading', { name: 'Start a run' }).waitFor();
+    await page.getByLabel('Project', { exact: true }).selectOption({ label: 'New project…' });
+    await page.getByLabel('New project name').fill('Browser shop');
+    await page.getByLabel('Framework').selectOption({ label: 'Appium Android server side' });
+    await expect.poll(() => page.locator('#run-framework-help').textContent()).toContain('run-tests.sh');
+    // Only what the framework needs is asked for, and only groups of its OS are offered.
+    await page.getByLabel('App (.apk)').setInputFiles(path.join(EXAMPLES, 'sample-app.apk'));
+    await page.getByLabel('Test package (.zip)').setInputFiles(path.join(EXAMPLES, 'tests-green.zip'));
+    const groups = await page.getByLabel('Device group').locator('option').allTextContents();
+    expect(groups).toEqual(['All Android devices (2 devices)']);
+    await page.getByLabel('Run name (optional)').fill('From the browser');
+    await screenshot(page, 'start-run');
+    await page.getByRole('button', { name: 'Start run' }).click();
+
+    await page.getByRole('heading', { name: /^From the browser (WAITING|RUNNING|FINISHED)$/ }).waitFor();
+    const match = /#\/projects\/(\d+)\/runs\/(\d+)$/.exec(page.url());
+    expect(match, page.url()).not.toBeNull();
+    browserRun = { projectId: Number(match![1]), id: Number(match![2]) };
+    const run = (await user.api('GET', `/v2/runs/${browserRun.id}`)).body;
+    expect(run).toMatchObject({ projectName: 'Browser shop', frameworkId: 4, deviceCount: 2, config: { deviceGroupId: expect.any(Number) } });
+    expect(run.config.files.map((file: { action: string }) => file.action)).toEqual(['INSTALL', 'RUN_TEST']);
+
+    await page.getByRole('heading', { name: 'From the browser FINISHED' }).waitFor({ timeout: 60_000 });
+    const rows = page.getByRole('table', { name: 'Device sessions' }).locator('tbody tr');
+    expect(await rows.count()).toBe(2);
+    for (const text of await rows.allTextContents()) expect(text).toContain('SUCCEEDED');
+    await expect.poll(() => page.getByText('8 passed, 0 failed of 8').count()).toBe(1); // 4 tests on each of 2 devices
+    await screenshot(page, 'run');
+  }, 90_000);
+
+  it('opens a device session: CPU and memory charts, steps, test cases, screenshots, log and downloads', async () => {
+    expect(browserRun, 'the run started from the browser').toBeDefined();
+    const sessions = (await user.api('GET', `/v2/runs/${browserRun!.id}/device-sessions`)).body.data;
+    const page = await openPage();
+    await signIn(page, 'web@example.com', password);
+    await page.goto(`${cloud.url}/#/projects/${browserRun!.projectId}/runs/${browserRun!.id}`);
+    await page.getByRole('link', { name: sessions[0].device.displayName }).click();
+    await page.getByRole('heading', { name: `${sessions[0].device.displayName} SUCCEEDED` }).waitFor();
+
+    for (const name of ['CPU usage', 'Memory usage']) {
+      const chart = page.getByRole('img', { name });
+      await chart.waitFor();
+      const points = (await chart.locator('polyline.line').getAttribute('points'))!.trim().split(/\s+/);
+      expect(points.length, `${name}: one point per sample`).toBeGreaterThan(0);
+      for (const point of points) expect(point).toMatch(/^\d+(\.\d)?,\d+(\.\d)?$/);
+      expect(await chart.locator('circle.dot').count()).toBe(points.length);
+      expect(await chart.locator('desc').textContent()).toMatch(/^\d+ samples? over [\d.]+ s; peak .+, average .+\.$/);
+      // Axis labels say what is measured.
+      expect(await chart.locator('.axis-label').allTextContents()).toEqual(['Time since the first sample', name === 'CPU usage' ? 'CPU (%)' : 'Memory (MB)']);
+    }
+    const samples = (await user.api('GET', `/v2/device-sessions/${sessions[0].id}/performance`)).body;
+    expect(await page.getByRole('img', { name: 'CPU usage' }).locator('circle.dot').count()).toBe(samples.length);
+
+    const steps = await page.getByRole('list', { name: 'Steps' }).locator('li').allTextContents();
+    expect(steps.map((step) => step.split(' ')[0])).toEqual(expect.arrayContaining(['WAITING', 'PREPARING', 'INSTALL', 'RUNNING']));
+    const cases = await page.getByRole('list', { name: 'Test cases' }).locator('li').allTextContents();
+    expect(cases).toHaveLength(4);
+    expect(cases.join('\n')).toContain('testPayWithValidCard');
+
+    // Images and downloads are authenticated by the session cookie alone.
+    const images = page.getByRole('list', { name: 'Screenshots' }).getByRole('img');
+    expect(await images.count()).toBe(2);
+    for (const image of await images.all()) {
+      await expect.poll(() => image.evaluate(LOADED)).toBe(true);
+    }
+    expect(await page.getByLabel('Log', { exact: true }).textContent()).toContain('tests passed');
+    const download = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'JUnit report' }).click();
+    const junit = fs.readFileSync((await (await download).path())!, 'utf8');
+    expect(junit).toContain('<testsuite');
+    expect(junit).toContain('testPayWithValidCard');
+    const outputLink = page.getByRole('list', { name: 'Downloads' }).getByRole('link', { name: '01-home.png' });
+    const output = await page.request.get(new URL((await outputLink.getAttribute('href'))!, cloud.url).toString());
+    expect(output.status()).toBe(200);
+    expect(output.headers()['content-type']).toBe('image/png');
+    await screenshot(page, 'device-session');
+
+    // On a phone: the same page, readable without sideways scrolling.
+    const phone = await openPage(PHONE);
+    await signIn(phone, 'web@example.com', password);
+    await phone.goto(page.url());
+    await phone.getByRole('img', { name: 'CPU usage' }).waitFor();
+    // Screenshots load lazily, as they come into view.
+    for (const image of await phone.getByRole('list', { name: 'Screenshots' }).getByRole('img').all()) {
+      await image.scrollIntoViewIfNeeded();
+      await expect.poll(() => image.evaluate(LOADED)).toBe(true);
+    }
+    await fitsTheScreen(phone);
+    await screenshot(phone, 'device-session-phone');
+    await phone.goto(`${cloud.url}/#/projects/${browserRun!.projectId}/runs/${browserRun!.id}`);
+    await phone.getByRole('heading', { name: 'From the browser FINISHED' }).waitFor();
+    await fitsTheScreen(phone);
+    await screenshot(phone, 'run-phone');
+  }, 90_000);
+
+  it('shows a failed test with its message and stack trace', async () => {
+    const client = createClient({ url: cloud.url, apiKey: user.apiKey });
+    const files = [
+      { id: (await client.upload(path.join(EXAMPLES, 'sample-app.apk'))).id, action: 'INSTALL' as const },
+      { id: (await client.upload(path.join(EXAMPLES, 'tests-failing.zip'))).id, action: 'RUN_TEST' as const },
+    ];
+    const [device] = (await client.devices()).filter((candidate) => candidate.osType === 'ANDROID');
+    const run = await client.startRun({ osType: 'ANDROID', frameworkId: 4, projectName: 'Web shop', deviceIds: [device!.id], files });
+    const [session] = (await until(() => user.api('GET', `/v2/runs/${run.id}/device-sessions`), (answer) => answer.body.data[0]?.state === 'FAILED', 60_000)).body.data;
+
+    const page = await openPage();
+    await signIn(page, 'web@example.com', password);
+    await page.goto(`${cloud.url}/#/projects/${run.projectId}/runs/${run.id}/device-sessions/${session.id}`);
+    await page.getByRole('heading', { name: `${device!.displayName} FAILED` }).waitFor();
+    const failure = page.getByRole('list', { name: 'Test cases' }).locator('li').first();
+    expect(await failure.textContent()).toContain('FAILED');
+    const summary = failure.locator('summary');
+    expect(await summary.textContent()).toBe('Expected the payment to be declined, but it was accepted');
+    await summary.click();
+    const trace = failure.getByLabel('Stack trace of testPayWithExpiredCard');
+    await trace.waitFor();
+    expect(await trace.textContent()).toContain('CheckoutTest.java:42');
+    await screenshot(page, 'device-session-failed');
+  }, 90_000);
+
+  it('shows where a waiting run stands in the queue and why it waits; aborting the run ahead lets it start', async () => {
+    const client = createClient({ url: cloud.url, apiKey: user.apiKey });
+    const slowPackage = path.join(cloud.dataDir, 'slow-tests.zip');
+    fs.writeFileSync(slowPackage, await zip([['run-tests.sh', '#!/usr/bin/env bash\nsleep 120\n', 0o100755]]));
+    const app = (await client.upload(path.join(EXAMPLES, 'sample-app.apk'))).id;
+    const slow = (await client.upload(slowPackage)).id;
+    const green = (await client.upload(path.join(EXAMPLES, 'tests-green.zip'))).id;
+    const [device] = (await client.devices()).filter((candidate) => candidate.osType === 'ANDROID');
+    const start = (name: string, tests: number) =>
+      client.startRun({ osType: 'ANDROID', frameworkId: 4, projectName: 'Web shop', testRunName: name, deviceIds: [device!.id], files: [{ id: app, action: 'INSTALL' }, { id: tests, action: 'RUN_TEST' }] });
+    const ahead = await start('Slow run', slow);
+    await until(() => user.api('GET', `/v2/runs/${ahead.id}`), (answer) => answer.body.state === 'RUNNING', 30_000);
+    const queued = await start('Queued run', green);
+
+    const page = await openPage();
+    await signIn(page, 'web@example.com', password);
+    await page.goto(`${cloud.url}/#/projects/${queued.projectId}/runs/${queued.id}`);
+    await page.getByRole('heading', { name: 'Queued run WAITING' }).waitFor();
+    expect(await page.locator('.waiting').textContent()).toBe(`Queue position 1. Waiting for 1 device (${device!.displayName}: busy with another run)`);
+    await screenshot(page, 'run-waiting');
+
+    await page.goto(`${cloud.url}/#/projects/${ahead.projectId}/runs/${ahead.id}`);
+    await page.getByRole('heading', { name: 'Slow run RUNNING' }).waitFor();
+    let question = '';
+    page.once('dialog', (dialog) => {
+      question = dialog.message();
+      void dialog.accept();
+    });
+    await page.getByRole('button', { name: 'Abort run' }).click();
+    await page.getByRole('heading', { name: 'Slow run FINISHED' }).waitFor();
+    expect(question).toContain('Abort Slow run?');
+    expect(await page.getByRole('table', { name: 'Device sessions' }).locator('tbody tr').textContent()).toContain('ABORTED');
+
+    await page.goto(`${cloud.url}/#/projects/${queued.projectId}/runs/${queued.id}`);
+    await page.getByRole('heading', { name: 'Queued run FINISHED' }).waitFor({ timeout: 60_000 });
+    expect(await page.locator('.waiting').count()).toBe(0);
+  }, 90_000);
+
+  it('lists the devices with OS version, state and health; creates, fills, renames and deletes a group', async () => {
+    const page = await openPage();
+    await signIn(page, 'web@example.com', password);
+    await page.getByRole('link', { name: 'Devices' }).click();
+    const rows = page.getByRole('table', { name: 'Devices' }).locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(3);
+    for (const text of await rows.allTextContents()) {
+      expect(text).toMatch(/(Android \d+ \(API \d+\)|iOS [\d.]+)/);
+      expect(text).toMatch(/(IDLE|TESTING|CLEANING)Healthy/);
+    }
+    await screenshot(page, 'devices');
+
+    await page.getByLabel('Group name').fill('Pixels');
+    await page.getByLabel('OS', { exact: true }).selectOption('ANDROID');
+    await page.getByRole('button', { name: 'Create group' }).click();
+    await page.getByRole('heading', { name: 'Pixels' }).waitFor();
+    const boxes = page.getByRole('group', { name: /Devices in the group/ }).getByRole('checkbox');
+    expect(await boxes.count()).toBe(2); // the Android devices only
+    for (const box of await boxes.all()) {
+      await box.check();
+      await page.getByText(/^Added /).waitFor();
+    }
+    await expect.poll(() => page.getByRole('group', { name: 'Devices in the group (2)' }).count()).toBe(1);
+    await page.getByLabel('Name', { exact: true }).fill('My pixels');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByRole('heading', { name: 'My pixels' }).waitFor();
+    const groups = (await user.api('GET', '/me/device-groups')).body.data;
+    expect(groups.map((group: { displayName: string; deviceCount: number }) => [group.displayName, group.deviceCount])).toEqual([['My pixels', 2]]);
+    await boxes.first().uncheck();
+    await page.getByText(/^Removed /).waitFor();
+    expect((await user.api('GET', '/me/device-groups')).body.data[0].deviceCount).toBe(1);
+    await screenshot(page, 'group');
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete group' }).click();
+    await page.getByRole('heading', { name: 'Devices', exact: true }).waitFor();
+    await until(() => user.api('GET', '/me/device-groups'), (answer) => answer.body.total === 0, 5000);
+    await expect.poll(() => page.getByRole('table', { name: 'Device groups' }).textContent()).not.toContain('My pixels');
+  }, 60_000);
+
+  it('lets an operator manage users and take a device out of service, which shows everywhere', async () => {
+    const page = await openPage();
+    await signIn(page, 'ops@example.com', 'ops-password');
+    await page.getByRole('link', { name: 'Operators' }).click();
+    await page.getByRole('heading', { name: 'Operators' }).waitFor();
+
+    // Plans: a change shows in the user's own /api/me at once.
+    await page.getByLabel('Plan of web@example.com').selectOption('PLATINUM');
+    await page.getByText('web@example.com now has the plan PLATINUM.').waitFor();
+    expect((await user.api('GET', '/me')).body.plan).toBe('PLATINUM');
+
+    await page.getByLabel('E-mail').fill('new@example.com');
+    await page.getByLabel('First password').fill('new-password-1');
+    await page.getByLabel('Plan', { exact: true }).selectOption('GOLD');
+    await page.getByRole('button', { name: 'Create user' }).click();
+    await page.getByText(/^Created new@example.com \(GOLD\)/).waitFor();
+    await page.getByRole('table', { name: 'Users' }).getByText('new@example.com').waitFor();
+
+    // Devices: out of service, shown to the operator, in the public device list and to users.
+    const device = (await user.api('GET', '/v2/devices?sort=displayName_a&filter=osType_eq_ANDROID')).body.data[0];
+    const devices = page.getByRole('table', { name: 'Devices of web-host' });
+    await devices.waitFor();
+    await screenshot(page, 'operators');
+    await devices.getByRole('button', { name: `Take out of service: ${device.displayName}` }).click();
+    await devices.getByRole('button', { name: `Return to service: ${device.displayName}` }).waitFor();
+    await page.getByText(`${device.displayName} is out of service`).waitFor();
+    expect(await devices.locator('tr', { hasText: device.displayName }).textContent()).toContain('DISABLED');
+    expect((await user.api('GET', `/v2/devices/${device.id}`)).body).toMatchObject({ enabled: false, available: false });
+
+    const other = await openPage();
+    await signIn(other, 'web@example.com', password);
+    await other.goto(`${cloud.url}/#/devices`);
+    const row = other.getByRole('table', { name: 'Devices' }).locator('tr', { hasText: device.displayName });
+    await expect.poll(() => row.textContent()).toContain('DISABLEDTaken out of service by an operator');
+    await screenshot(other, 'devices-with-one-disabled');
+
+    await devices.getByRole('button', { name: `Return to service: ${device.displayName}` }).click();
+    await devices.getByRole('button', { name: `Take out of service: ${device.displayName}` }).waitFor();
+    expect((await user.api('GET', `/v2/devices/${device.id}`)).body.enabled).toBe(true);
+    await expect.poll(() => row.textContent(), { timeout: 15_000 }).not.toContain('DISABLED');
+  }, 60_000);
+
+  it('shows a normal user no operator pages, and the API is not even asked', async () => {
+    const page = await openPage();
+    const adminCalls: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/api/admin')) adminCalls.push(request.url());
+    });
+    await signIn(page, 'web@example.com', password);
+    expect(await page.getByRole('link', { name: 'Operators' }).count()).toBe(0);
+    await page.goto(`${cloud.url}/#/admin`);
+    await page.getByText('This page is for operators').waitFor();
+    expect(await page.getByRole('table').count()).toBe(0);
+    expect(adminCalls).toEqual([]);
+    expect((await user.api('GET', '/admin/users')).status).toBe(403);
+  }, 30_000);
+
+  it('is usable with the keyboard alone, with a visible focus', async () => {
+    const page = await openPage();
+    await page.goto(`${cloud.url}/#/`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.keyboard.type('web@example.com');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(password);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+
+    // The new page's heading has the focus; going back from it walks the navigation.
+    expect(await page.evaluate<string>('document.activeElement?.textContent')).toBe('Projects');
+    const focused = () => page.evaluate<string>('document.activeElement?.textContent?.trim()');
+    for (let i = 0; i < 6 && (await focused()) !== 'Devices'; i++) await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe('Devices');
+    const outline = await page.evaluate<string>('getComputedStyle(document.activeElement).outlineStyle');
+    expect(outline).not.toBe('none');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Devices', exact: true }).waitFor();
+    expect(await page.evaluate<string>('document.activeElement?.tagName')).toBe('H1');
+
+    // Before the navigation, a link skips it.
+    for (let i = 0; i < 10 && (await focused()) !== 'Skip to the page'; i++) await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe('Skip to the page');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate<string>('document.activeElement?.id')).toBe('main');
+    expect(page.url()).toMatch(/#\/devices$/); // skipping is not navigating
+  }, 30_000);
+
+  it('changes the password; the old one is refused and the new one signs in', async () => {
+    const page = await openPage();
+    await signIn(page, 'web@example.com', password);
+    await page.getByRole('link', { name: 'Account' }).click();
+    await page.getByLabel('Current password').fill(password);
+    await page.getByLabel('New password', { exact: true }).fill('a-brand-new-password');
+    await page.getByLabel('Repeat the new password').fill('a-brand-new-password');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain('Your password was changed');
+
+    await page.getByLabel('E-mail').fill('web@example.com');
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Wrong e-mail or password');
+    password = 'a-brand-new-password';
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Account' }).waitFor(); // back where the user was
+    await page.goto(`${cloud.url}/#/`);
+    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+    await screenshot(page, 'projects');
+    const phone = await openPage(PHONE);
+    await signIn(phone, 'web@example.com', password);
+    await fitsTheScreen(phone);
+    await screenshot(phone, 'projects-phone');
+  }, 60_000);
+
+  /** The API as the user, with the key they hold now. */
+  function keyed(apiKey: string): CloudUser['api'] {
+    const auth = `Basic ${Buffer.from(`${apiKey}:`).toString('base64')}`;
+    return async (method, route, body) => {
+      const response = await fetch(`${cloud.url}/api${route}`, {
+        method,
+        headers: { authorization: auth, accept: 'application/json', ...(body !== undefined && { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+    };
+  }
 });

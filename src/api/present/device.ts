@@ -28,6 +28,18 @@ export function presentDevice(device: Device): Rep {
     enabled: device.enabled,
     deviceGroupOrigin: null,
     available: device.enabled && device.online && reason === null,
+    stateReason: device.stateReason,
+  });
+}
+
+/** A device as operators see it: its public fields, plus which host holds it and by what serial. */
+export function presentManagedDevice(device: Device): Rep {
+  return rep('apiDevice', {
+    ...presentDevice(device),
+    selfURI: `/admin/devices/${device.id}`,
+    state: device.state,
+    serial: device.serial,
+    agentId: device.agentId,
   });
 }
 

@@ -28,3 +28,23 @@ export function presentUser(user: User): Rep {
     isMainUser: true,
   });
 }
+
+/** A user as operators see it (`/admin/users`): plan, role and status, never the API key. */
+export function presentManagedUser(user: User): Rep {
+  return rep('apiUser', {
+    id: user.id,
+    selfURI: `/admin/users/${user.id}`,
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    name: fullName(user),
+    organization: user.organization,
+    createTime: user.createTime,
+    lastLoginTime: user.lastLoginTime,
+    lastLaunchedTestTime: user.lastLaunchedTestTime,
+    enabled: user.status === 'ENABLED',
+    status: user.status,
+    plan: user.plan,
+    role: user.role,
+  });
+}

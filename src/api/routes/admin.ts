@@ -1,0 +1,90 @@
+/**
+ * Operators' routes (role ADMIN; the auth plugin answers 403 to everyone else): accounts and plans,
+ * agents and their devices, taking a device out of service. Not part of the established API, so
+ * kept out of its route table; they answer under /api/admin and /api/v2/admin like the rest.
+ */
+import Type from 'typebox';
+import { createAccount, listAccounts, listAgents, requireAccount, setDeviceEnabled, updateAccount } from '../../services/admin.ts';
+import { getDevice } from '../../services/devices.ts';
+import { presentAgent } from '../present/agent.ts';
+import { presentManagedDevice } from '../present/device.ts';
+import { presentWholeList } from '../present/list.ts';
+import { presentManagedUser } from '../present/user.ts';
+import { type RouteSpec, created, ok, route } from '../route.ts';
+import { Text } from '../schemas.ts';
+
+const TAGS = ['Operators'];
+
+export const adminRoutes: readonly RouteSpec[] = [
+  route({
+    method: 'GET',
+    path: '/admin/users',
+    summary: 'List every account with its plan, role and status (operators)',
+    tags: TAGS,
+    access: 'admin',
+    handle: async ({ ctx, listLinks }) => ok(presentWholeList((await listAccounts(ctx)).map(presentManagedUser), listLinks())),
+  }),
+  route({
+    method: 'POST',
+    path: '/admin/users',
+    summary: 'Create an account (operators)',
+    tags: TAGS,
+    access: 'admin',
+    input: Type.Object({
+      email: Text('E-mail address, used to sign in', 254),
+      password: Text('Password, at least 8 characters', 1024),
+      plan: Type.Optional(Text('PLATINUM, GOLD or SILVER (default SILVER)', 20)),
+      role: Type.Optional(Text('USER or ADMIN (default USER)', 20)),
+      firstName: Type.Optional(Text('First name', 255)),
+      lastName: Type.Optional(Text('Last name', 255)),
+    }),
+    handle: async ({ ctx, input }) => created(presentManagedUser(await createAccount(ctx, input))),
+  }),
+  route({
+    method: 'GET',
+    path: '/admin/users/:accountId',
+    summary: 'Read an account (operators)',
+    tags: TAGS,
+    access: 'admin',
+    handle: async ({ ctx, params }) => ok(presentManagedUser(await requireAccount(ctx, params.accountId))),
+  }),
+  route({
+    method: 'POST',
+    path: '/admin/users/:accountId',
+    summary: "Change an account's plan, role, or status (enabled=false signs it out everywhere)",
+    tags: TAGS,
+    access: 'admin',
+    input: Type.Object({
+      plan: Type.Optional(Text('PLATINUM, GOLD or SILVER', 20)),
+      role: Type.Optional(Text('USER or ADMIN', 20)),
+      enabled: Type.Optional(Type.Boolean({ description: 'false disables the account: its key, tokens and sessions stop working' })),
+    }),
+    handle: async ({ ctx, user, params, input }) => ok(presentManagedUser(await updateAccount(ctx, user, params.accountId, input))),
+  }),
+  route({
+    method: 'GET',
+    path: '/admin/agents',
+    summary: 'List the agents (device hosts) with their devices (operators)',
+    tags: TAGS,
+    access: 'admin',
+    handle: async ({ ctx, listLinks }) =>
+      ok(presentWholeList((await listAgents(ctx)).map(({ agent, devices }) => presentAgent(agent, devices)), listLinks())),
+  }),
+  route({
+    method: 'GET',
+    path: '/admin/devices/:deviceId',
+    summary: 'Read a device with its host details (operators)',
+    tags: TAGS,
+    access: 'admin',
+    handle: async ({ ctx, params }) => ok(presentManagedDevice(await getDevice(ctx, params.deviceId))),
+  }),
+  route({
+    method: 'POST',
+    path: '/admin/devices/:deviceId',
+    summary: 'Take a device out of service (enabled=false) or put it back (enabled=true) (operators)',
+    tags: TAGS,
+    access: 'admin',
+    input: Type.Object({ enabled: Type.Boolean({ description: 'false: the device takes no new device runs' }) }),
+    handle: async ({ ctx, params, input }) => ok(presentManagedDevice(await setDeviceEnabled(ctx, params.deviceId, input.enabled))),
+  }),
+];

@@ -1,0 +1,85 @@
+// One run, live: its counters, why it waits and where it stands in the queue, and its device
+// sessions; abort and retry.
+
+import { api } from '../api.js';
+import { badge, duration, h, percent, statusLine, table, time } from '../dom.js';
+import { livePage, reload } from '../page.js';
+
+const FINAL_SESSION = new Set(['SUCCEEDED', 'FAILED', 'WARNING', 'TIMEOUT', 'ABORTED', 'EXCLUDED']);
+
+export function runView(runId) {
+  const status = statusLine();
+  const act = (run, action, question) => async () => {
+    if (question && !confirm(question)) return;
+    try {
+      await api('POST', `/api/v2/runs/${run.id}/${action}`);
+      reload();
+    } catch (error) {
+      status.fail(error);
+    }
+  };
+  return livePage('Run', async () => {
+    const [run, sessions, deviceRuns] = await Promise.all([
+      api('GET', `/api/v2/runs/${runId}`),
+      api('GET', `/api/v2/runs/${runId}/device-sessions?limit=0`),
+      api('GET', `/api/v2/runs/${runId}/device-runs?limit=0`),
+    ]);
+    const stepOf = new Map(deviceRuns.data.map((deviceRun) => [deviceRun.id, deviceRun.currentState?.deviceRunStateType]));
+    const retryable = run.failedDeviceCount + run.warningDeviceCount + run.timeoutedDeviceCount + run.abortedDeviceCount > 0;
+    const base = `#/projects/${run.projectId}/runs/${run.id}`;
+    const live = run.state !== 'FINISHED';
+    const view = h('section', {},
+      h('nav', { 'aria-label': 'Breadcrumb', class: 'crumbs' }, h('a', { href: '#/' }, 'Projects'), ' / ', h('a', { href: `#/projects/${run.projectId}` }, run.projectName)),
+      h('h1', {}, run.displayName, ' ', badge(run.state)),
+      run.state !== 'FINISHED' && (run.message || run.queuePosition)
+        ? h('p', { class: 'waiting', 'aria-live': 'polite' },
+          run.queuePosition ? h('strong', {}, `Queue position ${run.queuePosition}. `) : '',
+          run.message ?? '')
+        : '',
+      run.state !== 'FINISHED'
+        ? h('div', { class: 'row' }, h('button', { type: 'button', class: 'danger', onclick: act(run, 'abort', `Abort ${run.displayName}? Device runs in progress stop; what they produced so far is kept.`) }, 'Abort run'))
+        : '',
+      run.state === 'FINISHED' && retryable ? h('div', { class: 'row' }, h('button', { type: 'button', onclick: act(run, 'retry') }, 'Retry failed devices')) : '',
+      status.element,
+      h('dl', { class: 'facts' },
+        fact('Devices', h('span', {},
+          h('progress', { max: Math.max(run.deviceCount, 1), value: run.finishedDeviceCount, 'aria-label': 'Devices finished' }),
+          ` ${run.finishedDeviceCount} of ${run.deviceCount} done`,
+          counts([['waiting', run.waitingDeviceCount], ['running', run.runningDeviceCount], ['succeeded', run.succeededDeviceCount], ['failed', run.failedDeviceCount],
+            ['warning', run.warningDeviceCount], ['timed out', run.timeoutedDeviceCount], ['aborted', run.abortedDeviceCount], ['excluded', run.excludedDeviceCount]]))),
+        fact('Tests', `${run.successfulTestCaseCount} passed, ${run.failedTestCaseCount} failed of ${run.testCaseCount}`),
+        fact('Success', run.deviceCount > 0 ? percent(run.successRatio) : ''),
+        fact('Framework', run.frameworkName ?? ''),
+        fact('Started by', run.startedByDisplayName ?? ''),
+        fact('Created', time(run.createTime)),
+        run.startTime ? fact('Started', time(run.startTime)) : '',
+        run.endTime ? fact('Ended', time(run.endTime)) : ''),
+      h('h2', {}, 'Device sessions'),
+      table('Device sessions', ['Device', 'OS', 'State', ...(live ? ['Step'] : []), 'Passed', 'Failed', 'Duration'], sessions.data.map((session) =>
+        h('tr', {},
+          h('td', {}, h('a', { href: `${base}/device-sessions/${session.id}` }, session.device?.displayName ?? `Device session ${session.id}`)),
+          h('td', {}, osOf(session.device)),
+          h('td', {}, badge(session.state), session.excludeReason ? h('span', { class: 'muted' }, ` ${session.excludeReason}`) : ''),
+          live ? h('td', {}, FINAL_SESSION.has(session.state) ? '' : (stepOf.get(session.id) ?? '')) : '',
+          h('td', {}, session.testCasePassedCount),
+          h('td', {}, session.testCaseFailedCount),
+          h('td', {}, session.startTime ? duration(session.duration) : ''))), { optional: [1] }));
+    return { view, title: `${run.displayName} · ${run.projectName}`, done: run.state === 'FINISHED' };
+  });
+}
+
+export function osOf(device) {
+  if (!device) return '';
+  const version = device.softwareVersion;
+  const os = device.osType === 'IOS' ? 'iOS' : 'Android';
+  return `${os} ${version?.releaseVersion ?? ''}${version?.apiLevel ? ` (API ${version.apiLevel})` : ''}`.trim();
+}
+
+function fact(term, value) {
+  return h('div', {}, h('dt', {}, term), h('dd', {}, value));
+}
+
+function counts(pairs) {
+  const shown = pairs.filter(([, count]) => count > 0).map(([name, count]) => `${count} ${name}`);
+  return shown.length > 0 ? h('span', { class: 'muted' }, ` (${shown.join(', ')})`) : '';
+}
