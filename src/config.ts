@@ -47,6 +47,12 @@ export interface Config {
   readonly virtualDevices: number;
   /** Virtual driver: the start of its devices' serials, which must differ between hosts of one cloud. */
   readonly virtualPrefix: string;
+  /** iOS driver: the go-ios executable (else the go-ios npm package's, else `ios` on PATH). */
+  readonly iosBinary: string | undefined;
+  /** iOS driver: the folder with the service's profile.mobileprovision and identity.p12. */
+  readonly iosSigningDir: string | undefined;
+  /** iOS driver: `go-ios` (its `ios sign app`) or the path of zsign. */
+  readonly iosSigner: string;
 }
 
 export const DRIVERS = ['virtual', 'adb', 'ios'] as const;
@@ -244,6 +250,36 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
       const prefix = text(value);
       if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$/.test(prefix)) throw new Error('must be letters, digits, dots, dashes or underscores (at most 41)');
       return prefix;
+    },
+  },
+  iosBinary: {
+    flag: '--ios-bin',
+    env: ['DEVICECLOUD_IOS_BIN'],
+    fallback: undefined,
+    parse: (value) => {
+      const file = text(value);
+      if (file === '') throw new Error('must be the path of the go-ios `ios` executable');
+      return path.resolve(file);
+    },
+  },
+  iosSigningDir: {
+    flag: '--ios-signing',
+    env: ['DEVICECLOUD_IOS_SIGNING_DIR'],
+    fallback: undefined,
+    parse: (value) => {
+      const dir = text(value);
+      if (dir === '') throw new Error('must be the folder holding profile.mobileprovision and identity.p12');
+      return path.resolve(dir);
+    },
+  },
+  iosSigner: {
+    flag: '--ios-signer',
+    env: ['DEVICECLOUD_IOS_SIGNER'],
+    fallback: 'go-ios',
+    parse: (value) => {
+      const signer = text(value);
+      if (signer === '') throw new Error('must be go-ios or the path of zsign');
+      return signer === 'go-ios' ? signer : path.resolve(signer);
     },
   },
   virtualDevices: {

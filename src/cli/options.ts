@@ -54,6 +54,9 @@ export function configFrom(options: Record<string, string | undefined>, defaults
       driver: options.driver,
       virtualDevices: options.devices,
       virtualPrefix: options.serialPrefix,
+      iosBinary: options.iosBin,
+      iosSigningDir: options.iosSigning,
+      iosSigner: options.iosSigner,
     },
   };
   return loadConfig(sources);

@@ -3,6 +3,8 @@ import path from 'node:path';
 import type { Driver as DriverName } from '../../config.ts';
 import { ConfigError } from '../../config.ts';
 import type { Driver } from '../driver.ts';
+import { adbServerFromEnv, createAdbDriver } from './adb/index.ts';
+import { iosDriverFromSettings } from './ios/index.ts';
 import { createVirtualDriver, defaultVirtualDevices } from './virtual/index.ts';
 
 export interface DriverOptions {
@@ -11,6 +13,8 @@ export interface DriverOptions {
   readonly virtualDevices: number;
   /** Virtual driver: the start of the serials (unique per host within a cloud). */
   readonly virtualPrefix?: string;
+  /** iOS driver: go-ios (else found), the service's signing folder, the signer (go-ios or a zsign path). */
+  readonly ios?: { readonly binary?: string; readonly signingDir?: string; readonly signer?: string };
 }
 
 export function createDriver(name: DriverName, options: DriverOptions): Driver {
@@ -20,7 +24,13 @@ export function createDriver(name: DriverName, options: DriverOptions): Driver {
       return createVirtualDriver({ dataDir: path.join(options.dataDir, 'virtual'), devices: defaultVirtualDevices(options.virtualDevices - ios, ios, options.virtualPrefix) });
     }
     case 'adb':
+      // The ADB server is found the way the adb command line finds it (ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT).
+      return createAdbDriver({ dataDir: path.join(options.dataDir, 'adb'), server: adbServerFromEnv(process.env), hostEnv: process.env });
     case 'ios':
-      throw new ConfigError(`The ${name} driver is not available in this version; use --driver virtual`);
+      try {
+        return iosDriverFromSettings({ dataDir: path.join(options.dataDir, 'ios'), ...options.ios });
+      } catch (error) {
+        throw new ConfigError(`The ios driver cannot start: ${(error as Error).message}`);
+      }
   }
 }

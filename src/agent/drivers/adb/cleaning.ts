@@ -1,0 +1,93 @@
+/**
+ * Cleaning a phone after every device run, and before the first. FULL (private and enterprise
+ * clouds): uninstall every package that is not in its baseline, clear the browsers' data, delete
+ * files that tests left in shared storage and /data/local/tmp, put Wi-Fi and the locale back,
+ * reboot (which also ends anything a crashed agent left running) and wait until it has booted,
+ * then verify all of it against the baseline. LIGHT (the public cloud, API.md §7): the packages,
+ * the browsers and the settings only, checked for the packages; files stay and there is no reboot.
+ */
+import type { CleaningKind } from '../../../domain/flavours.ts';
+import type { CleanResult } from '../../driver.ts';
+import type { Baseline } from './baseline.ts';
+import { readState, storageEntries } from './baseline.ts';
+import { rebootAndWait } from './boot.ts';
+import type { DeviceIo } from './device-io.ts';
+import { parsePackageList } from './device-output.ts';
+import { setWifi } from './settings.ts';
+import type { DeviceTracker } from './tracker.ts';
+
+/** Browsers whose data (history, cookies, sign-ins) one run must not hand to the next. */
+export const BROWSERS = ['com.android.chrome', 'com.android.browser', 'com.sec.android.app.sbrowser', 'org.mozilla.firefox', 'com.microsoft.emmx'];
+
+export async function cleanDevice(io: DeviceIo, tracker: DeviceTracker, baseline: Baseline, bootTimeoutMs: number, kind: CleaningKind = 'FULL'): Promise<CleanResult> {
+  const done: string[] = [];
+  const problems: string[] = [];
+
+  const installed = parsePackageList(await io.shell('pm list packages'));
+  const extra = installed.filter((name) => !baseline.packages.includes(name));
+  for (const name of extra) {
+    const output = await io.shell(['pm', 'uninstall', name]);
+    if (!/^Success/m.test(output)) problems.push(`${name} could not be uninstalled (${output.trim().slice(0, 120)})`);
+  }
+  done.push(`uninstalled ${extra.length} package(s)${extra.length > 0 ? ` (${extra.join(', ')})` : ''}`);
+
+  const browsers = BROWSERS.filter((name) => installed.includes(name));
+  for (const name of browsers) {
+    const output = await io.shell(['pm', 'clear', name]);
+    if (!/^Success/m.test(output)) problems.push(`the data of ${name} could not be cleared (${output.trim().slice(0, 120)})`);
+  }
+  if (browsers.length > 0) done.push(`cleared ${browsers.join(', ')}`);
+
+  if (kind === 'FULL') {
+    const left = newEntries(await storageEntries(io), baseline.files);
+    for (let at = 0; at < left.length; at += 50) await io.shell(['rm', '-rf', ...left.slice(at, at + 50)]);
+    done.push(`deleted ${left.length} file(s) and folder(s) left in storage`);
+  }
+
+  const wifi = (await io.shell(['settings', 'get', 'global', 'wifi_on'])).trim();
+  if ((wifi === '1' || wifi === '2') !== baseline.wifiOn) {
+    await setWifi(io, baseline.wifiOn).catch((error: Error) => problems.push(error.message));
+    done.push(`turned Wi-Fi ${baseline.wifiOn ? 'on' : 'off'}`);
+  }
+  if ((await io.getprop('persist.sys.locale')) !== baseline.locale) {
+    await io.shell(['setprop', 'persist.sys.locale', baseline.locale]);
+    done.push(`set the locale back to ${baseline.locale || '(unset)'}`);
+  }
+
+  if (kind === 'LIGHT') {
+    const still = parsePackageList(await io.shell('pm list packages')).filter((name) => !baseline.packages.includes(name));
+    if (still.length > 0) problems.push(`still installed: ${still.join(', ')}`);
+    if (problems.length > 0) return { ok: false, report: `cleaning left the phone unlike its baseline: ${problems.join('; ')} (${done.join(', ')})` };
+    return { ok: true, report: `${done.join(', ')} (light cleaning: storage kept, no reboot); packages verified against the baseline of ${baseline.recordedAt}` };
+  }
+  try {
+    await rebootAndWait(io, tracker, bootTimeoutMs);
+    done.push('rebooted');
+  } catch (error) {
+    return { ok: false, report: `cleaning failed: ${(error as Error).message} (${done.join(', ')})` };
+  }
+
+  problems.push(...differences(baseline, await readState(io)));
+  if (problems.length > 0) return { ok: false, report: `cleaning left the phone unlike its baseline: ${problems.join('; ')} (${done.join(', ')})` };
+  return { ok: true, report: `${done.join(', ')}; verified against the baseline of ${baseline.recordedAt}` };
+}
+
+/** Entries that are not in the baseline, without those inside a new folder (deleting the folder takes them). */
+export function newEntries(now: readonly string[], baseline: readonly string[]): string[] {
+  const known = new Set(baseline);
+  const fresh = now.filter((entry) => !known.has(entry)).sort();
+  return fresh.filter((entry) => !fresh.some((other) => other !== entry && entry.startsWith(`${other}/`)));
+}
+
+export function differences(baseline: Omit<Baseline, 'recordedAt'>, now: Omit<Baseline, 'recordedAt'>): string[] {
+  const found: string[] = [];
+  const extra = now.packages.filter((name) => !baseline.packages.includes(name));
+  const missing = baseline.packages.filter((name) => !now.packages.includes(name));
+  if (extra.length > 0) found.push(`still installed: ${extra.join(', ')}`);
+  if (missing.length > 0) found.push(`missing since the baseline: ${missing.join(', ')}`);
+  const files = newEntries(now.files, baseline.files);
+  if (files.length > 0) found.push(`files still there: ${files.slice(0, 10).join(', ')}${files.length > 10 ? ', …' : ''}`);
+  if (now.wifiOn !== baseline.wifiOn) found.push(`Wi-Fi is ${now.wifiOn ? 'on' : 'off'}`);
+  if (now.locale !== baseline.locale) found.push(`the locale is ${now.locale || '(unset)'}, not ${baseline.locale || '(unset)'} (setting it back needs a rooted phone)`);
+  return found;
+}

@@ -1,0 +1,3 @@
+export { FakeAdbServer } from './server.ts';
+export { FakeDevice, type FakeDeviceOptions, recording } from './device.ts';
+export { SCENARIOS, type Scenario, tracesOf } from './scenarios.ts';
