@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CleaningKind, DeviceSettings } from '../../../domain/flavours.ts';
-import { sessionProcesses, signalSession, startTimeOf } from './process-tree.ts';
+import { sessionProcesses, signalSession, startTimeOf } from '../host/process-tree.ts';
 
 /** A device as it comes: what cleaning puts back. */
 const FACTORY_SETTINGS = { locale: 'en_US', wifi: true, googleAccount: null as string | null };
