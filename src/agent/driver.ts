@@ -68,8 +68,8 @@ export interface PerformanceSample {
   readonly timestamp: number;
   /** 0..1 of one device's CPU capacity. */
   readonly cpuUsage: number;
-  /** Kilobytes. */
-  readonly memUsage: number;
+  /** Kilobytes; null where the device does not tell (go-ios reports no memory figure). */
+  readonly memUsage: number | null;
   readonly packageName: string | null;
 }
 

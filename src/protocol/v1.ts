@@ -6,7 +6,13 @@
  * report carries the device run's id and a sequence number, so a retried request is applied once.
  * Both sides validate messages against these schemas.
  */
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TSchema } from 'typebox';
+
+/**
+ * null, or the schema. Null comes first because validation coerces types (for form-encoded
+ * requests): tried first, a number would turn null into 0 and a string into "".
+ */
+const Nullable = <S extends TSchema>(schema: S) => Type.Union([Type.Null(), schema]);
 
 export const PROTOCOL_VERSION = 1;
 export const PROTOCOL_PREFIX = '/agent/v1';
@@ -20,7 +26,7 @@ export const DeviceReport = Type.Object({
   osType: Type.Union([Type.Literal('ANDROID'), Type.Literal('IOS')]),
   platform: Type.String({ maxLength: 100 }),
   releaseVersion: Type.String({ maxLength: 50 }),
-  apiLevel: Type.Union([Type.Integer({ minimum: 0, maximum: 1000 }), Type.Null()]),
+  apiLevel: Nullable(Type.Integer({ minimum: 0, maximum: 1000 })),
   executionKinds: Type.Array(Type.String({ maxLength: 50 }), { maxItems: 20 }),
 });
 export type DeviceReport = Static<typeof DeviceReport>;
@@ -85,16 +91,15 @@ export const Assignment = Type.Object({
   locale: Type.String(),
   launchApp: Type.Boolean(),
   parameters: Type.Record(Type.String(), Type.String()),
-  credentials: Type.Union([Type.Object({ username: Type.String(), password: Type.String() }), Type.Null()]),
+  credentials: Nullable(Type.Object({ username: Type.String(), password: Type.String() })),
   /** Private and enterprise clouds only; the driver applies them and cleaning reverts them. */
-  deviceSettings: Type.Union([
+  deviceSettings: Nullable(
     Type.Object({
-      locale: Type.Union([Type.String(), Type.Null()]),
-      wifi: Type.Union([Type.Boolean(), Type.Null()]),
-      googleAccount: Type.Union([Type.Object({ email: Type.String(), password: Type.String() }), Type.Null()]),
+      locale: Nullable(Type.String()),
+      wifi: Nullable(Type.Boolean()),
+      googleAccount: Nullable(Type.Object({ email: Type.String(), password: Type.String() })),
     }),
-    Type.Null(),
-  ]),
+  ),
   files: Type.Array(AssignedFile),
 });
 export type Assignment = Static<typeof Assignment>;
@@ -118,14 +123,14 @@ export const StepReport = Type.Object({
     Type.Literal('PROCESSING_RESULTS'),
   ]),
   time: Type.Integer({ minimum: 0 }),
-  failReason: Type.Optional(Type.Union([Type.String({ maxLength: 4000 }), Type.Null()])),
+  failReason: Type.Optional(Nullable(Type.String({ maxLength: 4000 }))),
 });
 
 export const SampleReport = Type.Object({
   timestamp: Type.Integer({ minimum: 0 }),
   cpuUsage: Type.Number({ minimum: 0, maximum: 1 }),
-  memUsage: Type.Number({ minimum: 0 }),
-  packageName: Type.Union([Type.String({ maxLength: 255 }), Type.Null()]),
+  memUsage: Nullable(Type.Number({ minimum: 0 })),
+  packageName: Nullable(Type.String({ maxLength: 255 })),
 });
 
 export const ProgressReport = Type.Object({
@@ -136,19 +141,19 @@ export const ProgressReport = Type.Object({
 export type ProgressReport = Static<typeof ProgressReport>;
 
 export const TestCaseReport = Type.Object({
-  suiteName: Type.Union([Type.String({ maxLength: 1000 }), Type.Null()]),
+  suiteName: Nullable(Type.String({ maxLength: 1000 })),
   className: Type.String({ maxLength: 1000 }),
   methodName: Type.String({ maxLength: 1000 }),
   duration: Type.Number({ minimum: 0 }),
   result: Type.Union([Type.Literal('PASSED'), Type.Literal('FAILED'), Type.Literal('SKIPPED')]),
-  errorMessage: Type.Union([Type.String({ maxLength: 100_000 }), Type.Null()]),
-  stacktrace: Type.Union([Type.String({ maxLength: 1_000_000 }), Type.Null()]),
+  errorMessage: Nullable(Type.String({ maxLength: 100_000 })),
+  stacktrace: Nullable(Type.String({ maxLength: 1_000_000 })),
 });
 
 export const ResultReport = Type.Object({
   seq: Type.Integer({ minimum: 1 }),
   outcome: Type.Union([Type.Literal('SUCCEEDED'), Type.Literal('FAILED'), Type.Literal('WARNING'), Type.Literal('TIMEOUT'), Type.Literal('ABORTED')]),
-  failReason: Type.Union([Type.String({ maxLength: 4000 }), Type.Null()]),
+  failReason: Nullable(Type.String({ maxLength: 4000 })),
   testCases: Type.Array(TestCaseReport, { maxItems: 100_000 }),
 });
 export type ResultReport = Static<typeof ResultReport>;

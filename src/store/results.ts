@@ -11,7 +11,7 @@ export interface StoredTestCase extends TestCase {
 export interface StoredSample {
   readonly timestamp: number;
   readonly cpuUsage: number;
-  readonly memUsage: number;
+  readonly memUsage: number | null;
   readonly packageName: string | null;
 }
 
@@ -73,7 +73,7 @@ export function resultsStore(db: Kysely<Tables>) {
               device_run_id: deviceRunId,
               timestamp: sample.timestamp,
               cpu_usage: sample.cpuUsage,
-              mem_usage: Math.round(sample.memUsage),
+              mem_usage: sample.memUsage === null ? null : Math.round(sample.memUsage),
               package_name: sample.packageName,
             })),
           )

@@ -265,7 +265,7 @@ export interface PerformanceSamplesTable {
   device_run_id: number;
   timestamp: number;
   cpu_usage: number;
-  mem_usage: number;
+  mem_usage: number | null;
   package_name: string | null;
 }
 

@@ -242,7 +242,7 @@ describe('ios driver: running tests', () => {
     expect(fs.readFileSync(byName.get('device.log')!.path, 'utf8')).toContain(`Now tracking process: [app<${APP_ID}((null))>:1212]`);
     expect(fs.readFileSync(byName.get('xctest.log')!.path, 'utf8')).toContain("Test Case '-[CheckoutUITests testPayWithValidCard]' passed (0.598 seconds).");
     expect(samples.length).toBeGreaterThan(0);
-    expect(samples[0]).toEqual({ timestamp: expect.any(Number), cpuUsage: 62.5 / 600, memUsage: 0, packageName: null });
+    expect(samples[0]).toEqual({ timestamp: expect.any(Number), cpuUsage: 62.5 / 600, memUsage: null, packageName: null });
     await w.driver.clean(PHONE_1);
   });
 

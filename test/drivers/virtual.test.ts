@@ -148,7 +148,7 @@ describe('virtual driver', () => {
     await driver.execute(job(spec), context);
     expect(samples.length).toBeGreaterThanOrEqual(1);
     expect(Math.max(...samples.map((sample) => sample.cpuUsage))).toBeGreaterThan(0.3);
-    expect(Math.max(...samples.map((sample) => sample.memUsage))).toBeGreaterThan(1000);
+    expect(Math.max(...samples.map((sample) => sample.memUsage ?? 0))).toBeGreaterThan(1000);
     await driver.clean('virtual-android-1');
   });
 

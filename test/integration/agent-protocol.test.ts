@@ -46,6 +46,9 @@ describe.each(ENGINES)('running on devices through the agent protocol (%s)', (en
       ['iPhone 15', true, false],
       ['Pixel 8', true, false],
     ]);
+    // Reported nulls stay null (an iOS device has no API level), not coerced to 0.
+    const iphone = devices.body.data.find((d: { displayName: string }) => d.displayName === 'iPhone 15');
+    expect(iphone.softwareVersion).toMatchObject({ releaseVersion: '17.4', apiLevel: null });
     const groups = await alice.call('GET', '/api/me/device-groups?withPublic=true', { json: true });
     expect(groups.body.data.map((g: { displayName: string; deviceCount: number }) => [g.displayName, g.deviceCount]).sort()).toEqual([
       ['All Android devices', 2],
@@ -71,7 +74,7 @@ describe.each(ENGINES)('running on devices through the agent protocol (%s)', (en
     expect(running.body).toMatchObject({ state: 'RUNNING', runningDeviceCount: 2, message: null });
 
     const now = Date.now();
-    const progress = { seq: 1, steps: [{ type: 'INSTALL', time: now }, { type: 'RUNNING', time: now + 10 }], samples: [{ timestamp: now + 20, cpuUsage: 0.25, memUsage: 51200, packageName: 'com.example' }] };
+    const progress = { seq: 1, steps: [{ type: 'INSTALL', time: now }, { type: 'RUNNING', time: now + 10 }], samples: [{ timestamp: now + 20, cpuUsage: 0.25, memUsage: 51200, packageName: 'com.example' }, { timestamp: now + 21, cpuUsage: 0.5, memUsage: null, packageName: null }] };
     expect((await agent.post(`/device-runs/${first!.deviceRunId}/progress`, progress)).status).toBe(200);
     expect((await agent.post(`/device-runs/${first!.deviceRunId}/progress`, progress)).status).toBe(200); // retried: applied once
 
@@ -92,7 +95,11 @@ describe.each(ENGINES)('running on devices through the agent protocol (%s)', (en
     const steps = await alice.call('GET', `${session}/steps`, { json: true });
     expect(steps.body.data.map((s: { type: string }) => s.type)).toEqual(['WAITING', 'PREPARING', 'INSTALL', 'RUNNING']);
     const samples = await alice.call('GET', `${session}/performance`, { json: true });
-    expect(samples.body).toEqual([{ timestamp: now + 20, cpuUsage: 0.25, memUsage: 51200, packageName: 'com.example' }]);
+    // A device that does not report memory (iOS) leaves it null, not zero.
+    expect(samples.body).toEqual([
+      { timestamp: now + 20, cpuUsage: 0.25, memUsage: 51200, packageName: 'com.example' },
+      { timestamp: now + 21, cpuUsage: 0.5, memUsage: null, packageName: null },
+    ]);
     const shots = await alice.call('GET', `${session}/screenshots`, { json: true });
     expect(shots.body.data).toHaveLength(1);
     const image = await alice.call('GET', `${session}/screenshots/${shots.body.data[0].id}`, { json: true });

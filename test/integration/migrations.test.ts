@@ -20,7 +20,7 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
       await migrate(databases[0]!);
       const db = databases[0]!.db as any;
       const rows = await db.selectFrom('kysely_migration').select('name').orderBy('name').execute();
-      expect(rows.map((row: { name: string }) => row.name)).toEqual(['001_core', '002_runs_on_devices', '003_oauth_tokens', '004_web_sessions', '005_final_tallies', '006_recorder']);
+      expect(rows.map((row: { name: string }) => row.name)).toEqual(['001_core', '002_runs_on_devices', '003_oauth_tokens', '004_web_sessions', '005_final_tallies', '006_recorder', '007_unknown_memory']);
       expect(await db.selectFrom('device_runs').select('id').execute()).toEqual([]);
     } finally {
       for (const database of databases) await database.close();

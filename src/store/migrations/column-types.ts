@@ -6,6 +6,8 @@ import type { ColumnDefinitionBuilder } from 'kysely';
 import type { Dialect } from '../db.ts';
 
 export interface ColumnTypes {
+  /** For the rare step written differently per engine (SQLite cannot alter a column). */
+  readonly dialect: Dialect;
   readonly id: 'integer' | 'bigint';
   readonly timestamp: 'integer' | 'bigint';
   primaryKey(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
@@ -13,7 +15,7 @@ export interface ColumnTypes {
 
 export function columnTypes(dialect: Dialect): ColumnTypes {
   if (dialect === 'sqlite') {
-    return { id: 'integer', timestamp: 'integer', primaryKey: (c) => c.primaryKey().autoIncrement() };
+    return { dialect, id: 'integer', timestamp: 'integer', primaryKey: (c) => c.primaryKey().autoIncrement() };
   }
-  return { id: 'bigint', timestamp: 'bigint', primaryKey: (c) => c.primaryKey().generatedByDefaultAsIdentity() };
+  return { dialect, id: 'bigint', timestamp: 'bigint', primaryKey: (c) => c.primaryKey().generatedByDefaultAsIdentity() };
 }

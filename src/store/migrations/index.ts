@@ -17,6 +17,7 @@ import * as m003 from './003_oauth_tokens.ts';
 import * as m004 from './004_web_sessions.ts';
 import * as m005 from './005_final_tallies.ts';
 import * as m006 from './006_recorder.ts';
+import * as m007 from './007_unknown_memory.ts';
 
 type Step = (db: Kysely<unknown>, types: ColumnTypes) => Promise<void>;
 
@@ -27,6 +28,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['004_web_sessions', m004.up],
   ['005_final_tallies', m005.up],
   ['006_recorder', m006.up],
+  ['007_unknown_memory', m007.up],
 ];
 
 const TABLE = 'kysely_migration';

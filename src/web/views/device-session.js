@@ -106,7 +106,9 @@ function testCases(cases) {
 function charts(samples) {
   if (samples.length === 0) return h('p', { class: 'muted' }, 'No CPU or memory samples yet.');
   const start = samples[0].timestamp;
-  const points = (value) => samples.map((sample) => ({ t: sample.timestamp - start, v: value(sample) }));
+  // A device that does not report memory (iOS) sends null: no point rather than a false zero.
+  const points = (value) => samples.filter((sample) => value(sample) !== null).map((sample) => ({ t: sample.timestamp - start, v: value(sample) }));
+  const memory = points((sample) => (sample.memUsage === null ? null : sample.memUsage / 1024));
   // Two charts side by side on a wide screen, one above the other on a phone.
   const width = window.innerWidth < 700 ? 380 : 640;
   return h('div', { class: 'charts' },
@@ -114,7 +116,9 @@ function charts(samples) {
       lineChart({ id: 'cpu-chart', title: 'CPU usage', yLabel: 'CPU (%)', points: points((sample) => sample.cpuUsage * 100), max: 100, format: (v) => `${Math.round(v)} %`, width }),
       h('figcaption', {}, 'CPU usage of the app under test')),
     h('figure', {},
-      lineChart({ id: 'memory-chart', title: 'Memory usage', yLabel: 'Memory (MB)', points: points((sample) => sample.memUsage / 1024), format: (v) => `${v < 10 ? v.toFixed(1) : Math.round(v)} MB`, width }),
+      memory.length === 0
+        ? h('p', { class: 'muted', id: 'memory-chart' }, 'This device does not report the memory of the app.')
+        : lineChart({ id: 'memory-chart', title: 'Memory usage', yLabel: 'Memory (MB)', points: memory, format: (v) => `${v < 10 ? v.toFixed(1) : Math.round(v)} MB`, width }),
       h('figcaption', {}, 'Memory used by the app under test')));
 }
 

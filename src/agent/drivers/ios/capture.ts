@@ -35,7 +35,7 @@ export function startRecording(goIos: GoIos, udid: string, workDir: string, cont
   const sysmontap = goIos.start(['sysmontap', udidArg(udid)], {
     onLogLine: (line) => {
       const cpu = cpuSampleOf(line);
-      if (cpu !== null) context.sample({ timestamp: Date.now(), cpuUsage: cpu, memUsage: 0, packageName: null });
+      if (cpu !== null) context.sample({ timestamp: Date.now(), cpuUsage: cpu, memUsage: null, packageName: null });
     },
   });
   return {
