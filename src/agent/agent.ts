@@ -161,6 +161,11 @@ export function startAgent(options: AgentOptions): RunningAgent {
         }
         const answer = await client.heartbeat({ running: [...executions.keys()], unhealthy }, { maxElapsedMs: heartbeatMs, signal: stopping.signal });
         stopRuns(answer.abort);
+        // Devices this agent gave up on that an operator returned to service: clean them again.
+        for (const deviceId of answer.clean ?? []) {
+          const slot = slots.get(deviceId);
+          if (slot?.status === 'out') void clean(slot);
+        }
       } catch (error) {
         log(`heartbeat failed: ${(error as Error).message}`);
       }

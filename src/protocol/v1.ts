@@ -59,7 +59,11 @@ export const HeartbeatRequest = Type.Object({
 export type HeartbeatRequest = Static<typeof HeartbeatRequest>;
 
 /** Device runs the agent must stop (aborted by their user, or no longer its own). */
-export const StopList = Type.Object({ abort: Type.Array(Id) });
+export const StopList = Type.Object({
+  abort: Type.Array(Id),
+  /** Devices an operator returned to service: an agent that gave up on one cleans it again. */
+  clean: Type.Optional(Type.Array(Id)),
+});
 export type StopList = Static<typeof StopList>;
 
 export const ClaimRequest = Type.Object({

@@ -4,7 +4,7 @@
  * account part against the store directly; both go through the same use cases in users.ts.
  */
 import { DEVICE_LIST, type Device } from '../domain/devices.ts';
-import { InvalidParameterError, NotFoundError } from '../domain/errors.ts';
+import { ConflictError, InvalidParameterError, NotFoundError } from '../domain/errors.ts';
 import { parseListQuery } from '../domain/list-query.ts';
 import { checkEnum } from '../domain/text.ts';
 import { PLANS, ROLES, type User } from '../domain/users.ts';
@@ -111,5 +111,19 @@ export async function setDeviceEnabled(ctx: Context, deviceId: number, enabled: 
   await ctx.store.devices.setEnabled(device.id, enabled);
   // Its agent may be waiting on a claim with this device free: it should look for work now.
   if (enabled && device.agentId !== null) wake(ctx, new Set([device.agentId]));
+  return (await ctx.store.devices.findById(device.id))!;
+}
+
+/**
+ * A device taken out of service (cleaning failed, or infrastructure failures in a row) goes back
+ * to its agent to be cleaned again, told on its next heartbeat; it takes work once clean. Only for
+ * NOT_OPERATIONAL devices: 409 otherwise.
+ */
+export async function returnDeviceToService(ctx: Context, deviceId: number): Promise<Device> {
+  const device = await ctx.store.devices.findById(deviceId);
+  if (device === undefined) throw new NotFoundError('Device', deviceId);
+  if (!(await ctx.store.devices.returnToService(device.id))) {
+    throw new ConflictError(`Device ${device.id} is ${device.state}, not NOT_OPERATIONAL: there is nothing to return it from`);
+  }
   return (await ctx.store.devices.findById(device.id))!;
 }

@@ -71,7 +71,7 @@ export async function heartbeat(ctx: Context, agent: Agent, request: HeartbeatRe
     if (device?.agentId === agent.id) await ctx.store.devices.setOnline(deviceId, false);
   }
   await ctx.store.queue.extendLeases(agent.id, request.running, now + ctx.limits.leaseMs);
-  return { abort: await ctx.store.queue.endedAmong(agent.id, request.running) };
+  return { abort: await ctx.store.queue.endedAmong(agent.id, request.running), clean: await ctx.store.devices.cleaningOf(agent.id) };
 }
 
 /**

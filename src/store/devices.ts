@@ -159,6 +159,27 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
       return device?.agent_id === agentId ? (device.state as DeviceState) : undefined;
     },
 
+    /**
+     * An operator returns a device that was taken out of service (failed cleaning, failures in a
+     * row) to its agent for cleaning; answers whether it was out of service.
+     */
+    async returnToService(id: number): Promise<boolean> {
+      const rows = await db
+        .updateTable('devices')
+        .set({ state: 'CLEANING', state_reason: 'returned to service by an operator: being cleaned again', infra_failure_streak: 0 })
+        .where('id', '=', id)
+        .where('state', '=', 'NOT_OPERATIONAL')
+        .returning('id')
+        .execute();
+      return rows.length > 0;
+    },
+
+    /** The agent's devices waiting to be cleaned. */
+    async cleaningOf(agentId: number): Promise<number[]> {
+      const rows = await db.selectFrom('devices').select('id').where('agent_id', '=', agentId).where('state', '=', 'CLEANING').execute();
+      return rows.map((row) => row.id);
+    },
+
     /** One more infrastructure failure in a row on the device; the streak now. */
     async recordInfraFailure(id: number): Promise<number> {
       const row = await db

@@ -152,6 +152,22 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
     expect(screenshots.body.data).toHaveLength(1);
   }, 60_000);
 
+  it('takes a device out of service when its cleaning fails; an operator has it cleaned again and it works', async () => {
+    const operator = await cloud.user('ops@example.com', 'GOLD', 'ADMIN');
+    const device = android[2]!;
+    const state = () => operator.api('GET', `/admin/devices/${device}`).then((answer) => answer.body);
+    const { serial } = await state();
+    const hook = path.join(cloud.dataDir, 'host-1', 'agent', 'virtual', 'devices', serial, 'fail-cleaning');
+    fs.writeFileSync(hook, '');
+    await finished('gold', (await start('gold', device)).id);
+    await until(state, (body) => body.state === 'NOT_OPERATIONAL', 20_000);
+    fs.rmSync(hook);
+    expect((await operator.api('POST', `/admin/devices/${device}/return-to-service`, {})).status).toBe(200);
+    // The agent hears it on its next heartbeat, cleans the device, and it takes work again.
+    await until(state, (body) => body.state === 'IDLE', 20_000);
+    expect(await finished('gold', (await start('gold', device)).id)).toMatchObject({ succeededDeviceCount: 1 });
+  }, 90_000);
+
   it('retries failed device sessions on request', async () => {
     const failing = await start('platinum', android[3]!, { FAIL: '1' });
     expect(await finished('platinum', failing.id)).toMatchObject({ failedDeviceCount: 1, failedTestCaseCount: 1 });

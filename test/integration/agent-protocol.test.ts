@@ -386,5 +386,17 @@ describe.each(ENGINES)('running on devices through the agent protocol (%s)', (en
     const listed = await call(h.app, 'GET', `/api/v2/devices/${device}`, { json: true });
     expect(listed.body).toMatchObject({ locked: true, lockReason: 'NOT_OPERATIONAL', available: false });
     expect(run.id).not.toBe(next.id);
+
+    // An operator returns it: the agent hears to clean it on its next heartbeat, and once clean it takes the waiting run.
+    expect((await agent.post('/heartbeat', { running: [], unhealthy: [] })).body.clean).toEqual([]);
+    expect((await alice.call('POST', `/api/admin/devices/${device}/return-to-service`, { json: true, body: {} })).status).toBe(403);
+    const operator = await h.user({ role: 'ADMIN' });
+    const returned = await operator.call('POST', `/api/admin/devices/${device}/return-to-service`, { json: true, body: {} });
+    expect(returned.status, returned.text).toBe(200);
+    expect(returned.body).toMatchObject({ state: 'CLEANING' });
+    expect((await operator.call('POST', `/api/admin/devices/${device}/return-to-service`, { json: true, body: {} })).status).toBe(409);
+    expect((await agent.post('/heartbeat', { running: [], unhealthy: [] })).body.clean).toEqual([device]);
+    expect((await agent.post(`/devices/${device}/cleaned`, { ok: true, report: 'clean' })).body).toEqual({ state: 'IDLE' });
+    expect((await agent.claim(['a1'])).assignments.map((assignment) => assignment.deviceId)).toEqual([device]);
   });
 });

@@ -47,8 +47,8 @@ export class Cloud {
     return JSON.parse(result.stdout);
   }
 
-  async user(email: string, plan: 'PLATINUM' | 'GOLD' | 'SILVER'): Promise<CloudUser> {
-    const created = await this.admin(['create-user', '--email', email, '--password', 'e2e-password', '--plan', plan]);
+  async user(email: string, plan: 'PLATINUM' | 'GOLD' | 'SILVER', role: 'USER' | 'ADMIN' = 'USER'): Promise<CloudUser> {
+    const created = await this.admin(['create-user', '--email', email, '--password', 'e2e-password', '--plan', plan, '--role', role]);
     const auth = `Basic ${Buffer.from(`${created.apiKey}:`).toString('base64')}`;
     const api = async (method: string, route: string, body?: unknown) => {
       const response = await fetch(`${this.url}/api${route}`, {

@@ -4,7 +4,7 @@
  * kept out of its route table; they answer under /api/admin and /api/v2/admin like the rest.
  */
 import Type from 'typebox';
-import { createAccount, listAccounts, listAgents, requireAccount, setDeviceEnabled, updateAccount } from '../../services/admin.ts';
+import { createAccount, listAccounts, listAgents, requireAccount, returnDeviceToService, setDeviceEnabled, updateAccount } from '../../services/admin.ts';
 import { getDevice } from '../../services/devices.ts';
 import { presentAgent } from '../present/agent.ts';
 import { presentManagedDevice } from '../present/device.ts';
@@ -86,5 +86,14 @@ export const adminRoutes: readonly RouteSpec[] = [
     access: 'admin',
     input: Type.Object({ enabled: Type.Boolean({ description: 'false: the device takes no new device runs' }) }),
     handle: async ({ ctx, params, input }) => ok(presentManagedDevice(await setDeviceEnabled(ctx, params.deviceId, input.enabled))),
+  }),
+  route({
+    method: 'POST',
+    path: '/admin/devices/:deviceId/return-to-service',
+    summary: 'Have a NOT_OPERATIONAL device cleaned again by its agent; it takes work once clean (operators)',
+    tags: TAGS,
+    access: 'admin',
+    input: Type.Object({}),
+    handle: async ({ ctx, params }) => ok(presentManagedDevice(await returnDeviceToService(ctx, params.deviceId))),
   }),
 ];

@@ -91,7 +91,23 @@ export async function adminView(me) {
                 status.fail(error);
               }
             },
-          }, device.enabled ? 'Take out of service' : 'Return to service')))), { empty: 'No devices registered.' }))));
+          }, device.enabled ? 'Take out of service' : 'Return to service'),
+          // A device the cloud took out itself (cleaning failed) goes back to be cleaned again.
+          device.state === 'NOT_OPERATIONAL' ? [' ', h('button', {
+            type: 'button',
+            class: 'small',
+            'data-key': `device-${device.id}-clean`,
+            'aria-label': `Clean again and return to service: ${device.displayName} (${device.serial})`,
+            onclick: async () => {
+              try {
+                await api('POST', `/api/admin/devices/${device.id}/return-to-service`, {});
+                status.ok(`${device.displayName} is being cleaned again; it takes work once clean.`);
+                await poll(agentsBox, renderAgents, 0);
+              } catch (error) {
+                status.fail(error);
+              }
+            },
+          }, 'Clean again')] : '')))), { empty: 'No devices registered.' }))));
   }
 
   void poll(agentsBox, renderAgents, 5000);
