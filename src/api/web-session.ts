@@ -5,7 +5,7 @@
  * signs out. Everything else the dashboard does goes through the public API with the cookie.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidParameterError, UnauthorizedError, UnsupportedMediaTypeError } from '../domain/errors.ts';
+import { InvalidParameterError, UnsupportedMediaTypeError } from '../domain/errors.ts';
 import type { User } from '../domain/users.ts';
 import type { Context } from '../services/context.ts';
 import { sessionOf, signIn, signOut } from '../services/web-sessions.ts';
@@ -45,7 +45,8 @@ export function registerWebSession(app: FastifyInstance, ctx: Context, publicUrl
   app.get('/auth/session', { schema: { hide: true }, config: { access: 'anonymous' } }, async (request, reply) => {
     const token = request.cookies[SESSION_COOKIE];
     const session = token === undefined ? undefined : await sessionOf(ctx, token);
-    if (session === undefined) throw new UnauthorizedError('Not signed in');
+    // Not being signed in is an answer, not an error: the dashboard asks before showing anything.
+    if (session === undefined) return reply.code(204).send();
     return answer(reply, session);
   });
 

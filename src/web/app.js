@@ -95,12 +95,8 @@ window.addEventListener('hashchange', route);
 window.addEventListener(SIGNED_OUT, () => signedOut('Your session has ended: sign in again.'));
 setReloadHandler(route);
 
-let session = null;
-try {
-  session = await api('GET', '/auth/session');
-} catch {
-  // Not signed in (401): the sign-in form below.
-}
+// 204 (null) when not signed in: the sign-in form below.
+const session = await api('GET', '/auth/session').catch(() => null);
 if (session === null) signedOut();
 else {
   setCsrfToken(session.csrfToken);

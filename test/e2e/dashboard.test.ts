@@ -42,8 +42,7 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     contexts.push(context);
     const page = await context.newPage();
     page.on('console', (message) => {
-      // A 401 from GET /auth/session before signing in is how the page learns it must ask, and the
-      // wrong-password attempt answers 401 too.
+      // Only a wrong-password attempt answers 401 (and a browser logs every 4xx it fetches).
       if (message.type() === 'error' && !/status of 401/.test(message.text())) problems.push(`${page.url()}: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`${page.url()}: ${error.message}`));

@@ -107,7 +107,7 @@ export async function adminView(me) {
                 status.fail(error);
               }
             },
-          }, 'Clean again')] : '')))), { empty: 'No devices registered.' }))));
+          }, 'Clean again')] : ''))), { empty: 'No devices registered.' }))));
   }
 
   void poll(agentsBox, renderAgents, 5000);
