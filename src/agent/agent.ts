@@ -148,11 +148,29 @@ export function startAgent(options: AgentOptions): RunningAgent {
     }
   }
 
+  /** Devices that appeared since the last look (a phone plugged in) are registered, then cleaned. */
+  async function discover(): Promise<void> {
+    const known = new Set([...slots.values()].map((slot) => slot.description.serial));
+    const fresh = (await options.driver.listDevices()).filter((device) => !known.has(device.serial));
+    if (fresh.length === 0) return;
+    const answer = await client.addDevices(
+      { devices: fresh.map((device) => ({ ...device, executionKinds: [...device.executionKinds] })) },
+      { maxElapsedMs: heartbeatMs, signal: stopping.signal },
+    );
+    for (const { serial, deviceId } of answer.devices) {
+      const slot: DeviceSlot = { description: fresh.find((device) => device.serial === serial)!, deviceId, status: 'busy' };
+      slots.set(deviceId, slot);
+      log(`${slot.description.displayName} (${serial}) appeared; registered`);
+      void clean(slot);
+    }
+  }
+
   async function heartbeatLoop(): Promise<void> {
     while (!stopping.signal.aborted) {
       await sleep(heartbeatMs, stopping.signal);
       if (stopping.signal.aborted) break;
       try {
+        await discover();
         const unhealthy = [];
         for (const slot of slots.values()) {
           if (slot.status !== 'free') continue;

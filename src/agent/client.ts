@@ -12,6 +12,8 @@ import {
   type CleanedReport,
   type ClaimRequest,
   type ClaimResponse,
+  type DevicesRequest,
+  type DevicesResponse,
   type HeartbeatRequest,
   type HelloRequest,
   type HelloResponse,
@@ -106,6 +108,7 @@ export function protocolClient(options: ClientOptions) {
     serverUrl: () => bases[current]!,
     hello: (request: HelloRequest, policy: RetryPolicy) => post<HelloResponse>(`${PROTOCOL_PREFIX}/hello`, request, policy),
     heartbeat: (request: HeartbeatRequest, policy: RetryPolicy) => post<StopList>(`${PROTOCOL_PREFIX}/heartbeat`, request, policy),
+    addDevices: (request: DevicesRequest, policy: RetryPolicy) => post<DevicesResponse>(`${PROTOCOL_PREFIX}/devices`, request, policy),
     /** One long poll; the caller loops and retries. */
     claim: (request: ClaimRequest, signal: AbortSignal) =>
       post<ClaimResponse>(`${PROTOCOL_PREFIX}/claims`, request, { maxElapsedMs: 0 }, signal),

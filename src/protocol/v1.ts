@@ -17,7 +17,11 @@ const Nullable = <S extends TSchema>(schema: S) => Type.Union([Type.Null(), sche
 export const PROTOCOL_VERSION = 1;
 export const PROTOCOL_PREFIX = '/agent/v1';
 
-const Id = Type.Integer({ minimum: 1 });
+// Bounded by what the store's columns hold (ids and times: 64-bit; sequence numbers: 32-bit), so
+// that an out-of-range number is a 400 naming the field rather than a failed statement.
+const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+const Time = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+const Seq = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
 
 export const DeviceReport = Type.Object({
   serial: Type.String({ minLength: 1, maxLength: 200 }),
@@ -49,6 +53,12 @@ export const HelloResponse = Type.Object({
   cleaning: Type.Optional(Type.Union([Type.Literal('FULL'), Type.Literal('LIGHT')])),
 });
 export type HelloResponse = Static<typeof HelloResponse>;
+
+/** Devices that appeared on the host after hello (a phone plugged in): registered without a restart. */
+export const DevicesRequest = Type.Object({ devices: Type.Array(DeviceReport, { maxItems: 1000 }) });
+export type DevicesRequest = Static<typeof DevicesRequest>;
+export const DevicesResponse = Type.Object({ devices: Type.Array(Type.Object({ serial: Type.String(), deviceId: Id })) });
+export type DevicesResponse = Static<typeof DevicesResponse>;
 
 export const HeartbeatRequest = Type.Object({
   /** Device runs the agent is executing right now. */
@@ -126,19 +136,19 @@ export const StepReport = Type.Object({
     Type.Literal('SENDING_RESULTS'),
     Type.Literal('PROCESSING_RESULTS'),
   ]),
-  time: Type.Integer({ minimum: 0 }),
+  time: Time,
   failReason: Type.Optional(Nullable(Type.String({ maxLength: 4000 }))),
 });
 
 export const SampleReport = Type.Object({
-  timestamp: Type.Integer({ minimum: 0 }),
+  timestamp: Time,
   cpuUsage: Type.Number({ minimum: 0, maximum: 1 }),
   memUsage: Nullable(Type.Number({ minimum: 0 })),
   packageName: Nullable(Type.String({ maxLength: 255 })),
 });
 
 export const ProgressReport = Type.Object({
-  seq: Type.Integer({ minimum: 1 }),
+  seq: Seq,
   steps: Type.Array(StepReport, { maxItems: 100 }),
   samples: Type.Array(SampleReport, { maxItems: 10_000 }),
 });
@@ -155,7 +165,7 @@ export const TestCaseReport = Type.Object({
 });
 
 export const ResultReport = Type.Object({
-  seq: Type.Integer({ minimum: 1 }),
+  seq: Seq,
   outcome: Type.Union([Type.Literal('SUCCEEDED'), Type.Literal('FAILED'), Type.Literal('WARNING'), Type.Literal('TIMEOUT'), Type.Literal('ABORTED')]),
   failReason: Nullable(Type.String({ maxLength: 4000 })),
   testCases: Type.Array(TestCaseReport, { maxItems: 100_000 }),

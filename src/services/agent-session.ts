@@ -4,7 +4,19 @@
  */
 import { cleaningKind } from '../domain/flavours.ts';
 import type { Agent } from '../store/agents.ts';
-import { type Assignment, type ClaimRequest, type ClaimResponse, type HeartbeatRequest, type HelloRequest, type HelloResponse, PROTOCOL_PREFIX, PROTOCOL_VERSION, type StopList } from '../protocol/v1.ts';
+import {
+  type Assignment,
+  type ClaimRequest,
+  type ClaimResponse,
+  type DevicesRequest,
+  type DevicesResponse,
+  type HeartbeatRequest,
+  type HelloRequest,
+  type HelloResponse,
+  PROTOCOL_PREFIX,
+  PROTOCOL_VERSION,
+  type StopList,
+} from '../protocol/v1.ts';
 import { InvalidParameterError } from '../domain/errors.ts';
 import type { ExecutionKind } from '../domain/frameworks-kinds.ts';
 import type { DeviceRun, TestRun } from '../domain/runs.ts';
@@ -27,18 +39,28 @@ export async function hello(ctx: Context, agent: Agent, request: HelloRequest): 
       const deviceRun = await store.deviceRuns.findById(deviceRunId);
       if (deviceRun) await endDeviceRun(store, now, deviceRun, { state: 'WARNING', failReason: 'the agent restarted while the device run was in progress', testCases: null }, wakeups);
     }
-    const registered = [];
-    for (const report of request.devices) {
-      const device = await store.devices.upsertFromAgent(agent.id, { ...report, executionKinds: report.executionKinds as ExecutionKind[] }, now);
-      // Devices are cleaned by the agent before they take work; NOT_OPERATIONAL stays until an operator acts.
-      if (device.state !== 'NOT_OPERATIONAL') await store.devices.setState(device.id, 'CLEANING');
-      await store.devices.addToGroup((await publicGroupFor(store, device.osType, now)).id, [device.id]);
-      registered.push({ serial: report.serial, deviceId: device.id });
-    }
-    return registered;
+    return registerDevices(store, agent, request.devices, now);
   });
   wake(ctx, wakeups);
   return { agentId: agent.id, devices, heartbeatMs: ctx.limits.heartbeatMs, leaseMs: ctx.limits.leaseMs, claimWaitMs: ctx.limits.claimWaitMs, cleaning: cleaningKind(ctx.flavour) };
+}
+
+/** Devices that appeared on the agent's host since its hello (a phone plugged in). */
+export async function addDevices(ctx: Context, agent: Agent, request: DevicesRequest): Promise<DevicesResponse> {
+  const now = ctx.clock();
+  return { devices: await ctx.store.transaction((store) => registerDevices(store, agent, request.devices, now)) };
+}
+
+async function registerDevices(store: Store, agent: Agent, reports: HelloRequest['devices'], now: number): Promise<DevicesResponse['devices']> {
+  const registered = [];
+  for (const report of reports) {
+    const device = await store.devices.upsertFromAgent(agent.id, { ...report, executionKinds: report.executionKinds as ExecutionKind[] }, now);
+    // Devices are cleaned by the agent before they take work; NOT_OPERATIONAL stays until an operator acts.
+    if (device.state !== 'NOT_OPERATIONAL') await store.devices.setState(device.id, 'CLEANING');
+    await store.devices.addToGroup((await publicGroupFor(store, device.osType, now)).id, [device.id]);
+    registered.push({ serial: report.serial, deviceId: device.id });
+  }
+  return registered;
 }
 
 /** Every device is in the service's public group of its OS, so users always have a group to run on. */

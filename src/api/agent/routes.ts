@@ -4,10 +4,10 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { ArtifactQuery, CleanedReport, ClaimRequest, HeartbeatRequest, HelloRequest, PROTOCOL_PREFIX, ProgressReport, ResultReport } from '../../protocol/v1.ts';
+import { ArtifactQuery, CleanedReport, ClaimRequest, DevicesRequest, HeartbeatRequest, HelloRequest, PROTOCOL_PREFIX, ProgressReport, ResultReport } from '../../protocol/v1.ts';
 import { NotFoundError } from '../../domain/errors.ts';
 import { openAssignedFile, reportCleaned, reportProgress, reportResult, storeArtifact } from '../../services/agent-reports.ts';
-import { claim, heartbeat, hello } from '../../services/agent-session.ts';
+import { addDevices, claim, heartbeat, hello } from '../../services/agent-session.ts';
 import type { Context } from '../../services/context.ts';
 import type { Agent } from '../../store/agents.ts';
 
@@ -26,6 +26,7 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: Context): void 
   const json = <T>(value: T) => value;
 
   app.post(`${PROTOCOL_PREFIX}/hello`, { config, schema: { ...schema, body: HelloRequest } }, async (request) => json(await hello(ctx, agentOf(request), request.body as HelloRequest)));
+  app.post(`${PROTOCOL_PREFIX}/devices`, { config, schema: { ...schema, body: DevicesRequest } }, async (request) => json(await addDevices(ctx, agentOf(request), request.body as DevicesRequest)));
 
   app.post(`${PROTOCOL_PREFIX}/heartbeat`, { config, schema: { ...schema, body: HeartbeatRequest } }, async (request) =>
     json(await heartbeat(ctx, agentOf(request), request.body as HeartbeatRequest)),
