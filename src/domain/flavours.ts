@@ -55,3 +55,15 @@ export function deviceSettingsOf(flavour: Flavour, fields: DeviceSettingsFields)
     googleAccount: fields.googleAccountEmail === null ? null : { email: fields.googleAccountEmail, password: fields.googleAccountPassword! },
   };
 }
+
+/**
+ * iOS gives a device host no way to toggle Wi-Fi or sign in to an account (docs/drivers.md): such
+ * a run is refused when it starts rather than failing on every device.
+ */
+export function checkSettingsSupported(osType: 'ANDROID' | 'IOS', settings: DeviceSettings): void {
+  if (osType !== 'IOS') return;
+  if (settings.wifi !== null) throw new InvalidParameterError('wifiEnabled', "Parameter 'wifiEnabled' cannot be used on iOS devices: iOS lets no device host toggle Wi-Fi");
+  if (settings.googleAccount !== null) {
+    throw new InvalidParameterError('googleAccountEmail', "Parameter 'googleAccountEmail' cannot be used on iOS devices: a Google account is signed in on Android devices only");
+  }
+}

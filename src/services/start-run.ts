@@ -8,7 +8,7 @@ import type { Device, DeviceGroup } from '../domain/devices.ts';
 import { InvalidParameterError, NotFoundError } from '../domain/errors.ts';
 import { type FileAction, type UserFile, defaultAction } from '../domain/files.ts';
 import { type Framework, frameworkById } from '../domain/frameworks.ts';
-import { type DeviceSettings, deviceSettingsOf } from '../domain/flavours.ts';
+import { type DeviceSettings, checkSettingsSupported, deviceSettingsOf } from '../domain/flavours.ts';
 import { DEFAULT_TIMEOUT_SECONDS, type Scheduler } from '../domain/project-config.ts';
 import type { Project, ProjectType } from '../domain/projects.ts';
 import type { RunParameter, RunRequest } from '../domain/run-config.ts';
@@ -58,6 +58,7 @@ export async function planRun(ctx: Context, user: User, request: RunRequest): Pr
   if (framework.osType !== osType) {
     throw new InvalidParameterError('frameworkId', `${framework.name} runs on ${framework.osType} devices, but osType is ${osType}`);
   }
+  if (deviceSettings !== null) checkSettingsSupported(osType, deviceSettings);
 
   const files = await resolveFiles(ctx, user, request, framework, osType);
   const { group, devices } = await resolveDevices(store, user, request, osType);

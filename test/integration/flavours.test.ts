@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Flavour } from '../../src/domain/flavours.ts';
-import { type FakeAgent, androidDevice, fakeAgent } from '../support/fake-agent.ts';
+import { IOS_CRAWLER_ID } from '../../src/domain/frameworks.ts';
+import { type FakeAgent, androidDevice, fakeAgent, iosDevice } from '../support/fake-agent.ts';
 import * as fixtures from '../support/fixtures.ts';
 import { type Harness, type TestUser, createHarness } from '../support/harness.ts';
 
@@ -81,5 +82,20 @@ describe('deployment flavours', () => {
       expect(refused.body.message).toContain(field);
     }
     expect((await alice.call('GET', '/api/me/projects', { json: true })).body.total).toBe(0);
+  });
+
+  it('refuses on iOS what iOS cannot do (Wi-Fi, a Google account), and takes a locale', async () => {
+    await cloud('private');
+    await agent.hello([androidDevice('a1', 'Pixel 8'), iosDevice('i1', 'iPhone 15')]);
+    await agent.cleanAll();
+    const ipa = await fixtures.file(h.ctx, alice.user, { name: 'app.ipa', inputType: 'APPLICATION', osType: 'IOS' });
+    const onIphone = (extra: Record<string, unknown>) => ({ frameworkId: IOS_CRAWLER_ID, projectName: 'iOS', files: [{ id: ipa.id }], deviceIds: [agent.deviceIds.get('i1')], ...extra });
+    for (const [extra, field] of [[{ wifiEnabled: false }, 'wifiEnabled'], [{ googleAccountEmail: 'qa@example.com', googleAccountPassword: 'pw' }, 'googleAccountEmail']] as const) {
+      const refused = await alice.call('POST', '/api/v2/runs', { json: true, body: onIphone(extra) });
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toContain(field);
+      expect(refused.body.message).toContain('iOS');
+    }
+    expect((await alice.call('POST', '/api/v2/runs', { json: true, body: onIphone({ deviceLocale: 'fi_FI' }) })).status).toBe(201);
   });
 });
