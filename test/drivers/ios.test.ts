@@ -131,11 +131,13 @@ describe('ios driver: installing builds', () => {
     expect((await w.driver.clean(PHONE_1)).ok).toBe(true);
   });
 
-  it('refuses App Store and simulator builds with the reason, before signing anything', async () => {
+  it('refuses App Store, enterprise and simulator builds with the reason, before signing anything', async () => {
     w.fake.clearCalls();
     const appStore = await file('store.ipa', ipa({ bundleId: APP_ID, executable: 'Sample', profile: 'app-store' }));
     const result = await w.driver.execute(job({ kind: 'xcuitest', app: appStore, tests: await runner('passing') }), recorder().context);
-    expect(result).toMatchObject({ outcome: 'COMPLETED', testCases: [], failReason: expect.stringMatching(/^store\.ipa is an App Store distribution build .*upload an ad-hoc or development build$/) });
+    expect(result).toMatchObject({ outcome: 'COMPLETED', testCases: [], failReason: expect.stringMatching(/^store\.ipa is an app-store distribution build .*upload an ad-hoc or development build$/) });
+    const inHouse = await file('inhouse.ipa', ipa({ bundleId: APP_ID, executable: 'Sample', profile: 'enterprise' }));
+    expect((await w.driver.execute(job({ kind: 'crawler', app: inHouse, tests: null }), recorder().context)).failReason).toMatch(/^inhouse\.ipa is an enterprise distribution build/);
     // The executor makes that a failed run, not a retried infrastructure problem.
     expect(decide(result, { cases: [], problem: null }, null)).toMatchObject({ outcome: 'FAILED', failReason: result.failReason });
     const simulator = await file('sim.ipa', ipa({ bundleId: APP_ID, executable: 'Sample', simulator: true }));

@@ -54,7 +54,7 @@ describe('inspecting uploads', () => {
   });
 
   it('reads iOS apps with XML and binary Info.plist, and the kind of build', async () => {
-    for (const [name, distribution] of [['sample-app.ipa', 'development'], ['binary-plist.ipa', 'development'], ['adhoc.ipa', 'ad-hoc'], ['enterprise.ipa', 'enterprise']] as const) {
+    for (const [name, distribution] of [['sample-app.ipa', 'development'], ['binary-plist.ipa', 'development'], ['adhoc.ipa', 'ad-hoc']] as const) {
       const inspection = await inspectFile(files[name]!, name);
       expect(inspection).toMatchObject({ inputType: 'APPLICATION', osType: 'IOS' });
       expect(inspection.properties).toMatchObject({ bundle_identifier: 'com.devicecloud.sample', bundle_name: 'Sample Shop', version_name: '1.0', min_os_version: '15.0', screens: 'Home,Settings,About', distribution, team_identifier: 'DEVCLOUD01', expiration_date: '2030-01-01T00:00:00.000Z' });
@@ -63,6 +63,7 @@ describe('inspecting uploads', () => {
 
   it('refuses iOS builds that cannot go on test devices, saying why', async () => {
     await refused(files['appstore.ipa']!, 'appstore.ipa', 'App Store distribution build');
+    await refused(files['enterprise.ipa']!, 'enterprise.ipa', 'enterprise (in-house) distribution build');
     await refused(files['simulator.ipa']!, 'simulator.ipa', 'simulator build');
     await refused(files['no-profile.ipa']!, 'no-profile.ipa', 'no embedded provisioning profile');
   });

@@ -15,7 +15,7 @@ describe('provisioning profiles', () => {
     expect(enterprise.distribution).toBe('enterprise');
     const appStore = parseProfile(provisioningProfile('app-store'));
     expect(appStore.distribution).toBe('app-store');
-    expect([development, enterprise, appStore].map(installableBuild)).toEqual([true, true, false]);
+    expect([development, enterprise, appStore].map(installableBuild)).toEqual([true, false, false]);
     expect(allowsDevice(development, LAB_DEVICES[0]!.udid.toLowerCase())).toBe(true);
     expect(allowsDevice(development, '00008110-FFFFFFFFFFFFFFFF')).toBe(false);
     expect(allowsDevice(enterprise, '00008110-FFFFFFFFFFFFFFFF')).toBe(true);

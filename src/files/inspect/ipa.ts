@@ -3,8 +3,8 @@
  * profile is a CMS (PKCS#7) envelope around an XML plist; we read the plist between `<?xml` and
  * `</plist>` rather than verify the signature, which the service replaces anyway (seed §1: the
  * app is re-signed with the service's own profile). What matters here is the kind of build:
- * development, ad-hoc and enterprise builds can be installed on devices; App Store and simulator
- * builds cannot, and are refused with the reason.
+ * development and ad-hoc builds are what a test cloud takes (issue 8: other builds are refused);
+ * App Store, enterprise (in-house) and simulator builds are refused with the reason.
  */
 import { parse, parseBinary } from 'plist';
 import { ZipError, listEntries, readEntry } from '../zip.ts';
@@ -32,8 +32,8 @@ export async function inspectIpa(filePath: string, name: string): Promise<Record
   }
   const profile = parseProfile(profileEntry.data, name);
   const distribution = distributionOf(profile);
-  if (distribution === 'app-store') {
-    throw new InspectionError(`${name} is an App Store distribution build, which cannot be installed on test devices; upload an ad-hoc or development build`);
+  if (distribution === 'app-store' || distribution === 'enterprise') {
+    throw new InspectionError(`${name} is ${DESCRIBED[distribution]}, which test devices do not take; upload an ad-hoc or development build`);
   }
 
   const properties: Record<string, string> = {};
@@ -75,6 +75,11 @@ function parseProfile(data: Buffer, name: string): Dict {
 }
 
 export type Distribution = 'development' | 'ad-hoc' | 'enterprise' | 'app-store';
+
+const DESCRIBED: Readonly<Record<'app-store' | 'enterprise', string>> = {
+  'app-store': 'an App Store distribution build',
+  enterprise: 'an enterprise (in-house) distribution build',
+};
 
 export function distributionOf(profile: Dict): Distribution {
   const entitlements = (profile.Entitlements ?? {}) as Dict;

@@ -31,7 +31,7 @@ export async function unpackBuild(file: LocalFile, destDir: string, context: Exe
   if (platforms.includes('iPhoneSimulator')) throw new Refusal(`${file.name} is a simulator build; upload an ad-hoc or development build for devices`);
   if (bundle.profile === null) throw new Refusal(`${file.name} has no embedded provisioning profile (embedded.mobileprovision); upload an ad-hoc or development build`);
   if (!installableBuild(bundle.profile)) {
-    throw new Refusal(`${file.name} is an App Store distribution build (profile "${bundle.profile.name}"), which cannot be installed on test devices; upload an ad-hoc or development build`);
+    throw new Refusal(`${file.name} is an ${bundle.profile.distribution} distribution build (profile "${bundle.profile.name}"), which test devices do not take; upload an ad-hoc or development build`);
   }
   return bundle;
 }

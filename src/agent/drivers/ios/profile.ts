@@ -43,9 +43,9 @@ export function parseProfile(data: Buffer): ProvisioningProfile {
   };
 }
 
-/** Builds that may be re-signed and installed on test devices; App Store builds may not. */
+/** Builds that may be re-signed and installed on test devices: development and ad-hoc ones only. */
 export function installableBuild(profile: ProvisioningProfile): boolean {
-  return profile.distribution !== 'app-store';
+  return profile.distribution === 'development' || profile.distribution === 'ad-hoc';
 }
 
 export function allowsDevice(profile: ProvisioningProfile, udid: string): boolean {
