@@ -50,7 +50,8 @@ export async function authenticateApiKey(ctx: Context, key: string): Promise<Use
 
 /**
  * The enabled user with this e-mail and password, or undefined: the same answer, in about the
- * same time, whether the e-mail is unknown or the password wrong.
+ * same time, whether the e-mail is unknown or the password wrong. A match is a sign-in (dashboard
+ * or OAuth password grant): it becomes the user's `lastLoginTime`.
  */
 export async function verifyCredentials(ctx: Context, rawEmail: string, password: string): Promise<User | undefined> {
   let email: string | undefined;
@@ -62,7 +63,10 @@ export async function verifyCredentials(ctx: Context, rawEmail: string, password
   const user = email === undefined ? undefined : await ctx.store.users.findByEmail(email);
   const hash = user === undefined ? undefined : await ctx.store.users.passwordHashOf(user.id);
   const matches = await verifyPassword(password, hash ?? DUMMY_PASSWORD_HASH);
-  return user !== undefined && hash !== undefined && matches && user.status === 'ENABLED' ? user : undefined;
+  if (user === undefined || hash === undefined || !matches || user.status !== 'ENABLED') return undefined;
+  const now = ctx.clock();
+  await ctx.store.users.touchLogin(user.id, now);
+  return { ...user, lastLoginTime: now };
 }
 
 /** A valid scrypt hash of no one's password, checked when the user does not exist. */

@@ -98,6 +98,10 @@ export function usersStore(db: Kysely<Tables>) {
       if (Object.keys(set).length > 0) await db.updateTable('users').set(set).where('id', '=', id).execute();
     },
 
+    async touchLogin(id: number, now: number): Promise<void> {
+      await db.updateTable('users').set({ last_login_time: now }).where('id', '=', id).execute();
+    },
+
     async touchLaunchedTest(id: number, now: number): Promise<void> {
       await db.updateTable('users').set({ last_launched_test_time: now }).where('id', '=', id).execute();
     },

@@ -19,7 +19,12 @@ describe.each(ENGINES)('dashboard sign-in sessions (%s)', (engine) => {
   const withSession = (cookie: string, csrf?: string) => ({ cookie, ...(csrf !== undefined && { 'x-csrf-token': csrf }) });
 
   it('signs in with e-mail and password into an HttpOnly, SameSite=Strict cookie that the API accepts', async () => {
+    expect((await alice.call('GET', '/api/me', { json: true })).body.lastLoginTime).toBeNull();
+    await signIn('wrong-password');
+    expect((await alice.call('GET', '/api/me', { json: true })).body.lastLoginTime).toBeNull();
+    h.advance(1000);
     const { answer, setCookie, cookie } = await signIn();
+    expect((await alice.call('GET', '/api/me', { json: true })).body.lastLoginTime).toBe(h.ctx.clock());
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ userId: alice.user.id, email: 'alice@example.com', csrfToken: expect.any(String), expiresTime: expect.any(Number) });
     expect(setCookie).toMatch(/^dc_session=[\w-]{40,};/);

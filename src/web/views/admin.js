@@ -41,7 +41,7 @@ export async function adminView(me) {
       'aria-label': `${label} of ${user.email}`,
       onchange: (event) => change(user, { [name]: event.target.value }, (updated) => `${updated.email} now has the ${label.toLowerCase()} ${updated[name]}.`),
     }, values.map((option) => h('option', { value: option, selected: option === value }, option)));
-    return table('Users', ['User', 'Plan', 'Role', 'Status', 'Created', 'Last run started'], users.data.map((user) => {
+    return table('Users', ['User', 'Plan', 'Role', 'Status', 'Created', 'Last sign-in', 'Last run started'], users.data.map((user) => {
       const self = user.id === me.id;
       return h('tr', {},
         h('td', {}, user.email, user.name ? h('span', { class: 'muted' }, ` ${user.name}`) : ''),
@@ -58,6 +58,7 @@ export async function adminView(me) {
           },
         }, user.enabled ? 'Disable' : 'Enable')),
         h('td', {}, time(user.createTime)),
+        h('td', {}, time(user.lastLoginTime) || h('span', { class: 'muted' }, 'never')),
         h('td', {}, time(user.lastLaunchedTestTime) || h('span', { class: 'muted' }, 'never')));
     }));
   }
