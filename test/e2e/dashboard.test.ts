@@ -390,6 +390,28 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await expect.poll(() => row.textContent(), { timeout: 15_000 }).not.toContain('DISABLED');
   }, 60_000);
 
+  it('has a device whose cleaning failed cleaned again from the Operators page', async () => {
+    // The virtual driver's test hook makes the iOS device's cleaning fail when the agent restarts.
+    const device = (await user.api('GET', '/v2/devices?filter=osType_eq_IOS')).body.data[0];
+    const hook = path.join(cloud.dataDir, 'web-host', 'agent', 'virtual', 'devices', 'virtual-ios-1', 'fail-cleaning');
+    fs.writeFileSync(hook, '');
+    await cloud.killAgent('web-host');
+    await cloud.startAgent('web-host', 3);
+    await expect.poll(async () => (await user.api('GET', `/v2/devices/${device.id}`)).body.lockReason, { timeout: 20_000 }).toBe('NOT_OPERATIONAL');
+    fs.rmSync(hook);
+
+    const page = await openPage();
+    await signIn(page, 'ops@example.com', 'ops-password');
+    await page.getByRole('link', { name: 'Operators' }).click();
+    const devices = page.getByRole('table', { name: 'Devices of web-host' });
+    await devices.getByRole('button', { name: `Clean again and return to service: ${device.displayName} (virtual-ios-1)` }).click();
+    await page.getByText(`${device.displayName} is being cleaned again`).waitFor();
+    // The agent hears it at its next heartbeat, cleans the device, and it takes work again.
+    await expect.poll(async () => (await user.api('GET', `/v2/devices/${device.id}`)).body.locked, { timeout: 30_000 }).toBe(false);
+    await expect.poll(() => devices.locator('tr', { hasText: device.displayName }).textContent(), { timeout: 15_000 }).toContain('IDLE');
+    expect(await devices.getByRole('button', { name: /^Clean again/ }).count()).toBe(0);
+  }, 90_000);
+
   it('shows a normal user no operator pages, and the API is not even asked', async () => {
     const page = await openPage();
     const adminCalls: string[] = [];
