@@ -27,6 +27,17 @@ export function addServerOptions(command: Command): Command {
     .option('--retention-interval-ms <ms>', 'how often old runs and unused projects are cleared (env DEVICECLOUD_RETENTION_INTERVAL_MS; default 3600000)');
 }
 
+/** The device options of every role that runs an agent (`agent`, and `local`'s embedded one). */
+export function addDriverOptions(command: Command): Command {
+  return command
+    .option('--driver <driver>', 'virtual, adb or ios (env DEVICECLOUD_DRIVER; default virtual)')
+    .option('--devices <n>', 'virtual driver: number of devices, two thirds Android (env DEVICECLOUD_DEVICES; default 6)')
+    .option('--serial-prefix <prefix>', 'virtual driver: start of the device serials, different on each host of a cloud (env DEVICECLOUD_SERIAL_PREFIX; default virtual)')
+    .option('--ios-bin <file>', 'ios driver: the go-ios executable (env DEVICECLOUD_IOS_BIN; default: the go-ios npm package, else ios on PATH)')
+    .option('--ios-signing <dir>', "ios driver: folder with the service's profile.mobileprovision and identity.p12 (env DEVICECLOUD_IOS_SIGNING_DIR)")
+    .option('--ios-signer <signer>', 'ios driver: go-ios, or the path of zsign (env DEVICECLOUD_IOS_SIGNER; default go-ios)');
+}
+
 export function configFrom(options: Record<string, string | undefined>, defaults?: Partial<Config>): Config {
   const sources: ConfigSources = {
     env: process.env,

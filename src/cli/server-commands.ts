@@ -4,10 +4,10 @@ import { sqliteFile } from '../config.ts';
 import { DEMO_EMAIL, DEMO_PASSWORD, ensureDemoAccount } from '../services/demo-account.ts';
 import path from 'node:path';
 import { startAgent } from '../agent/agent.ts';
-import { createDriver } from '../agent/drivers/index.ts';
+import { driverFromConfig } from '../agent/drivers/index.ts';
 import { type RunningServer, startServer } from '../server/start.ts';
 import { issueAgentToken } from '../services/agents.ts';
-import { addServerOptions, configFrom } from './options.ts';
+import { addDriverOptions, addServerOptions, configFrom } from './options.ts';
 
 export interface Lifecycle {
   /** Keeps the process alive until a signal, then runs `stop`. */
@@ -16,9 +16,8 @@ export interface Lifecycle {
 }
 
 export function registerServerCommands(program: Command, lifecycle: Lifecycle): void {
-  addServerOptions(program.command('local'))
+  addDriverOptions(addServerOptions(program.command('local')))
     .description('Start the local cloud: server, an agent with virtual devices, SQLite under ./data, a demo account')
-    .option('--devices <n>', 'virtual devices of the embedded agent, two thirds Android (default 6)')
     .action(async (options) => {
       const config = configFrom(options, { logLevel: 'warn' });
       const server = await startServer(config);
@@ -29,7 +28,7 @@ export function registerServerCommands(program: Command, lifecycle: Lifecycle): 
       const agent = startAgent({
         serverUrls: [server.localUrl],
         token,
-        driver: createDriver(config.driver, { dataDir: agentDir, virtualDevices: config.virtualDevices, virtualPrefix: config.virtualPrefix }),
+        driver: driverFromConfig(config, agentDir),
         dataDir: agentDir,
         log: (message) => server.app.log.info(message),
       });

@@ -1,6 +1,6 @@
 /** Picks the driver an agent uses (`--driver`). */
 import path from 'node:path';
-import type { Driver as DriverName } from '../../config.ts';
+import type { Config, Driver as DriverName } from '../../config.ts';
 import { ConfigError } from '../../config.ts';
 import type { Driver } from '../driver.ts';
 import { adbServerFromEnv, createAdbDriver } from './adb/index.ts';
@@ -33,4 +33,14 @@ export function createDriver(name: DriverName, options: DriverOptions): Driver {
         throw new ConfigError(`The ios driver cannot start: ${(error as Error).message}`);
       }
   }
+}
+
+/** The driver a role's settings ask for (`--driver` and its options). */
+export function driverFromConfig(config: Config, dataDir: string): Driver {
+  return createDriver(config.driver, {
+    dataDir,
+    virtualDevices: config.virtualDevices,
+    virtualPrefix: config.virtualPrefix,
+    ios: { binary: config.iosBinary, signingDir: config.iosSigningDir, signer: config.iosSigner },
+  });
 }
