@@ -16,7 +16,7 @@ import secureJson from 'secure-json-parse';
 import type { Context } from '../services/context.ts';
 import { registerAgentProtocol } from './agent/routes.ts';
 import { registerAuth } from './plugins/auth.ts';
-import { registerErrorHandling } from './plugins/errors.ts';
+import { frameworkErrors, registerErrorHandling } from './plugins/errors.ts';
 import { type RateLimits, registerRateLimits } from './plugins/rate-limit.ts';
 import type { RouteSpec } from './route.ts';
 import { registerRoutes } from './routes-register.ts';
@@ -58,6 +58,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: options.trustProxy ?? false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    frameworkErrors,
   }) as unknown as FastifyInstance;
 
   await app.register(formbody);

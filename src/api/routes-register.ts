@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
 import type {} from '@fastify/swagger';
 import type { TSchema } from 'typebox';
-import { MethodNotAllowedError, NotFoundError } from '../domain/errors.ts';
+import { InvalidParameterError, MethodNotAllowedError, NotFoundError } from '../domain/errors.ts';
 import type { User } from '../domain/users.ts';
 import type { Context } from '../services/context.ts';
 import { encodeFor } from './plugins/negotiate.ts';
@@ -88,6 +88,7 @@ function registerOne(app: FastifyInstance, spec: RouteSpec, url: string, documen
     },
     config: { access: spec.access },
     preValidation: prepareInput(paramNames, carriesBody && !spec.upload, arrayFields),
+    preHandler: checkNumbers(carriesBody && !spec.upload),
     handler: async (request, reply) => {
       const input = carriesBody && !spec.upload ? request.body : request.query;
       const present: PresentContext = { user: request.user, baseUrl: baseUrl(request, options.publicUrl), now: options.ctx.clock() };
@@ -154,6 +155,24 @@ function prepareInput(paramNames: readonly string[], carriesBody: boolean, array
       throw Object.assign(new Error('The request body must be an object of parameters'), { statusCode: 400 });
     }
     request.body = { ...query, ...normalize((body ?? {}) as Record<string, unknown>, arrayFields) };
+  };
+}
+
+/**
+ * Runs after schema validation. Ajv's coercion turns the text '1e400' or 'Infinity' into Infinity
+ * and then skips its integer and maximum checks; and no number of this API (ids, counts, seconds)
+ * goes beyond 2^53, past which the store's 64-bit columns refuse it and the statement fails.
+ */
+function checkNumbers(carriesBody: boolean): preValidationHookHandler {
+  return async (request) => {
+    const input = (carriesBody ? request.body : request.query) as Record<string, unknown> | undefined;
+    for (const [name, value] of Object.entries(input ?? {})) {
+      for (const item of Array.isArray(value) ? value : [value]) {
+        if (typeof item === 'number' && !(Math.abs(item) <= Number.MAX_SAFE_INTEGER)) {
+          throw new InvalidParameterError(name, `Parameter '${name}' must be a number between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`);
+        }
+      }
+    }
   };
 }
 

@@ -114,7 +114,13 @@ function pagingParam(name: string, value: unknown, fallback: number): number {
 }
 
 function textParam(name: string, value: unknown): string {
-  return scalar(name, value) ?? '';
+  return withoutNul(name, scalar(name, value) ?? '');
+}
+
+/** PostgreSQL text cannot hold NUL: a value carrying one would fail the whole statement. */
+function withoutNul(name: string, text: string): string {
+  if (text.includes('\u0000')) throw new InvalidParameterError(name, `Parameter '${name}' must not contain NUL characters`);
+  return text;
 }
 
 function scalar(name: string, value: unknown): string | undefined {
@@ -181,6 +187,10 @@ function parseFilter<F extends string>(item: string, spec: ListSpec<F>, fields: 
     throw new InvalidParameterError('filter', `Filter '${clip(item)}' needs a value after '${op}_'`);
   }
   const texts = LIST_VALUED.has(op) ? valueText.split('|') : [valueText];
+  // A backslash escapes the next character of a like pattern; PostgreSQL refuses a pattern ending with one.
+  if ((op === 'like' || op === 'notlike') && /(^|[^\\])(\\\\)*\\$/.test(valueText)) {
+    throw new InvalidParameterError('filter', `Filter value '${clip(valueText)}' for '${field}' ends with an escape character (\\); write \\\\ for a backslash`);
+  }
   return { field, op, values: texts.map((text) => convertValue(text, field, fieldSpec)) };
 }
 
@@ -198,12 +208,14 @@ function lookupField<F extends string>(param: string, name: string, spec: ListSp
 function convertValue(text: string, field: string, spec: FieldSpec): FilterValue {
   switch (spec.type) {
     case 'string':
-      return text;
+      return withoutNul('filter', text);
     case 'number':
     case 'date': {
       const value = Number(text);
-      if (text.trim() === '' || !Number.isFinite(value)) {
-        const what = spec.type === 'date' ? 'a date in epoch milliseconds' : 'a number';
+      // Every number and date field is a whole number in a 64-bit column: anything else (1.5, 1e20)
+      // would make PostgreSQL refuse the whole statement.
+      if (text.trim() === '' || !Number.isSafeInteger(value)) {
+        const what = spec.type === 'date' ? 'a date in epoch milliseconds' : 'a whole number';
         throw new InvalidParameterError('filter', `Filter value '${clip(text)}' for '${field}' must be ${what}`);
       }
       return value;

@@ -26,7 +26,8 @@ export function asId(parameter: string, value: unknown, what = 'an id'): number 
 
 export function asBoolean(parameter: string, value: unknown): boolean {
   if (typeof value === 'boolean') return value;
-  const lower = String(value).toLowerCase();
+  // Only text is converted: String() of a deeply nested array recurses until the stack overflows.
+  const lower = typeof value === 'string' ? value.toLowerCase() : '';
   if (lower === 'true' || lower === 'false') return lower === 'true';
   throw new InvalidParameterError(parameter, `Parameter '${parameter}' must be true or false`);
 }

@@ -57,10 +57,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
     level: config.logLevel,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
     serializers: {
-      // Query strings may carry OAuth access tokens; they never reach the log.
+      // Query strings may carry secrets: OAuth tokens, and passwords (GET /oauth/token, and form
+      // parameters, which may arrive in the query string on any route). They never reach the log.
       req: (req: { method: string; url: string; ip?: string }) => ({
         method: req.method,
-        url: req.url.replace(/([?&]access_token=)[^&]*/gi, '$1[redacted]'),
+        url: req.url.replace(/([?&][^=&]*(?:token|password|secret)[^=&]*=)[^&]*/gi, '$1[redacted]'),
         ip: req.ip,
       }),
     },

@@ -5,6 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import { ConflictError, NotFoundError, PayloadTooLargeError } from '../domain/errors.ts';
+import { safeFileName } from '../domain/files.ts';
 import { isFinal, type DeviceRun } from '../domain/runs.ts';
 import type { ArtifactQuery, CleanedReport, ProgressReport, ResultReport } from '../protocol/v1.ts';
 import type { Agent } from '../store/agents.ts';
@@ -63,21 +64,24 @@ const MIME_OF_EXTENSION: Readonly<Record<string, string>> = {
 /** Stores an artifact; sending the same name again replaces it (the agent retried). */
 export async function storeArtifact(ctx: Context, agent: Agent, deviceRunId: number, query: ArtifactQuery, body: Readable): Promise<{ fileId: number }> {
   const deviceRun = await requireHeld(ctx.store, agent, deviceRunId);
+  // Named by whatever the test package wrote: cleaned like an upload's name, or a control character
+  // would make the user's XML listing unreadable (and a NUL fail the insert on PostgreSQL).
+  const name = safeFileName(query.name);
   let blob;
   try {
     blob = await ctx.blobs.put(body, { maxBytes: ctx.limits.maxUploadBytes });
   } catch (error) {
-    if (error instanceof BlobTooLargeError) throw new PayloadTooLargeError(`Artifact ${query.name} is larger than ${ctx.limits.maxUploadBytes} bytes`);
+    if (error instanceof BlobTooLargeError) throw new PayloadTooLargeError(`Artifact ${name} is larger than ${ctx.limits.maxUploadBytes} bytes`);
     throw error;
   }
-  const replaced = await ctx.store.files.deleteOutputNamed(deviceRunId, query.name);
+  const replaced = await ctx.store.files.deleteOutputNamed(deviceRunId, name);
   const file = await ctx.store.files.insert({
     userId: deviceRun.userId,
     projectId: deviceRun.projectId,
     deviceRunId,
-    name: query.name,
+    name,
     size: blob.size,
-    mimetype: MIME_OF_EXTENSION[query.name.toLowerCase().split('.').pop() ?? ''] ?? 'application/octet-stream',
+    mimetype: MIME_OF_EXTENSION[name.toLowerCase().split('.').pop() ?? ''] ?? 'application/octet-stream',
     sha256: blob.sha256,
     blobKey: blob.key,
     state: 'READY',

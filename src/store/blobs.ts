@@ -5,6 +5,7 @@
  * real key. The directory implementation is the default; the interface lets an object store replace it.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -70,9 +71,13 @@ export function directoryBlobStore(root: string): BlobStore {
           done(null, chunk);
         },
       });
+      const file = fs.createWriteStream(tmp, { flags: 'wx' });
       try {
-        await pipeline(source, meter, fs.createWriteStream(tmp, { flags: 'wx' }));
+        await pipeline(source, meter, file);
       } catch (error) {
+        // The file is opened asynchronously: a source that fails first can make the removal run
+        // before the open, which then leaves an empty file behind. Remove it once it is closed.
+        if (!file.closed) await once(file, 'close').catch(() => undefined);
         await fs.promises.rm(tmp, { force: true });
         throw error;
       }

@@ -37,7 +37,7 @@ export function resultsStore(db: Kysely<Tables>) {
               suite_name: testCase.suiteName,
               class_name: testCase.className,
               method_name: testCase.methodName,
-              duration: Math.round(testCase.duration),
+              duration: int4(testCase.duration),
               result: testCase.result,
               error_message: testCase.errorMessage,
               stacktrace: testCase.stacktrace,
@@ -73,7 +73,7 @@ export function resultsStore(db: Kysely<Tables>) {
               device_run_id: deviceRunId,
               timestamp: sample.timestamp,
               cpu_usage: sample.cpuUsage,
-              mem_usage: sample.memUsage === null ? null : Math.round(sample.memUsage),
+              mem_usage: sample.memUsage === null ? null : int4(sample.memUsage),
               package_name: sample.packageName,
             })),
           )
@@ -92,4 +92,13 @@ export function resultsStore(db: Kysely<Tables>) {
       return rows.map((row) => ({ timestamp: row.timestamp, cpuUsage: row.cpu_usage, memUsage: row.mem_usage, packageName: row.package_name }));
     },
   };
+}
+
+/**
+ * Durations (ms) and memory (kB) are 32-bit columns on PostgreSQL; a test report claiming more than
+ * 24 days, or a sample of more than 2 TB, is kept at the largest value rather than failing the whole
+ * report (which the agent would keep retrying).
+ */
+function int4(value: number): number {
+  return Math.min(Math.round(value), 2_147_483_647);
 }

@@ -128,7 +128,8 @@ export async function pageOf<DB, TB extends keyof DB, Row, F extends string>(
   const counted = (await base.select(sql<number>`COUNT(*)`.as('total')).executeTakeFirstOrThrow()) as { total: number };
   let page = select(base);
   for (const item of orderItems(query.sort, spec)) page = page.orderBy(item);
-  if (query.limit > 0) page = page.limit(query.limit);
+  // limit=0 means all; SQLite accepts OFFSET only after a LIMIT, so "all" is spelt as a huge one.
+  if (query.limit > 0 || query.offset > 0) page = page.limit(query.limit > 0 ? query.limit : Number.MAX_SAFE_INTEGER);
   if (query.offset > 0) page = page.offset(query.offset);
   return { total: Number(counted.total), rows: await page.execute() };
 }

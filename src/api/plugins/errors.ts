@@ -33,6 +33,21 @@ export function registerErrorHandling(app: FastifyInstance): void {
   );
 }
 
+/**
+ * Errors the router raises before any route or hook runs (a path that is not percent-encoded
+ * UTF-8, a path segment beyond the length limit): Fastify would answer them in its own JSON shape.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const status = error.statusCode ?? 400;
+  const message =
+    error.code === 'FST_ERR_BAD_URL'
+      ? 'The URL is not valid: a part of its path is not percent-encoded UTF-8'
+      : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? 'The URL is not valid: a part of its path is too long'
+        : 'Invalid request';
+  void send(reply, request, status >= 500 ? 400 : status, message);
+}
+
 function send(reply: FastifyReply, request: FastifyRequest, status: number, message: string) {
   const { contentType, payload } = encodeFor(request.headers.accept, presentError(status, message));
   return reply.code(status).type(contentType).send(payload);

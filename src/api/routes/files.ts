@@ -27,7 +27,11 @@ async function receiveUpload(ctx: Context, user: User, request: FastifyRequest, 
     if ((error as { code?: string }).code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') {
       throw new UnsupportedMediaTypeError("Uploads are multipart/form-data with the file in a part named 'file'");
     }
-    throw error;
+    // The multipart plug-in's limits carry their status; the parser's own complaints (no boundary,
+    // body ended before a part did) are plain errors about what the client sent.
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status !== undefined && status < 500) throw error;
+    throw new InvalidParameterError('file', `The upload is not valid multipart/form-data (${(error as Error).message}); send the file in a part named 'file'`);
   }
   if (part === undefined) throw new InvalidParameterError('file', "The upload has no file: send it in a multipart part named 'file'");
   if (part.fieldname !== 'file') {
