@@ -93,6 +93,8 @@ export async function file(
     /** A legacy project slot's upload, or (OUTPUT) an artifact of a device run. */
     project?: { id: number; slot: 'application' | 'test' | 'data' };
     outputOf?: number;
+    /** Output tags, e.g. 'screenshot'. */
+    tags?: string[];
   },
 ): Promise<UserFile> {
   const blob = await ctx.blobs.put(Readable.from([Buffer.from(spec.bytes ?? `contents of ${spec.name}`)]), { maxBytes: 1e9 });
@@ -109,7 +111,7 @@ export async function file(
     osType: spec.osType ?? null,
     duplicate: false,
     properties: spec.properties ?? {},
-    tags: [],
+    tags: spec.tags ?? [],
     createTime: ctx.clock(),
     ...(spec.project !== undefined && { projectId: spec.project.id, projectSlot: spec.project.slot }),
     ...(spec.outputOf !== undefined && { deviceRunId: spec.outputOf, direction: 'OUTPUT', inputType: null }),

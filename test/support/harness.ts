@@ -27,6 +27,8 @@ export interface Harness {
   readonly app: FastifyInstance;
   readonly ctx: Context;
   readonly database: Database;
+  /** The blob store's directory (tests compare its contents before and after requests). */
+  readonly blobDir: string;
   /** SQL statements executed since the last reset. */
   readonly queries: string[];
   /** Moves the harness clock. */
@@ -93,6 +95,7 @@ export async function createHarness(
     app,
     ctx,
     database,
+    blobDir,
     queries,
     setTime: (ms) => {
       now = ms;
