@@ -5,33 +5,20 @@
  * the Accept header asks for, and a refused request writes nothing (row counts of every table,
  * the blob directory including its temporary files, and no committed INSERT/UPDATE/DELETE).
  *
+ * The driving is in support/hostile-drive.ts (the chaos suite runs it with more seeds).
  * Inputs come from a seeded generator: HOSTILE_SEED=<n> explores other inputs, HOSTILE_ONLY=
  * '<METHOD> <path>' narrows a run to one operation to reproduce a failure, HOSTILE_REPORT=<file>
  * writes all failures. What the generator found is kept below as plain regression tests.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueAgentToken } from '../../src/services/agents.ts';
 import { ENGINES } from '../support/engines.ts';
 import { androidDevice, fakeAgent, testCase } from '../support/fake-agent.ts';
 import * as fixtures from '../support/fixtures.ts';
 import { type Harness, createHarness, parseXml } from '../support/harness.ts';
-import {
-  DEEP,
-  MULTIPART_TYPE,
-  NOT_XML,
-  type Operation,
-  SPEC_OF,
-  deepArray,
-  filePart,
-  generate,
-  multipartBody,
-  operationsOf,
-  problemWith,
-  undocumentedOperations,
-} from '../support/hostile.ts';
-import { prng, seedFrom } from '../support/prng.ts';
-import { type StoreSnapshot, difference, snapshotter, writesIn } from '../support/snapshot.ts';
+import { DEEP, MULTIPART_TYPE, NOT_XML, SPEC_OF, deepArray, filePart, multipartBody } from '../support/hostile.ts';
+import { type HostileReport, driveHostileInput } from '../support/hostile-drive.ts';
+import { seedFrom } from '../support/prng.ts';
 import { type World, fillPath, seedWorld } from '../support/world.ts';
 
 const SEED = seedFrom('HOSTILE_SEED', 20260115);
@@ -39,97 +26,34 @@ const ONLY = process.env.HOSTILE_ONLY;
 /** Where to write every failure (the assertion shows the first 40). */
 const REPORT = process.env.HOSTILE_REPORT;
 
-/** Writes after which the world may no longer be whole (a deleted file, a reset key, a demoted admin). */
-const DESTRUCTIVE = /^DELETE |^(POST|PUT|PATCH) .*(abort|retry|reset-api-key|password|finish|authorizations|admin\/users)|^POST \/api\/v2\/me$/;
-
 // ---------------------------------------------------------------------------------------------
 
 describe.each(ENGINES)('hostile input (%s)', (engine) => {
   let h: Harness;
-  let documented: Operation[];
-  let operations: Operation[];
-  let agentToken: string;
+  let report: HostileReport;
 
   beforeAll(async () => {
     h = await createHarness(engine);
-    const answer = await h.app.inject({ method: 'GET', url: '/api/openapi.json' });
-    documented = operationsOf(JSON.parse(answer.body));
-    operations = [...documented, ...undocumentedOperations()];
-    agentToken = (await issueAgentToken(h.ctx, 'hostile-host')).token;
-  });
+    report = await driveHostileInput(h, { seed: SEED, only: ONLY });
+  }, 240_000);
   afterAll(async () => h?.close());
 
   it('documents every route of the route table', () => {
-    const paths = new Set(documented.map((operation) => `${operation.method} ${operation.path}`));
+    const paths = new Set(report.documented.map((operation) => `${operation.method} ${operation.path}`));
     expect([...SPEC_OF.keys()].filter((key) => !paths.has(key))).toEqual([]);
-    expect(documented.length).toBeGreaterThan(100);
+    expect(report.documented.length).toBeGreaterThan(100);
   });
 
-  it('answers generated malformed input on every operation without a 5xx, in the negotiated error shape, writing nothing', async () => {
-    const started = performance.now();
-    const snapshot = await snapshotter(h.database, h.blobDir);
-    const worlds: Record<'user' | 'admin', World | undefined> = { user: undefined, admin: undefined };
-    const worldFor = async (operation: Operation) => {
-      const kind = operation.access === 'admin' ? 'admin' : 'user';
-      worlds[kind] ??= await seedWorld(h, { role: kind === 'admin' ? 'ADMIN' : undefined });
-      return worlds[kind];
-    };
-    const failures: string[] = [];
-    let tried = 0;
-    let accepted = 0;
-    let reseeded = 0;
-    const chosen = operations.filter((operation) => ONLY === undefined || `${operation.method} ${operation.path}` === ONLY);
-    for (const operation of chosen) {
-      const rng = prng(SEED ^ hash(`${operation.method} ${operation.path}`));
-      let world = await worldFor(operation);
-      let before: StoreSnapshot = await snapshot();
-      for (const input of generate(operation, world.ids, rng)) {
-        tried += 1;
-        const authorization = operation.access === 'agent' ? `Bearer ${agentToken}` : `Basic ${Buffer.from(`${world.user.key}:`).toString('base64')}`;
-        const headers = { ...input.headers, authorization };
-        const from = h.queries.length;
-        const began = performance.now();
-        let response;
-        try {
-          response = await h.app.inject({ method: input.method as 'GET', url: input.url, headers, payload: input.payload });
-        } catch (error) {
-          failures.push(`${operation.method} ${operation.path} [${input.label}]: inject threw ${(error as Error).message}`);
-          continue;
-        }
-        const took = performance.now() - began;
-        const after = await snapshot();
-        const where = `${input.method} ${input.url.slice(0, 140)} [${input.label}; Accept ${input.headers.accept ?? '-'}]`;
-        const problem = problemWith(input, response.statusCode, response.headers, response.body);
-        if (problem !== undefined) failures.push(`${where}: ${problem}`);
-        if (took > 5000) failures.push(`${where}: took ${took.toFixed(0)} ms`);
-        const success = response.statusCode < 400;
-        if (success) accepted += 1;
-        if (!success || input.method === 'GET') {
-          let changed = difference(before, after);
-          const writes = writesIn(h.queries.slice(from));
-          // SQLite counts rolled-back changes too: an in-place change counts only if one committed.
-          if (changed === 'rows changed in place' && writes.length === 0) changed = '';
-          if (changed !== '') failures.push(`${where}: answered ${response.statusCode} but wrote: ${changed} ${writes.map((w) => w.slice(0, 60)).join(' | ')}`);
-        }
-        // A write that went through may have used up the world (a deleted file, a reset key, an
-        // admin who demoted themselves): the next inputs get a fresh one.
-        if ((success && DESTRUCTIVE.test(`${input.method} ${operation.path}`)) || before.rows.users !== after.rows.users) {
-          world = await seedWorld(h, { role: operation.access === 'admin' ? 'ADMIN' : undefined });
-          worlds[operation.access === 'admin' ? 'admin' : 'user'] = world;
-          reseeded += 1;
-          before = await snapshot();
-        } else before = after;
-      }
-      h.queries.length = 0;
-    }
+  it('answers generated malformed input on every operation without a 5xx, in the negotiated error shape, writing nothing', () => {
+    const { tried, accepted, operations, reseeded, failures, seconds } = report;
     console.info(
-      `hostile input (${engine}): ${tried} inputs over ${chosen.length} operations in ${((performance.now() - started) / 1000).toFixed(1)} s, seed ${SEED}; ` +
+      `hostile input (${engine}): ${tried} inputs over ${operations} operations in ${seconds.toFixed(1)} s, seed ${SEED}; ` +
         `${accepted} accepted (odd but valid), ${tried - accepted} refused, ${reseeded} fresh worlds, ${failures.length} failures`,
     );
     if (REPORT !== undefined) fs.writeFileSync(`${REPORT}.${engine}.txt`, failures.join('\n'));
-    expect(tried).toBeGreaterThan(chosen.length * 10);
+    expect(tried).toBeGreaterThan(operations * 10);
     expect(failures.slice(0, 40), `${failures.length} failures (seed ${SEED})`).toEqual([]);
-  }, 240_000);
+  });
 });
 
 /** Inputs the generator found answered with a 5xx, a wrong shape or a leftover, kept as plain cases. */
@@ -246,9 +170,3 @@ describe.each(ENGINES)('hostile inputs found by the generator (%s)', (engine) =>
     expect(fs.readdirSync(`${h.blobDir}/tmp`)).toEqual([]);
   });
 });
-
-function hash(text: string): number {
-  let value = 2166136261;
-  for (let i = 0; i < text.length; i++) value = Math.imul(value ^ text.charCodeAt(i), 16777619);
-  return value >>> 0;
-}

@@ -78,7 +78,8 @@ describe('list query grammar', () => {
     rejects({ filter: 'secret_eq_1' }, 'filter', "Unknown filter field 'secret' for things; allowed: id, name");
     rejects({ filter: 'name_resembles_x' }, 'filter', "Unknown filter operand 'resembles'");
     rejects({ filter: 'name_gt_x' }, 'filter', "'gt' cannot be used on string field 'name'");
-    rejects({ filter: 'id_eq_abc' }, 'filter', 'must be a number');
+    rejects({ filter: 'id_eq_abc' }, 'filter', 'must be a whole number');
+    rejects({ filter: 'id_eq_1.5' }, 'filter', 'must be a whole number');
     rejects({ filter: 'state_eq_FLYING' }, 'filter', 'must be one of WAITING, RUNNING');
     rejects({ filter: 'name_eq' }, 'filter', 'needs a value');
     rejects({ filter: 'name_isnull_x' }, 'filter', 'takes no value');
