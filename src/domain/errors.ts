@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
+  | 'UNAVAILABLE'
   | 'INTERNAL';
 
 export class AppError extends Error {
@@ -84,6 +85,14 @@ export class PayloadTooLargeError extends AppError {
 export class TooManyRequestsError extends AppError {
   constructor(message: string) {
     super('RATE_LIMITED', 429, message);
+  }
+}
+
+/** The store cannot be reached for a moment (PostgreSQL restarting, SQLite locked too long): retry. */
+export class UnavailableError extends AppError {
+  readonly retryAfterSeconds = 2;
+  constructor(message = 'The service cannot reach its database for a moment; retry in a few seconds', options?: { cause?: unknown }) {
+    super('UNAVAILABLE', 503, message, options);
   }
 }
 

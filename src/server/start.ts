@@ -31,8 +31,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function openStore(config: Config): Promise<{ database: Database; ctx: Context }> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFile(config) });
+export async function openStore(config: Config, log?: (message: string) => void): Promise<{ database: Database; ctx: Context }> {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFile(config), log });
   try {
     await migrate(database);
   } catch (error) {
@@ -51,8 +51,6 @@ export async function openStore(config: Config): Promise<{ database: Database; c
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
-  const opened = await openStore(config);
-  const { database } = opened;
   const logger = pino({
     level: config.logLevel,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
@@ -66,6 +64,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
       }),
     },
   });
+  const opened = await openStore(config, (message) => logger.warn(message));
+  const { database } = opened;
   let app: FastifyInstance;
   let connections: ReturnType<typeof trackConnections>;
   let ctx = opened.ctx;

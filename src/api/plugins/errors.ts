@@ -1,11 +1,12 @@
 /**
  * The one place errors become answers: typed errors keep their status and message, Fastify's own
- * errors (validation, body too large, bad media type) are reworded to name the parameter, and
- * anything unexpected is a 500 whose details go to the log only. Unknown routes answer 404 in
+ * errors (validation, body too large, bad media type) are reworded to name the parameter, a
+ * database that cannot be reached for a moment is a 503 with Retry-After, and anything unexpected is a 500 whose details go to the log only. Unknown routes answer 404 in
  * the same shape.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, OAuthError } from '../../domain/errors.ts';
+import { asUnavailable } from '../../store/db.ts';
 import { presentError } from '../present/error.ts';
 import { REALM } from './auth.ts';
 import { encodeFor } from './negotiate.ts';
@@ -23,6 +24,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error instanceof OAuthError) {
       if (error.error === 'invalid_token') reply.header('WWW-Authenticate', `Bearer realm="${REALM}", error="invalid_token"`);
       return reply.code(error.statusCode).header('cache-control', 'no-store').send({ error: error.error, error_description: error.message });
+    }
+    const unavailable = asUnavailable(error);
+    if (unavailable !== undefined) {
+      request.log.warn(`request failed for want of the database (${error.message}); answered 503`);
+      reply.header('retry-after', String(unavailable.retryAfterSeconds));
+      return send(reply, request, unavailable.statusCode, unavailable.message);
     }
     const { status, message } = describe(error, request);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
