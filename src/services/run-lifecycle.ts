@@ -36,13 +36,14 @@ export async function endDeviceRun(store: Store, now: number, deviceRun: DeviceR
     await store.results.insertTestCases(deviceRun.id, ending.testCases);
   }
   const counts = ending.testCases === null ? null : countTestCases(ending.testCases);
-  await store.deviceRuns.finish(deviceRun.id, {
+  const ended = await store.deviceRuns.finish(deviceRun.id, {
     state: ending.state,
     endTime: now,
     counts: counts ?? { all: deviceRun.testCaseAllCount, passed: deviceRun.testCasePassedCount, failed: deviceRun.testCaseFailedCount, skipped: deviceRun.testCaseSkippedCount },
     failReason: ending.failReason,
   });
-  if (!isFinal(deviceRun.state) && ending.state === 'WARNING' && deviceRun.autoRetriesLeftCount > 0) {
+  // `deviceRun` may have been read before a concurrent ender committed: only the call that ended it retries it.
+  if (ended && ending.state === 'WARNING' && deviceRun.autoRetriesLeftCount > 0) {
     await requeue(store, now, deviceRun, 'AUTO', deviceRun.autoRetriesLeftCount - 1, wakeups);
   }
   await refreshRunState(store, deviceRun.testRunId, now);

@@ -213,26 +213,36 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
     },
 
     /** Records a device run's outcome and test case counts (keeping an earlier final state, e.g. ABORTED). */
+    /**
+     * Ends a device run and says whether this call ended it. A device run already final (aborted by
+     * the user, or ended by a concurrent report: a lost agent's lease and its restarted agent's
+     * hello) keeps its state and end time but takes the results. The transition is one conditional
+     * UPDATE, so on PostgreSQL a concurrent ender waits for the row and then finds it final: exactly
+     * one caller ends it, and only that one may retry it.
+     */
     async finish(
       id: number,
       outcome: { state: DeviceRunState; endTime: number; counts: { all: number; passed: number; failed: number; skipped: number }; failReason?: string | null },
-    ): Promise<void> {
+    ): Promise<boolean> {
       await db.updateTable('device_run_steps').set({ finish_time: outcome.endTime }).where('device_run_id', '=', id).where('finish_time', 'is', null).execute();
-      await db
+      const results = {
+        fail_reason: outcome.failReason ?? null,
+        test_case_all_count: outcome.counts.all,
+        test_case_passed_count: outcome.counts.passed,
+        test_case_failed_count: outcome.counts.failed,
+        test_case_skipped_count: outcome.counts.skipped,
+        current_step: null,
+        current_step_start_time: null,
+      };
+      const ended = await db
         .updateTable('device_runs')
-        .set({
-          state: (eb) => eb.case().when('state', 'in', ['RUNNING', 'FINISHING', 'WAITING']).then(outcome.state).else(eb.ref('state')).end(),
-          end_time: (eb) => eb.fn.coalesce('end_time', eb.val(outcome.endTime)),
-          fail_reason: outcome.failReason ?? null,
-          test_case_all_count: outcome.counts.all,
-          test_case_passed_count: outcome.counts.passed,
-          test_case_failed_count: outcome.counts.failed,
-          test_case_skipped_count: outcome.counts.skipped,
-          current_step: null,
-          current_step_start_time: null,
-        })
+        .set({ ...results, state: outcome.state, end_time: outcome.endTime })
         .where('id', '=', id)
-        .execute();
+        .where('state', 'in', ['RUNNING', 'FINISHING', 'WAITING'])
+        .executeTakeFirst();
+      if (Number(ended.numUpdatedRows) > 0) return true;
+      await db.updateTable('device_runs').set({ ...results, end_time: (eb) => eb.fn.coalesce('end_time', eb.val(outcome.endTime)) }).where('id', '=', id).execute();
+      return false;
     },
 
     async steps(deviceRunId: number): Promise<Step[]> {

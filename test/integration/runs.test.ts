@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Device } from '../../src/domain/devices.ts';
+import { endDeviceRun } from '../../src/services/run-lifecycle.ts';
 import { ENGINES } from '../support/engines.ts';
 import * as fixtures from '../support/fixtures.ts';
 import { type Harness, type TestUser, createHarness, parseXml } from '../support/harness.ts';
@@ -112,5 +113,19 @@ describe.each(ENGINES)('test runs and device runs (%s)', (engine) => {
     const run = await fixtures.run(h.ctx, alice.user, projectId, devices, ['SUCCEEDED']);
     expect((await alice.call('DELETE', `/api/me/projects/${projectId}/runs/${run.id}`)).status).toBe(204);
     expect((await alice.call('GET', `/api/v2/runs/${run.id}`)).status).toBe(404);
+  });
+
+  it('retries a device run lost twice at once only once (a lost lease and its restarted agent)', async () => {
+    const run = await fixtures.run(h.ctx, alice.user, projectId, devices.slice(0, 1), ['RUNNING']);
+    const [lost] = await h.ctx.store.deviceRuns.ofRuns([run.id]);
+    await h.database.db.updateTable('device_runs').set({ auto_retries_left_count: 1 }).where('id', '=', lost!.id).execute();
+    // Both enders read the device run while it was RUNNING, as the reaper and an agent's hello do
+    // in their own transactions on PostgreSQL before either commits.
+    const stale = { ...lost!, autoRetriesLeftCount: 1 };
+    const ending = { state: 'WARNING', failReason: 'the agent was lost', testCases: null } as const;
+    await Promise.all([1, 2].map(() => h.ctx.store.transaction((store) => endDeviceRun(store, h.ctx.clock(), stale, ending, new Set()))));
+    const sessions = (await alice.call('GET', `/api/v2/runs/${run.id}/device-sessions`, { json: true })).body.data;
+    expect(sessions.map((session: { state: string; retryState: string }) => [session.state, session.retryState]).sort()).toEqual([['WAITING', 'AUTO'], ['WARNING', 'NONE']]);
+    expect((await alice.call('GET', `/api/v2/runs/${run.id}`, { json: true })).body).toMatchObject({ deviceCount: 1, waitingDeviceCount: 1 });
   });
 });
