@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildExamples } from '../../examples/build.ts';
 import { InspectionError, findEntryScript, inspectFile } from '../../src/files/inspect/index.ts';
+import { ipa, runnerZip, xctestZip } from '../support/fake-ios/index.ts';
 import { bombZip, traversalZip, zip } from '../support/zips.ts';
 
 let dir: string;
@@ -79,6 +80,18 @@ describe('inspecting uploads', () => {
     const nested = await write('nested.zip', await zip([['suite/run-tests.sh', 'echo'], ['suite/lib/a.py', 'x']]));
     expect((await inspectFile(nested, 'nested.zip')).properties.entry_script).toBe('suite/run-tests.sh');
     expect(findEntryScript(['a/run-tests.sh', 'b/x'])).toBeNull();
+  });
+
+  it('recognises iOS tests: an XCUITest runner zipped or as an .ipa, and an XCTest bundle', async () => {
+    const runner = await write('SampleUITests-Runner.zip', await runnerZip({ bundleId: 'com.example.SampleUITests.xctrunner', xctest: 'SampleUITests.xctest', scenario: 'passing' }));
+    expect(await inspectFile(runner, 'SampleUITests-Runner.zip')).toMatchObject({ inputType: 'TEST', osType: 'IOS', properties: { test_bundle: 'SampleUITests.xctest' } });
+    const xctest = await write('SampleTests.zip', await xctestZip('SampleTests.xctest', 'passing'));
+    expect(await inspectFile(xctest, 'SampleTests.zip')).toMatchObject({ inputType: 'TEST', osType: 'IOS', properties: { test_bundle: 'SampleTests.xctest' } });
+    const runnerIpa = await write('runner.ipa', await ipa({ bundleId: 'com.example.SampleUITests.xctrunner', executable: 'SampleUITests-Runner', plugins: { 'SampleUITests.xctest': 'passing' } }));
+    expect(await inspectFile(runnerIpa, 'runner.ipa')).toMatchObject({ inputType: 'TEST', osType: 'IOS', properties: { bundle_identifier: 'com.example.SampleUITests.xctrunner' } });
+    // An app that merely carries tests in its PlugIns is still the app.
+    const app = await write('app-with-tests.ipa', await ipa({ bundleId: 'com.example.app', executable: 'App', plugins: { 'AppTests.xctest': 'passing' } }));
+    expect(await inspectFile(app, 'app-with-tests.ipa')).toMatchObject({ inputType: 'APPLICATION', osType: 'IOS' });
   });
 
   it('treats everything else as data', async () => {

@@ -42,13 +42,29 @@ export async function inspectFile(filePath: string, originalName: string): Promi
   }
   if (entries.some((entry) => /^Payload\/[^/]+\.app\/Info\.plist$/.test(entry.name)) || claimsIpa) {
     const properties = await inspectIpa(filePath, originalName);
-    return { inputType: 'APPLICATION', osType: 'IOS', mimetype: 'application/octet-stream', properties: { ...properties, ...SCAN } };
+    // Xcode names a UI test runner's bundle id <tests>.xctrunner: an .ipa of one is tests, not an app.
+    const runner = properties.bundle_identifier!.endsWith('.xctrunner');
+    return { inputType: runner ? 'TEST' : 'APPLICATION', osType: 'IOS', mimetype: 'application/octet-stream', properties: { ...properties, ...SCAN } };
   }
+  const iosTests = findIosTestBundle(entries.map((entry) => entry.name));
+  if (iosTests !== null) return { inputType: 'TEST', osType: 'IOS', mimetype: 'application/zip', properties: { test_bundle: iosTests, ...SCAN } };
   const entryScript = findEntryScript(entries.map((entry) => entry.name));
   if (entryScript !== null) {
     return { inputType: 'TEST', osType: null, mimetype: 'application/zip', properties: { entry_script: entryScript, ...SCAN } };
   }
   return data(originalName, 'application/zip');
+}
+
+/**
+ * iOS tests in a zip, as Xcode's build-for-testing leaves them: the `<Name>-Runner.app` folder of
+ * an XCUITest runner (its bundle in PlugIns), or an `.xctest` bundle for XCTest. Answers the bundle.
+ */
+export function findIosTestBundle(names: readonly string[]): string | null {
+  for (const name of names) {
+    const match = /^(?:[^/]+\.app\/PlugIns\/)?([^/]+\.xctest)\/Info\.plist$/.exec(name);
+    if (match !== null) return match[1]!;
+  }
+  return null;
 }
 
 /** run-tests.sh at the root, or inside the single top-level folder a zip tool made. */
