@@ -130,14 +130,24 @@ export function describeDriverConformance(name: string, setup: () => Promise<{ d
 
     it('stops promptly when aborted, keeping what it has', async () => {
       const controller = new AbortController();
-      const { context } = recorder(controller.signal);
+      const { context, steps } = recorder(controller.signal);
       const running = driver.execute(job(await fixtures.endless()), context);
+      // Aborted while its tests run, not while installing (which takes a while on a real phone).
+      let ended = false;
+      void running.finally(() => (ended = true));
+      while (!steps.includes('RUNNING')) {
+        if (ended) throw new Error(`the endless tests ended before running: ${JSON.stringify(await running)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const started = Date.now();
       controller.abort();
       const result = await running;
       expect(Date.now() - started).toBeLessThan(5000);
       expect(result.outcome).toBe('STOPPED');
+      // What was recorded up to the abort is kept: the log at least.
+      expect(result.artifacts.some((artifact) => artifact.kind === 'log'), JSON.stringify(result.artifacts)).toBe(true);
+      for (const artifact of result.artifacts) expect(fs.existsSync(artifact.path)).toBe(true);
       expect((await driver.clean(serial)).ok).toBe(true);
     });
 

@@ -7,6 +7,10 @@
  *   test scripts use (they run as server-side packages, so no test APK has to be built);
  * - DEVICECLOUD_HW_APK: any installable APK with a launcher activity (the app under test, whose
  *   CPU and memory are sampled while it runs);
+ * - optionally DEVICECLOUD_HW_TEST_APK: the instrumentation tests built from
+ *   test/hardware/android/ConformanceTest.java against that app. With it the cases run a second
+ *   time as instrumentation runs (install, `am instrument -r -w`, its status stream on a real
+ *   phone); the run's SCENARIO parameter picks what its tests do;
  * - optionally DEVICECLOUD_HW_SERIAL, to pick one phone when several are attached.
  *
  * Cleaning reboots the phone after every case; allow several minutes. See docs/device-hosts.md.
@@ -23,15 +27,17 @@ import { type DriverFixtures, type JobSpec, describeDriverConformance } from '..
 
 const enabled = (process.env.DEVICECLOUD_HW_TESTS ?? '').split(/[,\s]+/).includes('adb');
 const apk = process.env.DEVICECLOUD_HW_APK;
+const testApk = process.env.DEVICECLOUD_HW_TEST_APK;
 
 if (!enabled) {
   console.info('test/hardware/adb.hw.test.ts: skipped (set DEVICECLOUD_HW_TESTS=adb and DEVICECLOUD_HW_APK with a phone attached; see docs/device-hosts.md)');
   describe('adb driver on a real phone', () => {
     it.skip('skipped: set DEVICECLOUD_HW_TESTS=adb (and DEVICECLOUD_HW_APK) with a phone attached to run the conformance cases on it', () => undefined);
   });
-} else if (apk === undefined || !fs.existsSync(apk)) {
+} else if (apk === undefined || !fs.existsSync(apk) || (testApk !== undefined && !fs.existsSync(testApk))) {
   describe('adb driver on a real phone', () => {
-    it('needs DEVICECLOUD_HW_APK: the path of an installable APK with a launcher activity', () => {
+    it('needs DEVICECLOUD_HW_APK: the path of an installable APK with a launcher activity (and DEVICECLOUD_HW_TEST_APK, if set, must exist)', () => {
+      if (testApk !== undefined && !fs.existsSync(testApk)) throw new Error(`DEVICECLOUD_HW_TEST_APK is ${testApk}, which does not exist`);
       throw new Error(`DEVICECLOUD_HW_TESTS=adb is set but DEVICECLOUD_HW_APK is ${apk === undefined ? 'not set' : `${apk}, which does not exist`}`);
     });
   });
@@ -61,10 +67,11 @@ if (!enabled) {
     unsupportedKind: 'xctest',
   };
 
-  describeDriverConformance('adb (real phone)', async () => {
+  const onePhone = (): Driver => {
+    // One data dir for both rounds: the phone's baseline is recorded once.
     const driver = createAdbDriver({ dataDir: path.join(root, 'agent'), server: adbServerFromEnv(process.env), hostEnv: process.env });
     const wanted = process.env.DEVICECLOUD_HW_SERIAL;
-    const onePhone: Driver = {
+    return {
       ...driver,
       listDevices: async () => {
         const phones = (await driver.listDevices()).filter((device) => wanted === undefined || device.serial === wanted);
@@ -72,6 +79,26 @@ if (!enabled) {
         return phones;
       },
     };
-    return { driver: onePhone, fixtures, cleanup: async () => undefined };
-  });
+  };
+
+  describeDriverConformance('adb (real phone, server-side packages)', async () => ({ driver: onePhone(), fixtures, cleanup: async () => undefined }));
+
+  if (testApk === undefined) {
+    console.info('test/hardware/adb.hw.test.ts: the instrumentation round is skipped (set DEVICECLOUD_HW_TEST_APK, built from test/hardware/android/ConformanceTest.java)');
+  } else {
+    const instrumentation = async (scenario: string): Promise<JobSpec> => {
+      app ??= await localFile(apk);
+      // `class` keeps the app's own instrumentation tests, if its test APK has any, out of the run.
+      return { kind: 'instrumentation', app, tests: await localFile(testApk), parameters: { SCENARIO: scenario, class: 'com.devicecloud.conformance.ConformanceTest' }, timeoutSeconds: 600 };
+    };
+    const instrumented: DriverFixtures = {
+      passing: () => instrumentation('passing'),
+      failing: () => instrumentation('failing'),
+      endless: () => instrumentation('endless'),
+      leavesTrace: () => instrumentation('trace'),
+      expectsClean: () => instrumentation('check-clean'),
+      unsupportedKind: 'xctest',
+    };
+    describeDriverConformance('adb (real phone, instrumentation)', async () => ({ driver: onePhone(), fixtures: instrumented, cleanup: async () => undefined }));
+  }
 }

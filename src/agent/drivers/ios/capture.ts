@@ -4,7 +4,7 @@
  * during the run (`ios crash ls|cp`), which are how a crash is told from a test failure.
  *
  * go-ios 1.2's sysmontap prints the device's total CPU load only: the samples are the device's,
- * not the app's, and carry no memory figure (memUsage 0), for want of one from go-ios.
+ * not the app's, and carry no memory figure (memUsage null), for want of one from go-ios.
  */
 import fs from 'node:fs';
 import path from 'node:path';
