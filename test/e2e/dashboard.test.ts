@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, type Locator, type Page, chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/api-client.ts';
 import { Cloud, type CloudUser, until } from '../support/cloud.ts';
@@ -42,8 +42,9 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     contexts.push(context);
     const page = await context.newPage();
     page.on('console', (message) => {
-      // Only a wrong-password attempt answers 401 (and a browser logs every 4xx it fetches).
-      if (message.type() === 'error' && !/status of 401/.test(message.text())) problems.push(`${page.url()}: ${message.text()}`);
+      // Only a wrong-password attempt may answer 401 (and a browser logs every 4xx it fetches).
+      const wrongPassword = /status of 401/.test(message.text()) && message.location().url.endsWith('/auth/session');
+      if (message.type() === 'error' && !wrongPassword) problems.push(`${page.url()}: ${message.text()} (${message.location().url})`);
     });
     page.on('pageerror', (error) => problems.push(`${page.url()}: ${error.message}`));
     return page;
@@ -105,6 +106,10 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Reveal' }).click();
     expect(await page.getByLabel('API key').textContent()).toBe(user.apiKey);
     await screenshot(page, 'account');
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: cloud.url });
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByText('Copied.').waitFor();
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(user.apiKey);
 
     let warning = '';
     page.once('dialog', (dialog) => {
@@ -239,10 +244,6 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     }
     await fitsTheScreen(phone);
     await screenshot(phone, 'device-session-phone');
-    await phone.goto(`${cloud.url}/#/projects/${browserRun!.projectId}/runs/${browserRun!.id}`);
-    await phone.getByRole('heading', { name: 'From the browser FINISHED' }).waitFor();
-    await fitsTheScreen(phone);
-    await screenshot(phone, 'run-phone');
   }, 90_000);
 
   it('shows a failed test with its message and stack trace', async () => {
@@ -268,6 +269,19 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await trace.waitFor();
     expect(await trace.textContent()).toContain('CheckoutTest.java:42');
     await screenshot(page, 'device-session-failed');
+
+    // Retry from the run's page: a new device session for the failed one, followed live again.
+    await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: run.displayName }).click();
+    await page.getByRole('heading', { name: `${run.displayName} FINISHED` }).waitFor();
+    await page.getByRole('button', { name: 'Retry failed devices' }).click();
+    // Both sessions ended, the retry marked as one: the page went live again and followed it.
+    const rows = page.getByRole('table', { name: 'Device sessions' }).locator('tbody tr');
+    const ended = (texts: string[]) => texts.length === 2 && texts.every((text) => text.includes('FAILED')) && texts.filter((text) => text.includes('(retry)')).length === 1;
+    await expect.poll(async () => ended(await rows.allTextContents()), { timeout: 60_000 }).toBe(true);
+    await page.getByRole('heading', { name: `${run.displayName} FINISHED` }).waitFor();
+    const sessions = (await user.api('GET', `/v2/runs/${run.id}/device-sessions`)).body.data;
+    expect(sessions.map((one: { retryState: string; state: string }) => [one.retryState, one.state]).toSorted()).toEqual([['MANUAL', 'FAILED'], ['NONE', 'FAILED']]);
+    await screenshot(page, 'run-retried');
   }, 90_000);
 
   it('shows where a waiting run stands in the queue and why it waits; aborting the run ahead lets it start', async () => {
@@ -290,6 +304,11 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Queued run WAITING' }).waitFor();
     expect(await page.locator('.waiting').textContent()).toBe(`Queue position 1. Waiting for 1 device (${device!.displayName}: busy with another run)`);
     await screenshot(page, 'run-waiting');
+    // The project's run list says it too, in a column that is there only while a run waits.
+    await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Web shop' }).click();
+    const queuedRow = page.getByRole('table', { name: 'Runs' }).locator('tr', { hasText: 'Queued run' });
+    await expect.poll(() => queuedRow.textContent()).toContain(`#1 in line. Waiting for 1 device (${device!.displayName}: busy with another run)`);
+    expect(await page.getByRole('columnheader', { name: 'Why it waits' }).count()).toBe(1);
 
     await page.goto(`${cloud.url}/#/projects/${ahead.projectId}/runs/${ahead.id}`);
     await page.getByRole('heading', { name: 'Slow run RUNNING' }).waitFor();
@@ -306,6 +325,9 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await page.goto(`${cloud.url}/#/projects/${queued.projectId}/runs/${queued.id}`);
     await page.getByRole('heading', { name: 'Queued run FINISHED' }).waitFor({ timeout: 60_000 });
     expect(await page.locator('.waiting').count()).toBe(0);
+    await page.goto(`${cloud.url}/#/projects/${queued.projectId}`);
+    await page.getByRole('table', { name: 'Runs' }).waitFor();
+    expect(await page.getByRole('columnheader', { name: 'Why it waits' }).count()).toBe(0);
   }, 90_000);
 
   it('lists the devices with OS version, state and health; creates, fills, renames and deletes a group', async () => {
@@ -400,6 +422,14 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await expect.poll(async () => (await user.api('GET', `/v2/devices/${device.id}`)).body.lockReason, { timeout: 20_000 }).toBe('NOT_OPERATIONAL');
     fs.rmSync(hook);
 
+    // Users see it too, with its reason, in their device list (which stays live).
+    const mine = await openPage();
+    await signIn(mine, 'web@example.com', password);
+    await mine.goto(`${cloud.url}/#/devices`);
+    const row = mine.getByRole('table', { name: 'Devices' }).locator('tr', { hasText: device.displayName });
+    await expect.poll(() => row.textContent()).toMatch(/NOT OPERATIONAL.+/);
+    await screenshot(mine, 'devices-not-operational');
+
     const page = await openPage();
     await signIn(page, 'ops@example.com', 'ops-password');
     await page.getByRole('link', { name: 'Operators' }).click();
@@ -410,6 +440,7 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await expect.poll(async () => (await user.api('GET', `/v2/devices/${device.id}`)).body.locked, { timeout: 30_000 }).toBe(false);
     await expect.poll(() => devices.locator('tr', { hasText: device.displayName }).textContent(), { timeout: 15_000 }).toContain('IDLE');
     expect(await devices.getByRole('button', { name: /^Clean again/ }).count()).toBe(0);
+    await expect.poll(() => row.textContent(), { timeout: 15_000 }).toMatch(/IDLEHealthy/);
   }, 90_000);
 
   it('shows a normal user no operator pages, and the API is not even asked', async () => {
@@ -478,11 +509,52 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await page.goto(`${cloud.url}/#/`);
     await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
     await screenshot(page, 'projects');
-    const phone = await openPage(PHONE);
-    await signIn(phone, 'web@example.com', password);
-    await fitsTheScreen(phone);
-    await screenshot(phone, 'projects-phone');
   }, 60_000);
+
+  it('reads on a phone: no page is wider than a 390 px screen, and the key tables fit without scrolling', async () => {
+    expect(browserRun, 'the run started from the browser').toBeDefined();
+    const phone = await openPage(PHONE);
+    await phone.goto(`${cloud.url}/#/`);
+    await phone.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await fitsTheScreen(phone);
+    await screenshot(phone, 'sign-in-phone');
+    await signIn(phone, 'web@example.com', password);
+
+    const groups: Array<{ id: number; displayName: string }> = (await user.api('GET', '/me/device-groups?withPublic=true')).body.data;
+    const group = groups.find((candidate) => candidate.displayName === 'All Android devices')!;
+    const runUrl = `#/projects/${browserRun!.projectId}/runs/${browserRun!.id}`;
+    // Each page, what shows it has loaded, and the tables a phone user needs whole (wider
+    // ones, the operators', may scroll sideways inside their box).
+    const pages: Array<[string, string, () => Locator, string[]]> = [
+      ['projects', '#/', () => phone.getByRole('table', { name: 'Projects' }), ['Projects']],
+      ['project', `#/projects/${browserRun!.projectId}`, () => phone.getByRole('table', { name: 'Runs' }), ['Runs']],
+      ['run', runUrl, () => phone.getByRole('heading', { name: 'From the browser FINISHED' }), ['Device sessions']],
+      ['start-run', '#/start', () => phone.getByLabel('Device group'), []],
+      ['devices', '#/devices', () => phone.getByRole('table', { name: 'Device groups' }), ['Devices', 'Device groups']],
+      ['group', `#/groups/${group.id}`, () => phone.getByRole('table', { name: 'Devices in the group' }), ['Devices in the group']],
+      ['account', '#/account', () => phone.getByRole('button', { name: 'Regenerate' }), []],
+    ];
+    for (const [name, address, loaded, tables] of pages) {
+      await phone.goto(`${cloud.url}/${address}`);
+      await loaded().waitFor();
+      await fitsTheScreen(phone);
+      for (const label of tables) await fitsItsBox(phone.getByRole('table', { name: label }));
+      await screenshot(phone, `${name}-phone`);
+    }
+
+    const ops = await openPage(PHONE);
+    await signIn(ops, 'ops@example.com', 'ops-password');
+    await ops.getByRole('link', { name: 'Operators' }).click();
+    await ops.getByRole('table', { name: 'Devices of web-host' }).waitFor();
+    await fitsTheScreen(ops);
+    await screenshot(ops, 'operators-phone');
+  }, 60_000);
+
+  /** A table whose columns all show without scrolling its box sideways. */
+  async function fitsItsBox(table: Locator): Promise<void> {
+    const overflow = await table.evaluate((element: { parentElement: { scrollWidth: number; clientWidth: number } }) => element.parentElement.scrollWidth - element.parentElement.clientWidth);
+    expect(overflow, `the table ${await table.getAttribute('aria-label')} is ${overflow}px wider than a phone`).toBeLessThanOrEqual(0);
+  }
 
   /** The API as the user, with the key they hold now. */
   function keyed(apiKey: string): CloudUser['api'] {

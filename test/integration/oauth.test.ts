@@ -84,12 +84,34 @@ describe.each(ENGINES)('OAuth 2.0 (%s)', (engine) => {
     h.advance(h.ctx.limits.oauthRefreshTtlMs + 1);
     const late = await token({ client_id: CLIENT, grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token });
     expect([late.status, late.body.error]).toEqual([400, 'invalid_grant']);
+    expect(late.body.error_description).toMatch(/expired/);
+  });
+
+  it('replaces the whole pair on refresh (GET query too): the old access token stops working before it expires', async () => {
+    const first = (await signIn()).body;
+    h.advance(1000);
+    const query = new URLSearchParams({ client_id: CLIENT, grant_type: 'refresh_token', refresh_token: first.refresh_token });
+    const refreshed = await call(h.app, 'GET', `/oauth/token?${query}`);
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body).toEqual({ access_token: expect.any(String), token_type: 'bearer', refresh_token: expect.any(String), expires_in: 3600, scope: 'read write' });
+    expect(refreshed.body.access_token).not.toBe(first.access_token);
+    const old = await bearer(first.access_token);
+    expect([old.status, old.body.error]).toEqual([401, 'invalid_token']);
+    expect((await bearer(refreshed.body.access_token)).body.id).toBe(alice.user.id);
+    // The new access token lives a full hour from the refresh, not from the first grant.
+    h.advance(h.ctx.limits.oauthAccessTtlMs - 500);
+    expect((await bearer(refreshed.body.access_token)).status).toBe(200);
+    h.advance(1000);
+    expect((await bearer(refreshed.body.access_token)).status).toBe(401);
   });
 
   it('revokes every token on an API key reset and on a password change', async () => {
+    await h.user({ email: 'bob@example.com' });
+    const bobs = (await token({ client_id: CLIENT, grant_type: 'password', username: 'bob@example.com', password: 'password-1234' })).body;
     const beforeReset = (await signIn()).body;
     expect((await alice.call('POST', '/api/v2/me/reset-api-key', { json: true })).status).toBe(200);
     expect((await bearer(beforeReset.access_token)).status).toBe(401);
+    expect((await bearer(bobs.access_token)).status).toBe(200); // only the user's own tokens go
     expect((await token({ client_id: CLIENT, grant_type: 'refresh_token', refresh_token: beforeReset.refresh_token })).status).toBe(400);
 
     const beforeChange = (await signIn()).body;
@@ -101,8 +123,11 @@ describe.each(ENGINES)('OAuth 2.0 (%s)', (engine) => {
     const changed = await call(h.app, 'POST', `/api/v2/users/${alice.user.id}/password`, { headers: { authorization: `Bearer ${beforeChange.access_token}` }, form: { currentPassword: 'password-1234', newPassword: 'a-new-password-1' } });
     expect(changed.status).toBe(204);
     expect((await bearer(beforeChange.access_token)).status).toBe(401);
+    const refreshAfterChange = await token({ client_id: CLIENT, grant_type: 'refresh_token', refresh_token: beforeChange.refresh_token });
+    expect([refreshAfterChange.status, refreshAfterChange.body.error]).toEqual([400, 'invalid_grant']);
     expect((await signIn()).status).toBe(400);
     expect((await token({ client_id: CLIENT, grant_type: 'password', username: 'alice@example.com', password: 'a-new-password-1' })).status).toBe(200);
+    expect((await bearer(bobs.access_token)).status).toBe(200);
   });
 
   it("never lets one user's token reach another user's data", async () => {

@@ -41,6 +41,18 @@ describe.each(ENGINES)('dashboard sign-in sessions (%s)', (engine) => {
     expect(again.body.csrfToken).toBe(answer.body.csrfToken);
   });
 
+  it('marks the cookie Secure when the dashboard is reached over HTTPS (an https public URL)', async () => {
+    const behindTls = await createHarness(engine, { publicUrl: 'https://cloud.example.com' });
+    try {
+      await behindTls.user({ email: 'carol@example.com' });
+      const answer = await call(behindTls.app, 'POST', '/auth/session', { json: true, body: { email: 'carol@example.com', password: 'password-1234' } });
+      expect(answer.status).toBe(200);
+      expect(String(answer.headers['set-cookie'])).toMatch(/^dc_session=[\w-]{40,};.*; Secure/);
+    } finally {
+      await behindTls.close();
+    }
+  });
+
   it('needs the CSRF token for every change made with the cookie', async () => {
     const { answer, cookie } = await signIn();
     const noToken = await call(h.app, 'POST', '/api/me/projects', { json: true, headers: withSession(cookie), form: { name: 'P' } });
@@ -48,6 +60,10 @@ describe.each(ENGINES)('dashboard sign-in sessions (%s)', (engine) => {
     expect(noToken.body.message).toMatch(/X-CSRF-Token/);
     const wrong = await call(h.app, 'POST', '/api/me/projects', { json: true, headers: withSession(cookie, 'x'.repeat(32)), form: { name: 'P' } });
     expect(wrong.status).toBe(403);
+    // A CSRF token belongs to its session: another session's (even the same user's) does not do.
+    const other = await signIn();
+    const borrowed = await call(h.app, 'POST', '/api/me/projects', { json: true, headers: withSession(cookie, other.answer.body.csrfToken), form: { name: 'P' } });
+    expect(borrowed.status).toBe(403);
     expect((await call(h.app, 'GET', '/api/me/projects', { json: true, headers: withSession(cookie) })).body.total).toBe(0); // nothing written
     const right = await call(h.app, 'POST', '/api/me/projects', { json: true, headers: withSession(cookie, answer.body.csrfToken), form: { name: 'P' } });
     expect(right.status).toBe(201);
@@ -75,6 +91,9 @@ describe.each(ENGINES)('dashboard sign-in sessions (%s)', (engine) => {
     expect((await call(h.app, 'GET', '/api/me', { json: true, headers: withSession(first.cookie) })).status).toBe(401);
 
     const second = await signIn();
+    // A key reset is made from the dashboard: it keeps the session that made it.
+    expect((await call(h.app, 'POST', '/api/me/reset-api-key', { json: true, headers: withSession(second.cookie, second.answer.body.csrfToken) })).status).toBe(200);
+    expect((await call(h.app, 'GET', '/api/me', { json: true, headers: withSession(second.cookie) })).status).toBe(200);
     const changed = await call(h.app, 'POST', '/api/me/password', { headers: withSession(second.cookie, second.answer.body.csrfToken), form: { currentPassword: 'password-1234', newPassword: 'another-password-2' } });
     expect(changed.status).toBe(204);
     expect((await call(h.app, 'GET', '/api/me', { json: true, headers: withSession(second.cookie) })).status).toBe(401);

@@ -44,7 +44,7 @@ export async function adminView(me) {
     return table('Users', ['User', 'Plan', 'Role', 'Status', 'Created', 'Last sign-in', 'Last run started'], users.data.map((user) => {
       const self = user.id === me.id;
       return h('tr', {},
-        h('td', {}, user.email, user.name ? h('span', { class: 'muted' }, ` ${user.name}`) : ''),
+        h('td', { class: 'break' }, user.email, user.name ? h('span', { class: 'muted' }, ` ${user.name}`) : ''),
         h('td', {}, choice(user, 'Plan', PLANS, user.plan, 'plan')),
         h('td', {}, self ? user.role : choice(user, 'Role', ROLES, user.role, 'role')),
         h('td', {}, badge(user.status), ' ', self ? '' : h('button', {
@@ -60,7 +60,7 @@ export async function adminView(me) {
         h('td', {}, time(user.createTime)),
         h('td', {}, time(user.lastLoginTime) || h('span', { class: 'muted' }, 'never')),
         h('td', {}, time(user.lastLaunchedTestTime) || h('span', { class: 'muted' }, 'never')));
-    }));
+    }), { optional: [4, 5, 6] });
   }
 
   void drawUsers();
@@ -108,7 +108,7 @@ export async function adminView(me) {
                 status.fail(error);
               }
             },
-          }, 'Clean again')] : ''))), { empty: 'No devices registered.' }))));
+          }, 'Clean again')] : ''))), { empty: 'No devices registered.', optional: [1] }))));
   }
 
   void poll(agentsBox, renderAgents, 5000);

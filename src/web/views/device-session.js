@@ -39,7 +39,7 @@ export function deviceSessionView(sessionId) {
       h('h2', {}, 'Test cases'),
       testCases(cases.data),
       h('h2', {}, 'CPU and memory'),
-      charts(samples),
+      charts(samples, FINAL.has(session.state)),
       h('h2', {}, 'Screenshots'),
       gallery(base, screenshots.data),
       h('h2', {}, 'Log'),
@@ -103,8 +103,8 @@ function testCases(cases) {
           : ''))));
 }
 
-function charts(samples) {
-  if (samples.length === 0) return h('p', { class: 'muted' }, 'No CPU or memory samples yet.');
+function charts(samples, ended) {
+  if (samples.length === 0) return h('p', { class: 'muted' }, ended ? 'The device recorded no CPU or memory samples.' : 'No CPU or memory samples yet.');
   const start = samples[0].timestamp;
   // A device that does not report memory (iOS) sends null: no point rather than a false zero.
   const points = (value) => samples.filter((sample) => value(sample) !== null).map((sample) => ({ t: sample.timestamp - start, v: value(sample) }));

@@ -25,17 +25,20 @@ export function projectsView() {
 export function projectRunsView(projectId) {
   return livePage('Project', async () => {
     const [project, runs] = await Promise.all([api('GET', `/api/me/projects/${projectId}`), api('GET', `/api/me/projects/${projectId}/runs?limit=50`)]);
+    // A column that is empty unless a run waits would only take room (on a phone, all of it).
+    const waits = (run) => run.state !== 'FINISHED' && Boolean(run.queuePosition || run.message);
+    const anyWaits = runs.data.some(waits);
     const view = h('section', {},
       h('nav', { 'aria-label': 'Breadcrumb', class: 'crumbs' }, h('a', { href: '#/' }, 'Projects')),
       h('div', { class: 'title-row' }, h('h1', {}, project.name), h('a', { href: `#/projects/${projectId}/start`, class: 'button primary' }, 'Start a run')),
-      table('Runs', ['Run', 'State', 'Devices', 'Tests passed / failed', 'Started', 'Why it waits'], runs.data.map((run) =>
+      table('Runs', ['Run', 'State', 'Devices', 'Tests passed / failed', 'Started', ...(anyWaits ? ['Why it waits'] : [])], runs.data.map((run) =>
         h('tr', {},
           h('td', {}, h('a', { href: `#/projects/${projectId}/runs/${run.id}` }, run.displayName)),
           h('td', {}, badge(run.state)),
           h('td', {}, `${run.finishedDeviceCount} of ${run.deviceCount} done`),
           h('td', {}, `${run.successfulTestCaseCount} / ${run.failedTestCaseCount}`),
           h('td', {}, time(run.createTime)),
-          h('td', { class: 'muted' }, run.queuePosition ? `#${run.queuePosition} in line. ` : '', run.message ?? ''))), { empty: 'No runs in this project yet.', optional: [4] }),
+          anyWaits ? h('td', { class: 'muted' }, waits(run) ? [run.queuePosition ? `#${run.queuePosition} in line. ` : '', run.message ?? ''] : '') : '')), { empty: 'No runs in this project yet.', optional: [4] }),
       runs.total > runs.data.length ? h('p', { class: 'muted' }, `The ${runs.data.length} most recent of ${runs.total} runs.`) : '');
     return { view, title: project.name };
   }, 3000);

@@ -55,15 +55,18 @@ export function runView(runId) {
         run.startTime ? fact('Started', time(run.startTime)) : '',
         run.endTime ? fact('Ended', time(run.endTime)) : ''),
       h('h2', {}, 'Device sessions'),
+      // On a phone: device, state and results; the OS and duration are on the session's page.
       table('Device sessions', ['Device', 'OS', 'State', ...(live ? ['Step'] : []), 'Passed', 'Failed', 'Duration'], sessions.data.map((session) =>
         h('tr', {},
           h('td', {}, h('a', { href: `${base}/device-sessions/${session.id}` }, session.device?.displayName ?? `Device session ${session.id}`)),
           h('td', {}, osOf(session.device)),
-          h('td', {}, badge(session.state), session.excludeReason ? h('span', { class: 'muted' }, ` ${session.excludeReason}`) : ''),
+          // A retry lists next to the session it retries: say which row is the newer one.
+          h('td', {}, badge(session.state), session.excludeReason ? h('span', { class: 'muted' }, ` ${session.excludeReason}`) : '',
+            session.retryState && session.retryState !== 'NONE' ? h('span', { class: 'muted' }, ` (${session.retryState === 'AUTO' ? 'automatic retry' : 'retry'})`) : ''),
           live ? h('td', {}, FINAL_SESSION.has(session.state) ? '' : (stepOf.get(session.id) ?? '')) : '',
           h('td', {}, session.testCasePassedCount),
           h('td', {}, session.testCaseFailedCount),
-          h('td', {}, session.startTime ? duration(session.duration) : ''))), { optional: [1] }));
+          h('td', {}, session.startTime ? duration(session.duration) : ''))), { optional: [1, live ? 6 : 5] }));
     return { view, title: `${run.displayName} · ${run.projectName}`, done: run.state === 'FINISHED' };
   });
 }
