@@ -12,6 +12,7 @@ export function registerOAuth(app: FastifyInstance, ctx: Context): void {
     method: ['GET', 'POST'],
     url: '/oauth/token',
     schema: { hide: true },
+    config: { takesPassword: true },
     handler: async (request, reply) => {
       // A form (or JSON) body wins over the query, as on every route.
       const body = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};

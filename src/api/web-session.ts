@@ -28,7 +28,7 @@ export function registerWebSession(app: FastifyInstance, ctx: Context, publicUrl
 
   // No auth hook (no `access`): signing in again while signed in needs no CSRF token. JSON only: a
   // page of another site cannot post JSON here, so it cannot sign a browser in to its own account.
-  app.post('/auth/session', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/auth/session', { schema: { hide: true }, config: { takesPassword: true } }, async (request, reply) => {
     if (!(request.headers['content-type'] ?? '').startsWith('application/json')) {
       throw new UnsupportedMediaTypeError('Sign in with a JSON body: {"email": …, "password": …}');
     }

@@ -43,4 +43,19 @@ describe('rate limits', () => {
     await agent.hello([androidDevice('a1')]);
     for (let i = 0; i < 10; i++) expect((await agent.post('/heartbeat', { running: [], unhealthy: [] })).status).toBe(200);
   });
+
+  it('limits password guesses per address, on the OAuth password grant and the dashboard sign-in', async () => {
+    const guess = (remoteAddress: string, url: string, payload: string, contentType: string) =>
+      h.app.inject({ method: 'POST', url, remoteAddress, payload, headers: { 'content-type': contentType, accept: 'application/json' } });
+    const oauth = (address: string) => guess(address, '/oauth/token', `client_id=testdroid-cloud-api&grant_type=password&username=${encodeURIComponent(alice.user.email)}&password=guess`, 'application/x-www-form-urlencoded');
+    const signIn = (address: string) => guess(address, '/auth/session', JSON.stringify({ email: alice.user.email, password: 'guess' }), 'application/json');
+    for (const [attempt, address] of [[oauth, '10.0.1.1'], [signIn, '10.0.1.2']] as const) {
+      for (let i = 0; i < 3; i++) expect((await attempt(address)).statusCode).toBeOneOf([400, 401]);
+      const limited = await attempt(address);
+      expect(limited.statusCode).toBe(429);
+      expect(limited.headers['retry-after']).toBeDefined();
+      // Another address still gets its answer (a wrong password is still a wrong password).
+      expect((await attempt(`${address}0`)).statusCode).toBeOneOf([400, 401]);
+    }
+  });
 });

@@ -3,11 +3,20 @@
  * OAuth token or session) and per address for anonymous requests. Counted in this server's memory:
  * behind a load balancer each server counts its own share, so a limit is per server. Agents and
  * the dashboard's static files are not counted. Runs after authentication (route-level hooks run
- * after the app's), so the user is known.
+ * after the app's), so the user is known. The routes that take a password (OAuth's password grant,
+ * the dashboard's sign-in) have no `access` of their own but are counted per address all the same:
+ * otherwise nothing would slow down guessing passwords.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TooManyRequestsError } from '../../domain/errors.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route checks a password: counted per address like anonymous requests. */
+    takesPassword?: boolean;
+  }
+}
 
 export interface RateLimits {
   /** Requests per minute; 0: no limit. */
@@ -26,8 +35,8 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
     max: (request) => limitOf(request),
     keyGenerator: (request) => (request.user !== null ? `user:${request.user.id}` : `ip:${request.ip}`),
     allowList: (request) => {
-      const access = request.routeOptions.config.access;
-      return access === undefined || access === 'agent' || limitOf(request) === 0;
+      const { access, takesPassword } = request.routeOptions.config;
+      return (access === undefined && takesPassword !== true) || access === 'agent' || limitOf(request) === 0;
     },
     errorResponseBuilder: (request, context) =>
       new TooManyRequestsError(
