@@ -52,8 +52,13 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
   const records = () => withNames(joined());
 
   return {
-    /** Numbers are per project; call inside a transaction that holds the project row. */
+    /**
+     * Numbers are per project, the next after the highest. On PostgreSQL two run starts in one
+     * project would read the same highest (READ COMMITTED) and collide on the unique number: the
+     * project row is locked first, until the transaction ends. SQLite's write lock already orders them.
+     */
     async insert(run: NewTestRun): Promise<TestRun> {
+      if (dialect === 'postgres') await db.selectFrom('projects').select('id').where('id', '=', run.projectId).forUpdate().execute();
       const last = await db
         .selectFrom('test_runs')
         .select((eb) => eb.fn.max('number').as('max'))

@@ -128,4 +128,14 @@ describe.each(ENGINES)('test runs and device runs (%s)', (engine) => {
     expect(sessions.map((session: { state: string; retryState: string }) => [session.state, session.retryState]).sort()).toEqual([['WAITING', 'AUTO'], ['WARNING', 'NONE']]);
     expect((await alice.call('GET', `/api/v2/runs/${run.id}`, { json: true })).body).toMatchObject({ deviceCount: 1, waitingDeviceCount: 1 });
   });
+
+  it('numbers runs started at the same moment in one project one after another', async () => {
+    const starts = Array.from({ length: 8 }, () =>
+      h.ctx.store.transaction((store) =>
+        store.testRuns.insert({ projectId, userId: alice.user.id, name: null, osType: 'ANDROID', config: { projectId, osType: 'ANDROID', files: [] }, frameworkId: null, startedById: alice.user.id, createTime: h.ctx.clock() }),
+      ),
+    );
+    const numbers = (await Promise.all(starts)).map((run) => run.number).sort((a, b) => a - b);
+    expect(numbers).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
 });
