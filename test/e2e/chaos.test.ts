@@ -1,0 +1,38 @@
+/**
+ * The chaos suite's scenarios in their quick form (`npm run chaos` runs them longer, with more
+ * seeds of hostile input): real server and agent processes killed with SIGKILL during uploads,
+ * run starts and result posts, an agent killed mid-run, PostgreSQL restarted under load; and 200
+ * concurrent clients against `devicecloud local`. Nothing may be lost and nothing may break.
+ */
+import { describe, expect, it } from 'vitest';
+import { faultsScenario } from '../../chaos/scenarios/faults.ts';
+import { loadScenario } from '../../chaos/scenarios/load.ts';
+import type { ScenarioReport } from '../../chaos/support/report.ts';
+import { ENGINES } from '../support/engines.ts';
+
+const log = (line: string) => console.info(`[chaos] ${line}`);
+
+function expectPromisesKept(report: ScenarioReport): void {
+  for (const skipped of report.skipped) console.warn(`*** ${report.name}: NOT EXERCISED: ${skipped} ***`);
+  console.info(`${report.name}: ${report.traffic.requests} requests, ${report.traffic.unanswered} unanswered, ${report.faults} faults, ${JSON.stringify(report.figures)}`);
+  expect(report.lost, 'data lost').toEqual([]);
+  expect(report.errors, 'errors').toEqual([]);
+}
+
+describe.each(ENGINES)('faults (%s)', (engine) => {
+  it('loses no upload, run or device run, and leaves no device TESTING, through kills and restarts', async () => {
+    const report = await faultsScenario({ engine, quick: true, log });
+    expectPromisesKept(report);
+    // The faults happened, and hit requests in flight: three server kills, two more while results were posted, the agent.
+    expect(report.faults).toBeGreaterThanOrEqual(engine === 'postgres' && report.skipped.length === 0 ? 6 : 5);
+    expect(report.traffic.unanswered).toBeGreaterThan(0);
+  }, 240_000);
+});
+
+describe('load', () => {
+  it('answers 200 concurrent clients without an error, with flat memory', async () => {
+    const report = await loadScenario({ quick: true, log, seconds: 15 });
+    expectPromisesKept(report);
+    expect(report.traffic.requests).toBeGreaterThan(1000);
+  }, 180_000);
+});
