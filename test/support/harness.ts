@@ -77,7 +77,11 @@ export async function createHarness(
   });
   await migrate(database);
   let now = START_TIME;
-  const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-blobs-'));
+  // In a folder of its own, so that a test can see that nothing was written beside it (other
+  // tests, running at the same time, create their folders in the system's temporary one).
+  const blobRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-harness-'));
+  const blobDir = path.join(blobRoot, 'blobs');
+  fs.mkdirSync(blobDir);
   const ctx: Context = {
     store: createStore(database),
     clock: () => now,
@@ -118,7 +122,7 @@ export async function createHarness(
     async close() {
       await app.close();
       await database.close();
-      fs.rmSync(blobDir, { recursive: true, force: true });
+      fs.rmSync(blobRoot, { recursive: true, force: true });
       // The schema is dropped with the run's others by test/support/global-setup.ts.
     },
   };
