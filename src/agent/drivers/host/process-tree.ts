@@ -88,9 +88,12 @@ export function signalSession(sid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Samples a session once a second; cpu is 0..1 of one core, clamped. */
+/**
+ * Samples a session once a second, from its start; cpu is 0..1 of one core, clamped. The session
+ * has just been created, so it starts from zero ticks: reading them would cost a scan of /proc.
+ */
 export function sampleGroup(sid: number, onSample: (sample: { cpuUsage: number; memUsage: number }) => void, intervalMs = 1000): () => void {
-  let previous = { at: Date.now(), ticks: groupUsage(sid).ticks };
+  let previous = { at: Date.now(), ticks: 0 };
   const timer = setInterval(() => {
     const usage = groupUsage(sid);
     if (usage.processes === 0) return;
