@@ -117,12 +117,13 @@ async function run(
   const testCases = collectTestCases(result);
   const report = decide(result, testCases, stopReason());
   clearInterval(flusher);
-  // The step report and the artifacts go up together, a few artifacts at a time.
+  // The step report and the artifacts go up together, a few artifacts at a time; the last step
+  // and samples go with the result.
   await Promise.all([flush(), uploadAll(deps, id, result.artifacts, policy)]);
   step('PROCESSING_RESULTS');
-  await flush();
+  await flushing;
   try {
-    await client.result(id, { seq: ++seq, ...report }, policy);
+    await client.result(id, { seq: ++seq, ...report, steps: steps.splice(0), samples: samples.splice(0) }, policy);
     deps.log(`device run ${id} on ${serial}: ${report.outcome}${report.failReason ? ` (${report.failReason})` : ''}`);
   } catch (error) {
     deps.log(`device run ${id}: the result could not be reported: ${(error as Error).message}`);

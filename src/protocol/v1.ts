@@ -169,6 +169,10 @@ export const ResultReport = Type.Object({
   outcome: Type.Union([Type.Literal('SUCCEEDED'), Type.Literal('FAILED'), Type.Literal('WARNING'), Type.Literal('TIMEOUT'), Type.Literal('ABORTED')]),
   failReason: Nullable(Type.String({ maxLength: 4000 })),
   testCases: Type.Array(TestCaseReport, { maxItems: 100_000 }),
+  // The last steps and samples travel with the result rather than in a progress report of their
+  // own, which would be one more round trip between a device run's end and its result.
+  steps: Type.Optional(Type.Array(StepReport, { maxItems: 100 })),
+  samples: Type.Optional(Type.Array(SampleReport, { maxItems: 10_000 })),
 });
 export type ResultReport = Static<typeof ResultReport>;
 

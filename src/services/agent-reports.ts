@@ -31,14 +31,17 @@ async function requireHeld(store: Store, agent: Agent, deviceRunId: number): Pro
 export async function reportProgress(ctx: Context, agent: Agent, deviceRunId: number, report: ProgressReport): Promise<{ abort: boolean }> {
   return ctx.store.transaction(async (store) => {
     const deviceRun = await requireHeld(store, agent, deviceRunId);
-    if (await store.deviceRuns.acceptSeq(deviceRunId, report.seq)) {
-      if (!isFinal(deviceRun.state)) {
-        for (const step of report.steps) await store.deviceRuns.recordStep(deviceRunId, step.type, step.time, step.failReason ?? null);
-      }
-      await store.results.addSamples(deviceRunId, report.samples);
-    }
+    if (await store.deviceRuns.acceptSeq(deviceRunId, report.seq)) await recordProgress(store, deviceRun, report);
     return { abort: deviceRun.state === 'ABORTED' };
   });
+}
+
+/** Steps (not for a device run already ended: an aborted one keeps its timeline) and samples. */
+async function recordProgress(store: Store, deviceRun: DeviceRun, report: Pick<ProgressReport, 'steps' | 'samples'>): Promise<void> {
+  if (!isFinal(deviceRun.state)) {
+    for (const step of report.steps) await store.deviceRuns.recordStep(deviceRun.id, step.type, step.time, step.failReason ?? null);
+  }
+  if (report.samples.length > 0) await store.results.addSamples(deviceRun.id, report.samples);
 }
 
 const TAG_OF_KIND: Readonly<Record<ArtifactQuery['kind'], string>> = {
@@ -103,6 +106,7 @@ export async function reportResult(ctx: Context, agent: Agent, deviceRunId: numb
   const state = await ctx.store.transaction(async (store) => {
     const deviceRun = await requireHeld(store, agent, deviceRunId);
     if (!(await store.deviceRuns.acceptSeq(deviceRunId, report.seq))) return deviceRun.state;
+    await recordProgress(store, deviceRun, { steps: report.steps ?? [], samples: report.samples ?? [] });
     if (report.outcome !== 'WARNING') {
       await store.devices.toCleaningAfterRun(deviceRun.deviceId);
     } else {

@@ -84,7 +84,9 @@ describe.each(ENGINES)('running on devices through the agent protocol (%s)', (en
     expect((await artifact('test.log', 'log', 'line one\nline two\n')).status).toBe(201);
     expect((await artifact('test.log', 'log', 'line one\nline two\nline three\n')).status).toBe(201); // replaces
 
-    expect((await agent.finish(first!.deviceRunId, 'SUCCEEDED', [testCase('testLogin'), testCase('testSearch')])).status).toBe(200);
+    // The last steps and samples may come with the result, saving a round trip at the end.
+    const result = { seq: 2, outcome: 'SUCCEEDED', failReason: null, testCases: [testCase('testLogin'), testCase('testSearch')], steps: [{ type: 'SENDING_RESULTS', time: now + 30 }, { type: 'PROCESSING_RESULTS', time: now + 40 }], samples: [{ timestamp: now + 22, cpuUsage: 0.75, memUsage: 52000, packageName: 'com.example' }] };
+    expect((await agent.post(`/device-runs/${first!.deviceRunId}/result`, result)).status).toBe(200);
     expect((await agent.finish(second!.deviceRunId, 'FAILED', [testCase('testLogin'), testCase('testPay', 'FAILED')])).status).toBe(200);
 
     const finished = await alice.call('GET', `/api/v2/runs/${run.id}`, { json: true });
@@ -93,12 +95,13 @@ describe.each(ENGINES)('running on devices through the agent protocol (%s)', (en
     const session = `/api/v2/device-sessions/${first!.deviceRunId}`;
     expect((await alice.call('GET', session, { json: true })).body).toMatchObject({ state: 'SUCCEEDED', testCasePassedCount: 2, installTime: now });
     const steps = await alice.call('GET', `${session}/steps`, { json: true });
-    expect(steps.body.data.map((s: { type: string }) => s.type)).toEqual(['WAITING', 'PREPARING', 'INSTALL', 'RUNNING']);
+    expect(steps.body.data.map((s: { type: string }) => s.type)).toEqual(['WAITING', 'PREPARING', 'INSTALL', 'RUNNING', 'SENDING_RESULTS', 'PROCESSING_RESULTS']);
     const samples = await alice.call('GET', `${session}/performance`, { json: true });
     // A device that does not report memory (iOS) leaves it null, not zero.
     expect(samples.body).toEqual([
       { timestamp: now + 20, cpuUsage: 0.25, memUsage: 51200, packageName: 'com.example' },
       { timestamp: now + 21, cpuUsage: 0.5, memUsage: null, packageName: null },
+      { timestamp: now + 22, cpuUsage: 0.75, memUsage: 52000, packageName: 'com.example' },
     ]);
     const shots = await alice.call('GET', `${session}/screenshots`, { json: true });
     expect(shots.body.data).toHaveLength(1);
