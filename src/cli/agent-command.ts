@@ -27,6 +27,9 @@ export function registerAgentCommand(program: Command, lifecycle: Lifecycle): vo
         log: (message) => lifecycle.print(`[agent] ${message}`),
       });
       lifecycle.untilSignal(() => agent.stop());
+      // Started by `devicecloud local` (an IPC channel to it): when that process is gone, however
+      // it ended, this agent stops too rather than calling a server that will not come back.
+      if (process.send !== undefined) process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
       await agent.ready;
     });
 }

@@ -1,12 +1,10 @@
-/** `devicecloud local` (the whole cloud in one process) and `devicecloud serve` (the server role). */
+/** `devicecloud local` (the whole cloud on this machine: the server, and an agent process) and `devicecloud serve` (the server role). */
 import type { Command } from 'commander';
 import { sqliteFile } from '../config.ts';
 import { DEMO_EMAIL, DEMO_PASSWORD, ensureDemoAccount } from '../services/demo-account.ts';
-import path from 'node:path';
-import { startAgent } from '../agent/agent.ts';
-import { driverFromConfig } from '../agent/drivers/index.ts';
 import { type RunningServer, startServer } from '../server/start.ts';
 import { issueAgentToken } from '../services/agents.ts';
+import { startAgentProcess } from './agent-process.ts';
 import { addDriverOptions, addServerOptions, configFrom } from './options.ts';
 
 export interface Lifecycle {
@@ -17,22 +15,27 @@ export interface Lifecycle {
 
 export function registerServerCommands(program: Command, lifecycle: Lifecycle): void {
   addDriverOptions(addServerOptions(program.command('local')))
-    .description('Start the local cloud: server, an agent with virtual devices, SQLite under ./data, a demo account')
+    .description('Start the local cloud: server, an agent process with virtual devices (or --driver adb|ios), SQLite under ./data, a demo account')
     .action(async (options) => {
       const config = configFrom(options, { logLevel: 'warn' });
       const server = await startServer(config);
       const demo = await ensureDemoAccount(server.ctx);
-      // The embedded agent speaks the same protocol as remote ones, over loopback.
+      // The agent is a process of its own, speaking the protocol over loopback (agent-process.ts says why).
       const { token } = await issueAgentToken(server.ctx, 'local');
-      const agentDir = path.join(config.dataDir, 'agent');
-      const agent = startAgent({
-        serverUrls: [server.localUrl],
+      const agent = startAgentProcess({
+        serverUrl: server.localUrl,
         token,
-        driver: driverFromConfig(config, agentDir),
-        dataDir: agentDir,
-        log: (message) => server.app.log.info(message),
+        dataDir: config.dataDir,
+        config,
+        log: (line) => server.app.log.info(line),
+        warn: (line) => server.app.log.warn(line),
       });
-      await agent.ready;
+      try {
+        await agent.ready;
+      } catch (error) {
+        await server.close();
+        throw error;
+      }
       printBanner(lifecycle, server, config.databaseUrl === undefined ? sqliteFile(config) : server.database.location);
       lifecycle.print(`  Demo user   ${DEMO_EMAIL} / ${DEMO_PASSWORD}`);
       lifecycle.print(`  API key     ${demo.apiKey}`);

@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startCli, runCli } from '../support/cli.ts';
+import { until } from '../support/cloud.ts';
 import { ENGINES, POSTGRES_URL } from '../support/engines.ts';
 
 const dirs: string[] = [];
@@ -15,6 +17,15 @@ function tempDir(): string {
 afterAll(() => {
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 async function getJson(url: string, key: string) {
   const response = await fetch(url, { headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`, accept: 'application/json' } });
@@ -49,6 +60,30 @@ describe('devicecloud local', () => {
     } finally {
       await again.stop();
     }
+  });
+
+  it('runs its agent as a process of its own: restarted when it dies, gone when the cloud is killed', async () => {
+    const local = startCli(['local', '--port', '0', '--data-dir', tempDir(), '--log-level', 'info']);
+    const agentPid = () => {
+      let children = '';
+      try {
+        children = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(local.child.pid)], { encoding: 'utf8' });
+      } catch {
+        // ps exits 1 when the process has no children (between the agent's death and its restart)
+      }
+      return Number(children.split('\n').find((line) => / agent --server /.test(line))?.trim().split(/\s+/)[0] ?? Number.NaN);
+    };
+    const [, url] = await local.waitFor(/running at (http:\/\/\S+)/);
+    const [, key] = await local.waitFor(/API key\s+([A-Za-z0-9]{32})/);
+    const first = await until(async () => agentPid(), (pid) => pid > 0);
+    process.kill(first, 'SIGKILL');
+    await until(async () => agentPid(), (pid) => pid > 0 && pid !== first, 20_000);
+    // The new agent took its devices back: they come clean and idle again.
+    const idle = await until(async () => (await getJson(`${url}/api/v2/devices`, key!)).body.data, (devices: Array<{ online: boolean; locked: boolean }>) => devices.length === 6 && devices.every((device) => device.online && !device.locked), 30_000);
+    expect(idle).toHaveLength(6);
+    const second = agentPid();
+    local.child.kill('SIGKILL');
+    await until(async () => isAlive(second), (alive) => !alive, 10_000);
   });
 
   it('refuses a bad setting with one clear line and exit code 3', async () => {
