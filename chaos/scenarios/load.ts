@@ -4,7 +4,7 @@
  * client is a CI pipeline: it starts a run on a device, polls it every second until it finishes,
  * now and then lists its projects, reads the finished run's device sessions and test cases, and
  * starts the next. Twenty accounts share the clients, as teams share a cloud. Every answer must be
- * a success; the server's memory, sampled every second, must not keep growing.
+ * a success; the cloud's memory (server and agent), sampled every second, must not keep growing.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -71,7 +71,7 @@ export async function loadScenario(options: { quick: boolean; log: (line: string
     const laterPeak = Math.max(...later.map((sample) => sample.rss));
     // Warm-up (statement caches, SQLite's page cache, the JIT) is done in the first half; after it
     // memory may breathe but must not climb with the requests served.
-    if (laterPeak - firstPeak > Math.max(64 * MiB, firstPeak / 4)) errors.push(`server memory kept growing: ${mib(firstPeak)} MiB peak in the first half, ${mib(laterPeak)} MiB in the second`);
+    if (laterPeak - firstPeak > Math.max(64 * MiB, firstPeak / 4)) errors.push(`memory kept growing: ${mib(firstPeak)} MiB peak in the first half, ${mib(laterPeak)} MiB in the second`);
     const all = [...traffic.latencies.values()].flat();
     const figures: Record<string, number | string> = {
       clients: CLIENTS,
@@ -82,7 +82,7 @@ export async function loadScenario(options: { quick: boolean; log: (line: string
     for (const [label, values] of traffic.latencies) figures[`latency p50 / p99 (ms), ${label}`] = `${percentile(values, 50).toFixed(1)} / ${percentile(values, 99).toFixed(1)} (${values.length})`;
     Object.assign(figures, {
       'runs started / finished': `${outcomes.started} / ${outcomes.finished}`,
-      'server RSS (MiB): first-half peak / second-half peak / end': `${mib(firstPeak)} / ${mib(laterPeak)} / ${mib(samples.at(-1)?.rss ?? 0)}`,
+      'RSS of server and agent (MiB): first-half peak / second-half peak / end': `${mib(firstPeak)} / ${mib(laterPeak)} / ${mib(samples.at(-1)?.rss ?? 0)}`,
     });
     return { name: 'load (npm start, SQLite)', traffic, faults: 0, inputs: 0, lost: [], errors: errors.slice(0, 30), figures, skipped: [] };
   } finally {
@@ -154,13 +154,18 @@ function must(answer: Answer, what: string): Answer {
   return answer;
 }
 
+/** Resident memory of the cloud: the `local` process and its agent process (not the tests the agent runs). */
 function rssOf(pid: number): number {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match === null ? 0 : Number(match[1]) * 1024;
-  } catch {
-    return 0;
-  }
+  const read = (file: string) => {
+    try {
+      return fs.readFileSync(file, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const rss = (of: number) => Number(/VmRSS:\s+(\d+) kB/.exec(read(`/proc/${of}/status`))?.[1] ?? 0) * 1024;
+  const agents = read(`/proc/${pid}/task/${pid}/children`).split(' ').filter(Boolean).map(Number);
+  return rss(pid) + agents.reduce((sum, child) => sum + rss(child), 0);
 }
 
 const mib = (bytes: number) => Math.round(bytes / MiB);
