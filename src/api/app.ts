@@ -18,6 +18,7 @@ import { registerAgentProtocol } from './agent/routes.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { frameworkErrors, registerErrorHandling } from './plugins/errors.ts';
 import { type RateLimits, registerRateLimits } from './plugins/rate-limit.ts';
+import { registerSecurityHeaders } from './plugins/security-headers.ts';
 import type { RouteSpec } from './route.ts';
 import { registerRoutes } from './routes-register.ts';
 import { adminRoutes } from './routes/admin.ts';
@@ -78,6 +79,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'basic', description: 'API key as user name, empty password' } } },
     },
   });
+  registerSecurityHeaders(app);
   registerAuth(app, options.ctx);
   registerErrorHandling(app);
   if (options.rateLimits !== undefined) await registerRateLimits(app, options.rateLimits);

@@ -119,6 +119,22 @@ describe.each(ENGINES)('uploads and downloads (%s)', (engine) => {
     expect((await alice.call('GET', `/api/me/projects/${project}/files/test`)).status).toBe(404);
   });
 
+  it('serves files so that a browser opening one cannot run what it holds, on the dashboard\'s origin', async () => {
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg"><script>fetch("/auth/session")</script></svg>';
+    const stored = await put('drawing.svg', svg);
+    expect(stored.status).toBe(201);
+    const download = await alice.call('GET', `/api/me/files/${stored.body.id}/file`);
+    expect(download.text).toBe(svg);
+    expect(download.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' });
+    expect(String(download.headers['content-security-policy'])).toMatch(/default-src 'none'; sandbox/);
+    // API answers too; the dashboard's page may run its own scripts, and nobody may frame it.
+    expect(String((await alice.call('GET', '/api/me', { json: true })).headers['content-security-policy'])).toContain('sandbox');
+    const page = await h.app.inject({ method: 'GET', url: '/' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-security-policy']).toBe("default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'");
+    expect(page.headers['x-frame-options']).toBe('DENY');
+  });
+
   it('deletes files', async () => {
     const file = (await put('notes.txt', 'hello')).body;
     expect((await alice.call('DELETE', `/api/me/files/${file.id}`)).status).toBe(204);
