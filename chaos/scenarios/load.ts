@@ -19,6 +19,8 @@ const APP = path.resolve(import.meta.dirname, '../../examples/dist/sample-app.ap
 const CLIENTS = 200;
 const ACCOUNTS = 20;
 const MiB = 1024 * 1024;
+/** Server and agent together: what a cloud of 12 virtual devices has no reason to approach. */
+const CEILING = 1024 * MiB;
 
 const SCRIPT = `set -eu
 sleep 0.1
@@ -69,9 +71,11 @@ export async function loadScenario(options: { quick: boolean; log: (line: string
     const later = samples.filter((sample) => sample.at >= (seconds * 1000) / 2);
     const firstPeak = Math.max(...half.map((sample) => sample.rss));
     const laterPeak = Math.max(...later.map((sample) => sample.rss));
-    // Warm-up (statement caches, SQLite's page cache, the JIT) is done in the first half; after it
-    // memory may breathe but must not climb with the requests served.
-    if (laterPeak - firstPeak > Math.max(64 * MiB, firstPeak / 4)) errors.push(`memory kept growing: ${mib(firstPeak)} MiB peak in the first half, ${mib(laterPeak)} MiB in the second`);
+    // Warm-up (statement caches, SQLite's page cache, the JIT, in two processes) takes a good part
+    // of a minute; after it memory may breathe but must not climb with the requests served. A
+    // shorter run can only be held to a ceiling.
+    if (seconds >= 60 && laterPeak - firstPeak > Math.max(64 * MiB, firstPeak / 4)) errors.push(`memory kept growing: ${mib(firstPeak)} MiB peak in the first half, ${mib(laterPeak)} MiB in the second`);
+    if (laterPeak > CEILING) errors.push(`memory went past ${mib(CEILING)} MiB: ${mib(laterPeak)} MiB`);
     const all = [...traffic.latencies.values()].flat();
     const figures: Record<string, number | string> = {
       clients: CLIENTS,

@@ -30,7 +30,7 @@ describe.each(ENGINES)('faults (%s)', (engine) => {
 });
 
 describe('load', () => {
-  it('answers 200 concurrent clients without an error, with flat memory', async () => {
+  it('answers 200 concurrent clients without an error, in bounded memory', async () => {
     const report = await loadScenario({ quick: true, log, seconds: 15 });
     expectPromisesKept(report);
     expect(report.traffic.requests).toBeGreaterThan(1000);

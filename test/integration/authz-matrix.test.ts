@@ -66,7 +66,7 @@ describe.each(ENGINES)('authorization matrix (%s)', (engine) => {
     const session = await h.app.inject({ method: 'POST', url: '/auth/session', payload: { email: owner.user.user.email, password: 'password-1234' } });
     ownerCookie = String(session.headers['set-cookie']).split(';')[0]!;
     expect(ownerBearer).toMatch(/\w{16}/);
-    expect(ownerCookie).toMatch(/^dc_session=\w/);
+    expect(ownerCookie).toMatch(/^dc_session=[\w-]{20}/); // base64url: it may begin with '-'
   });
   afterAll(async () => h?.close());
 
