@@ -13,9 +13,12 @@ import { buildExamples } from '../../examples/build.ts';
 import type { Driver, Job, LocalFile } from '../../src/agent/driver.ts';
 import { Adb } from '../../src/agent/drivers/adb/adbkit.ts';
 import { baselinePath } from '../../src/agent/drivers/adb/baseline.ts';
+import { parseAccounts } from '../../src/agent/drivers/adb/device-output.ts';
 import { type AdbDriverOptions, createAdbDriver } from '../../src/agent/drivers/adb/index.ts';
+import { fixedTexts, inputTextArgument, parseUiDump, screenTitle } from '../../src/agent/drivers/adb/ui-automator.ts';
 import { testApk, localFile } from '../support/fake-adb/apks.ts';
-import { FakeAdbServer, recording } from '../support/fake-adb/index.ts';
+import { FakeAdbServer, FakeDevice, GOOGLE_USERS, recording } from '../support/fake-adb/index.ts';
+import { dumpScreen, startActivity, tap, typeText } from '../support/fake-adb/ui.ts';
 import { zip } from '../support/zips.ts';
 import { type DriverFixtures, type JobSpec, describeDriverConformance, recorder } from './conformance.ts';
 
@@ -48,6 +51,7 @@ function driverFor(fake: FakeAdbServer, dataDir: string, extra: Partial<AdbDrive
     log: (message) => logs.push(message),
     bootTimeoutMs: 10_000,
     crawler: { settleMs: 100, monkeyEvents: 40, monkeyThrottleMs: 10 },
+    ui: { pollMs: 20, screenTimeoutMs: 1500, flowTimeoutMs: 20_000 },
     ...extra,
   });
 }
@@ -65,9 +69,11 @@ describe('adb driver', () => {
   let jobs = 0;
   const PIXEL = '28141FDH2000JY';
   const MOTO = 'ZY2242CQ7N';
+  /** The pool's own account, signed in by hand before the agent first saw the phone. */
+  const LAB_ACCOUNT = { name: 'lab.pixel7@gmail.com', type: 'com.google' };
 
   beforeAll(async () => {
-    fake = await FakeAdbServer.start([{ serial: PIXEL }, { serial: MOTO, model: 'moto-g5' }]);
+    fake = await FakeAdbServer.start([{ serial: PIXEL, accounts: [LAB_ACCOUNT] }, { serial: MOTO, model: 'moto-g5' }]);
     dataDir = fs.mkdtempSync(path.join(root, 'driver-'));
     driver = driverFor(fake, dataDir, {}, logs);
   });
@@ -95,7 +101,7 @@ describe('adb driver', () => {
     ]);
     expect(devices[0]!.executionKinds).toEqual(['instrumentation', 'uiautomator', 'server-side', 'calabash', 'crawler']);
     const baseline = JSON.parse(fs.readFileSync(baselinePath(dataDir, PIXEL), 'utf8'));
-    expect(baseline).toMatchObject({ wifiOn: true, locale: 'en-US' });
+    expect(baseline).toMatchObject({ wifiOn: true, locale: 'en-US', accounts: [LAB_ACCOUNT] });
     expect(baseline.packages).toContain('com.android.chrome');
     expect(baseline.files).toContain('/sdcard/Download');
     expect(fake.requests).toContain('host:track-devices');
@@ -211,8 +217,12 @@ describe('adb driver', () => {
   });
 
   it('says plainly which settings it cannot apply, before touching the phone', async () => {
-    const account = await driver.execute(job({ ...instrumentation('sample'), deviceSettings: { locale: null, wifi: null, googleAccount: { email: 'qa@example.com', password: 'x' } } }), recorder().context);
-    expect(account).toMatchObject({ outcome: 'INFRA_ERROR', failReason: expect.stringContaining('signing in a Google account is not automated') });
+    const motoCommands = fake.device(MOTO).commands.length;
+    const account = await driver.execute(job({ ...instrumentation('sample'), serial: MOTO, deviceSettings: { locale: null, wifi: null, googleAccount: { email: 'qa@example.com', password: 'x' } } }), recorder().context);
+    expect(account).toMatchObject({ outcome: 'INFRA_ERROR', failReason: 'the device settings could not be applied: signing in a Google account is automated from Android 8 (API 26); this phone runs API 24' });
+    expect(fake.device(MOTO).commands.slice(motoCommands).some((command) => command.includes('ADD_ACCOUNT_SETTINGS'))).toBe(false);
+    const untypable = await driver.execute(job({ ...instrumentation('sample'), deviceSettings: { locale: null, wifi: null, googleAccount: { email: 'qa@example.com', password: 'pässwörd' } } }), recorder().context);
+    expect(untypable).toMatchObject({ outcome: 'INFRA_ERROR', failReason: 'the device settings could not be applied: the password holds characters that `input text` cannot type (only printable ASCII, and not "%s")' });
     const old = await driver.execute(job({ ...instrumentation('sample'), serial: MOTO, deviceSettings: { locale: 'de_DE', wifi: null, googleAccount: null } }), recorder().context);
     expect(old).toMatchObject({ outcome: 'INFRA_ERROR', failReason: expect.stringContaining('below Android 13 the locale can only be set as the system locale, which needs a rooted phone') });
     expect([...fake.device(MOTO).packages.keys()]).not.toContain('com.devicecloud.sample');
@@ -234,6 +244,151 @@ describe('adb driver', () => {
     fake.unplug('ROOTEDMOTO');
   });
 
+  /** Everything the driver wrote or said: its log, the results and reports given, and every file under its data dir (baselines, artifacts). */
+  function expectNowhere(secret: string, said: readonly unknown[]) {
+    const files = (fs.readdirSync(dataDir, { recursive: true, withFileTypes: true }) as fs.Dirent[]).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
+    expect(files.length).toBeGreaterThan(0);
+    for (const form of [secret, secret.replaceAll(' ', '%s')]) {
+      expect(logs.filter((line) => line.includes(form))).toEqual([]);
+      expect(said.map((each) => JSON.stringify(each)).filter((text) => text.includes(JSON.stringify(form).slice(1, -1)) || text.includes(form))).toEqual([]);
+      expect(files.filter((file) => fs.readFileSync(file, 'latin1').includes(form))).toEqual([]);
+    }
+  }
+  /** How a word reaches the phone's shell: adbkit single-quotes it. */
+  const quoted = (word: string) => `'${word.replaceAll("'", `'"'"'`)}'`;
+
+  it('signs a Google account in through the add-account screens, and cleaning removes it through Settings and keeps the baseline\'s', async () => {
+    const pixel = fake.device(PIXEL);
+    const email = 'qa.devicecloud@gmail.com';
+    const password = GOOGLE_USERS[email]!.password;
+    let during: string[] = [];
+    pixel.instrumentations.set('com.devicecloud.sample.test', {
+      output: (device) => {
+        during = device.accounts.map((account) => `${account.name} (${account.type})`);
+        return recording('instrument-passing.txt');
+      },
+      durationMs: 200,
+    });
+    const from = pixel.commands.length;
+    const logsFrom = logs.length;
+    let result;
+    try {
+      result = await driver.execute(job({ ...instrumentation('sample'), deviceSettings: { locale: null, wifi: false, googleAccount: { email, password } } }), recorder().context);
+    } finally {
+      pixel.instrumentations.delete('com.devicecloud.sample.test');
+    }
+    expect(result.outcome, result.failReason ?? '').toBe('COMPLETED');
+    expect(during).toEqual([`${LAB_ACCOUNT.name} (com.google)`, `${email} (com.google)`]);
+    const sent = pixel.commands.slice(from);
+    const opened = sent.indexOf("'am' 'start' '-a' 'android.settings.ADD_ACCOUNT_SETTINGS' '--esa' 'account_types' 'com.google'");
+    // Signed in first: it needs the network that the run then turns off, and nothing is installed yet.
+    expect(opened).toBeGreaterThan(-1);
+    expect(opened).toBeLessThan(sent.indexOf("'svc' 'wifi' 'disable'"));
+    expect(opened).toBeLessThan(sent.findIndex((command) => command.startsWith("'pm' 'install'")));
+    // Typed with `input text`: spaces as %s, the rest quoted for the shell and arriving as it is.
+    expect(sent).toContain(`'input' 'text' ${quoted(email)}`);
+    expect(sent).toContain(`'input' 'text' ${quoted(password.replaceAll(' ', '%s'))}`);
+    expect(sent.filter((command) => command === "'input' 'keyevent' 'KEYCODE_ENTER'")).toHaveLength(2);
+    expect(sent.filter((command) => command.startsWith('uiautomator dump /data/local/tmp/'))).not.toHaveLength(0);
+    expect(pixel.below('/data/local/tmp')).toEqual([]);
+    expect(logs.slice(logsFrom).filter((line) => line.includes('Google sign-in')).map((line) => line.replace(`${PIXEL}: the Google sign-in of ${email}: `, ''))).toEqual([
+      '"Sign in": typed the e-mail address, pressed Enter',
+      '"Welcome": typed the password, pressed Enter',
+      '"Add phone number?": tapped "Skip"',
+      '"Privacy and Terms": tapped "I agree"',
+      '"Google services": tapped "More"',
+      '"Back up to Google Drive": tapped "Accept"',
+      'signed in (dumpsys account lists it)',
+    ]);
+
+    const cleanedFrom = pixel.commands.length;
+    const cleaned = await driver.clean(PIXEL);
+    expect(cleaned.ok, cleaned.report).toBe(true);
+    expect(cleaned.report).toContain(`removed the Google account(s) ${email}, rebooted`);
+    expect(pixel.accounts).toEqual([LAB_ACCOUNT]);
+    expect(pixel.commands.slice(cleanedFrom)).toContain("'am' 'start' '-a' 'android.settings.SYNC_SETTINGS'");
+    expect(logs.slice(logsFrom).filter((line) => line.includes('removing the Google account')).map((line) => line.replace(`${PIXEL}: removing the Google account ${email}: `, ''))).toEqual([
+      '"Passwords, passkeys & accounts": opened the account',
+      `"${email}": tapped "Remove account"`,
+      '"Remove account?": confirmed "Remove account"',
+      'removed (dumpsys account no longer lists it)',
+    ]);
+    expectNowhere(password, [result, cleaned]);
+  });
+
+  it('ends a run whose sign-in fails as an infrastructure error naming the screen: a wrong password, a second factor, an unknown account or page', async () => {
+    const pixel = fake.device(PIXEL);
+    const attempt = async (email: string, password: string) => driver.execute(job({ ...instrumentation('sample'), deviceSettings: { locale: null, wifi: null, googleAccount: { email, password } } }), recorder().context);
+    const prefix = 'the device settings could not be applied: the Google sign-in of';
+
+    const wrong = await attempt('qa.devicecloud@gmail.com', 'not the password');
+    expect(wrong).toMatchObject({ outcome: 'INFRA_ERROR', failReason: `${prefix} qa.devicecloud@gmail.com stopped at "Wrong password. Try again or click Forgot password to reset it.": the password is wrong` });
+    const twoStep = await attempt('qa.2sv.devicecloud@gmail.com', GOOGLE_USERS['qa.2sv.devicecloud@gmail.com']!.password);
+    expect(twoStep).toMatchObject({ outcome: 'INFRA_ERROR', failReason: `${prefix} qa.2sv.devicecloud@gmail.com stopped at "2-Step Verification": the account asks for a second factor (2-Step Verification); use an account without it on test devices` });
+    const unknown = await attempt('nobody.devicecloud@gmail.com', 'whatever it is');
+    expect(unknown).toMatchObject({ outcome: 'INFRA_ERROR', failReason: `${prefix} nobody.devicecloud@gmail.com stopped at "Couldn’t find your Google Account": Google knows no such account` });
+    const started = Date.now();
+    const page = await attempt('qa.recovery.devicecloud@gmail.com', GOOGLE_USERS['qa.recovery.devicecloud@gmail.com']!.password);
+    expect(page).toMatchObject({ outcome: 'INFRA_ERROR', failReason: `${prefix} qa.recovery.devicecloud@gmail.com stopped: a page it does not know: "Protect your account"` });
+    // The screen's own deadline (1.5 s here), not the flow's.
+    expect(Date.now() - started).toBeLessThan(5000);
+
+    expect(pixel.accounts).toEqual([LAB_ACCOUNT]);
+    expect([...pixel.packages.keys()]).not.toContain('com.devicecloud.sample');
+    expect(pixel.screen.name).toBe('google-protect');
+    const cleaned = await driver.clean(PIXEL);
+    expect(cleaned.ok, cleaned.report).toBe(true);
+    expect(pixel.screen.name).toBe('launcher');
+    expectNowhere('not the password', [wrong]);
+    for (const user of Object.values(GOOGLE_USERS)) expectNowhere(user.password, [wrong, twoStep, unknown, page, cleaned]);
+  });
+
+  it('stops signing in at once when the run is stopped', async () => {
+    const pixel = fake.device(PIXEL);
+    pixel.checkingMs = 60_000;
+    try {
+      const controller = new AbortController();
+      const running = driver.execute(job({ ...instrumentation('sample'), deviceSettings: { locale: null, wifi: null, googleAccount: { email: 'qa.devicecloud@gmail.com', password: GOOGLE_USERS['qa.devicecloud@gmail.com']!.password } } }), recorder(controller.signal).context);
+      await until(() => pixel.screen.name === 'google-checking');
+      const stopped = Date.now();
+      controller.abort();
+      expect(await running).toMatchObject({ outcome: 'STOPPED' });
+      expect(Date.now() - stopped).toBeLessThan(1000);
+    } finally {
+      pixel.checkingMs = 150;
+    }
+    expect((await driver.clean(PIXEL)).ok).toBe(true);
+  });
+
+  it('fails cleaning when Settings refuses to remove an account, and cleans once it can', async () => {
+    const pixel = fake.device(PIXEL);
+    // Signed in by the tests themselves, on a phone whose policy keeps accounts.
+    pixel.accounts.push({ name: 'left.behind@gmail.com', type: 'com.google' });
+    pixel.unremovableAccounts.add('left.behind@gmail.com');
+    try {
+      const stuck = await driver.clean(PIXEL);
+      expect(stuck.ok).toBe(false);
+      expect(stuck.report).toContain('removing the Google account left.behind@gmail.com: Settings refused ("This change isn\'t allowed by your admin")');
+      expect(stuck.report).toContain('Google account(s) still signed in: left.behind@gmail.com');
+      expect(pixel.screen.name).toBe('launcher');
+    } finally {
+      pixel.unremovableAccounts.clear();
+    }
+    const cleaned = await driver.clean(PIXEL);
+    expect(cleaned.ok, cleaned.report).toBe(true);
+    expect(pixel.accounts).toEqual([LAB_ACCOUNT]);
+  });
+
+  it('completes a baseline recorded before accounts were, with the accounts the phone has', async () => {
+    const file = baselinePath(dataDir, PIXEL);
+    const { accounts: _accounts, ...older } = JSON.parse(fs.readFileSync(file, 'utf8'));
+    fs.writeFileSync(file, JSON.stringify(older));
+    const cleaned = await driver.clean(PIXEL);
+    expect(cleaned.ok, cleaned.report).toBe(true);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).accounts).toEqual([LAB_ACCOUNT]);
+    expect(logs).toContain(`${PIXEL}: baseline completed with the phone's 1 account(s)`);
+  });
+
   it('cleans: uninstalls what is new, clears the browser, deletes files, reboots, waits for boot, verifies', async () => {
     const pixel = fake.device(PIXEL);
     await driver.execute(job(instrumentation('trace')), recorder().context);
@@ -251,10 +406,14 @@ describe('adb driver', () => {
   it('cleans LIGHT on the public cloud: packages, browsers and settings, but no file deletion and no reboot', async () => {
     const pixel = fake.device(PIXEL);
     await driver.execute(job(instrumentation('trace')), recorder().context);
+    // The tests signed an account in themselves: not a setting of the run's, but not the phone's either.
+    pixel.accounts.push({ name: 'tests.own@gmail.com', type: 'com.google' });
     const boots = pixel.boots;
     const light = await driver.clean(PIXEL, 'LIGHT');
     expect(light.ok, light.report).toBe(true);
     expect(light.report).toContain('light cleaning: storage kept, no reboot');
+    expect(light.report).toContain('removed the Google account(s) tests.own@gmail.com');
+    expect(pixel.accounts).toEqual([LAB_ACCOUNT]);
     expect(pixel.boots).toBe(boots);
     expect([...pixel.packages.keys()].filter((name) => name.startsWith('com.devicecloud'))).toEqual([]);
     expect(pixel.settings.get('global/wifi_on')).toBe('1');
@@ -430,5 +589,58 @@ describe('fake ADB server', () => {
     } finally {
       await fake.close();
     }
+  });
+});
+
+describe('reading the screen and the accounts', () => {
+  const phone = () => new FakeDevice({ serial: 'SCREEN1' });
+
+  it('answers `uiautomator dump` on one line, in UI Automator\'s format, and reads it back', () => {
+    const device = phone();
+    startActivity(device, 'android.settings.ADD_ACCOUNT_SETTINGS');
+    device.checkingMs = 0;
+    const email = dumpScreen(device);
+    expect(email.startsWith(`<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.google.android.gms" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][1080,2400]">`)).toBe(true);
+    expect(email).not.toContain('\n');
+    expect(email).not.toContain('<!--');
+    const field = parseUiDump(`UI hierchary dumped to: /data/local/tmp/x.xml\n${email}`)!.find((node) => node.resourceId === 'identifierId')!;
+    expect(field).toMatchObject({ className: 'android.widget.EditText', clickable: true, password: false, bounds: { left: 63, top: 584, right: 1017, bottom: 752 } });
+    tap(device, 540, 668);
+    typeText(device, 'qa.devicecloud@gmail.com');
+    tap(device, 915, 2205);
+    typeText(device, 'secret'); // no field has focus on a new page: typed nowhere
+    tap(device, 540, 704);
+    typeText(device, 'a%sb');
+    const nodes = parseUiDump(dumpScreen(device))!;
+    expect(screenTitle(nodes)).toBe('Welcome');
+    expect(nodes.find((node) => node.password)!.text).toBe('•••');
+    expect(fixedTexts(nodes)).toContain('qa.devicecloud@gmail.com');
+    expect(fixedTexts(nodes).join('\n')).not.toContain('•');
+    expect(device.screen.password).toBe('a b');
+    expect(parseUiDump('ERROR: null root node returned by UiTestAutomationBridge.')).toBeNull();
+    startActivity(device, 'android.settings.SYNC_SETTINGS');
+    device.accounts.push({ name: 'a&b@example.com', type: 'com.google' });
+    const list = parseUiDump(dumpScreen(device))!;
+    expect(screenTitle(list)).toBe('Passwords, passkeys & accounts');
+    expect(list.find((node) => node.text === 'a&b@example.com')).toMatchObject({ resourceId: 'android:id/title', bounds: { top: 640, bottom: 700 } });
+    expect(list.find((node) => node.text === 'Add account')!.bounds.top).toBe(850);
+  });
+
+  it('reads the owner\'s accounts from `dumpsys account`', () => {
+    const device = phone();
+    const output = () => recording('dumpsys-account.txt', { count: device.accounts.length }).replace('{accounts}\n', device.accounts.map((account) => `    Account {name=${account.name}, type=${account.type}}\n`).join(''));
+    expect(parseAccounts(output())).toEqual([]);
+    device.accounts.push({ name: 'qa@gmail.com', type: 'com.google' }, { name: '+15550100', type: 'com.google.android.apps.tachyon' });
+    expect(parseAccounts(output())).toEqual([{ name: 'qa@gmail.com', type: 'com.google' }, { name: '+15550100', type: 'com.google.android.apps.tachyon' }]);
+    const work = `User UserInfo{10:Work profile:1030}:\n  Accounts: 1\n    Account {name=work@corp.example, type=com.google}\n\n${output()}`;
+    expect(parseAccounts(work)).toEqual([{ name: 'qa@gmail.com', type: 'com.google' }, { name: '+15550100', type: 'com.google.android.apps.tachyon' }]);
+    expect(parseAccounts("Can't find service: account")).toBeNull();
+  });
+
+  it('types for `input text` with spaces as %s, and refuses what it cannot type', () => {
+    expect(inputTextArgument(`it's "a" $x; y`)).toBe(`it's%s"a"%s$x;%sy`);
+    expect(inputTextArgument('100%sure')).toBeNull();
+    expect(inputTextArgument('pässword')).toBeNull();
+    expect(inputTextArgument('')).toBeNull();
   });
 });

@@ -14,7 +14,7 @@ import { buildExamples } from '../../examples/build.ts';
 import { type RunningProcess, startCli } from '../support/cli.ts';
 import { Cloud, type CloudUser, until } from '../support/cloud.ts';
 import { testApk } from '../support/fake-adb/apks.ts';
-import { FakeAdbServer, recording } from '../support/fake-adb/index.ts';
+import { FakeAdbServer, GOOGLE_USERS, recording } from '../support/fake-adb/index.ts';
 import { FAKE_IOS, FakeIos, LAB_DEVICES, ipa, runnerZip, signingFolder } from '../support/fake-ios/index.ts';
 
 const INSTRUMENTATION = 1;
@@ -82,16 +82,20 @@ describe('devicecloud agent --driver adb|ios through real processes (fake ADB se
     expect(adb.requests).toContain('host:track-devices');
   });
 
-  it('runs an instrumentation run on the adb phone: test cases from `am instrument -r`, samples, screenshots, logcat; cleaning puts the phone back', async () => {
+  it('runs an instrumentation run on the adb phone with device settings: test cases from `am instrument -r`, samples, screenshots, logcat; cleaning puts the phone back', async () => {
     const examples = await buildExamples(path.join(scratch, 'examples'));
     const app = await user.upload(examples['sample-app.apk']!);
     const tests = await user.upload((await testApk(scratch, 'com.devicecloud.failing.test')).path);
     const pixel = adb.device(PIXEL);
-    // What the phone looked like while its tests ran: the run's Wi-Fi setting must be applied by then.
+    // What the phone looked like while its tests ran: the run's Wi-Fi and Google account must be applied by then.
     let wifiDuringTests: string | undefined;
+    let accountsDuringTests: string[] = [];
+    const email = 'qa.devicecloud@gmail.com';
+    const password = GOOGLE_USERS[email]!.password;
     pixel.instrumentations.set('com.devicecloud.failing.test', {
       output: (device) => {
         wifiDuringTests = device.settings.get('global/wifi_on');
+        accountsDuringTests = device.accounts.map((account) => account.name);
         return recording('instrument-failing.txt');
       },
       durationMs: 1600,
@@ -105,6 +109,8 @@ describe('devicecloud agent --driver adb|ios through real processes (fake ADB se
       deviceIds: [device.id],
       files: [{ id: app.id, action: 'INSTALL' }, { id: tests.id, action: 'RUN_TEST' }],
       wifiEnabled: false,
+      googleAccountEmail: email,
+      googleAccountPassword: password,
     });
     expect(started.status, JSON.stringify(started.body)).toBe(201);
 
@@ -120,6 +126,7 @@ describe('devicecloud agent --driver adb|ios through real processes (fake ADB se
     ]);
     expect(cases[2]).toMatchObject({ errorMessage: 'java.lang.AssertionError: expected:<PAID> but was:<DECLINED>', stacktrace: expect.stringContaining('CheckoutTest.java:58') });
     expect(wifiDuringTests).toBe('0');
+    expect(accountsDuringTests).toEqual([email]);
     expect(pixel.commands).toContain("'am' 'instrument' '-r' '-w' 'com.devicecloud.failing.test/androidx.test.runner.AndroidJUnitRunner'");
 
     const samples = (await user.api('GET', `/v2/device-sessions/${session.id}/performance`)).body;
@@ -127,12 +134,17 @@ describe('devicecloud agent --driver adb|ios through real processes (fake ADB se
     expect(samples[0]).toMatchObject({ packageName: 'com.devicecloud.sample', cpuUsage: expect.any(Number), memUsage: expect.any(Number) });
     const shots = (await user.api('GET', `${base}/screenshots`)).body.data;
     expect(shots.map((shot: { originalName: string }) => shot.originalName).sort()).toEqual(['01-failed-testPayWithExpiredCard.png', '02-final.png']);
-    expect(await user.text(`${base}/logs`)).toContain('ActivityManager: Start proc');
+    const log = await user.text(`${base}/logs`);
+    expect(log).toContain('ActivityManager: Start proc');
+    // The password went to the phone's `input text` only: not to the run's log, the API, or the agent's own log.
+    const shown = [log, JSON.stringify((await user.api('GET', `/v2/runs/${started.body.id}`)).body), JSON.stringify(session), agents[0]!.output()].join('\n');
+    expect(agents[0]!.output()).toContain(`the Google sign-in of ${email}: signed in`);
+    for (const form of [password, password.replaceAll(' ', '%s'), JSON.stringify(password).slice(1, -1)]) expect(shown).not.toContain(form);
 
-    // After the run the agent cleans the phone: the installed APKs go, Wi-Fi is back, one reboot.
+    // After the run the agent cleans the phone: the installed APKs and the account go, Wi-Fi is back, one reboot.
     await until(
-      async () => ({ packages: [...pixel.packages.keys()].filter((name) => name.startsWith('com.devicecloud')), wifi: pixel.settings.get('global/wifi_on'), boots: pixel.boots }),
-      (phone) => phone.packages.length === 0 && phone.wifi === '1' && phone.boots === boots + 1,
+      async () => ({ packages: [...pixel.packages.keys()].filter((name) => name.startsWith('com.devicecloud')), wifi: pixel.settings.get('global/wifi_on'), accounts: pixel.accounts.length, boots: pixel.boots }),
+      (phone) => phone.packages.length === 0 && phone.wifi === '1' && phone.accounts === 0 && phone.boots === boots + 1,
     );
     await until(() => deviceOf('ANDROID'), (shown) => shown.available === true);
   });

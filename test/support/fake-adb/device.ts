@@ -1,13 +1,14 @@
 /**
  * One fake phone: the state that the driver's commands change and that cleaning must put back
- * (installed packages, files, settings, per-app locales, running processes, the log buffer, boot
- * state), plus every shell command it received, so that tests can assert on what was sent.
+ * (installed packages, files, settings, per-app locales, accounts, running processes, the log
+ * buffer, the screen, boot state), plus every shell command it received, so that tests can assert on what was sent.
  * Output is replayed from the recordings in ./recordings.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { PNG } from 'pngjs';
 import type { Scenario } from './scenarios.ts';
+import type { GoogleUser } from './ui.ts';
 
 const RECORDINGS = path.join(path.dirname(new URL(import.meta.url).pathname), 'recordings');
 
@@ -27,6 +28,26 @@ export interface FakeDeviceOptions {
   /** How long the phone is gone from adb during a reboot, and how long it then boots. */
   readonly rebootGoneMs?: number;
   readonly bootMs?: number;
+  /** Accounts signed in before the agent first sees the phone (a pool's own). */
+  readonly accounts?: readonly FakeAccount[];
+}
+
+/** An account as `dumpsys account` lists it. */
+export interface FakeAccount {
+  readonly name: string;
+  readonly type: string;
+}
+
+/** What the screen shows (see ui.ts): a recording `ui-<name>.xml`, and what the flow on it holds. */
+export interface ScreenState {
+  name: string;
+  since: number;
+  /** Typed into the sign-in pages, and the field that has focus. */
+  email: string;
+  password: string;
+  focused: 'email' | 'password' | null;
+  /** The account Settings shows (its page, the removal dialogs). */
+  account: string | null;
 }
 
 export interface InstalledPackage {
@@ -66,6 +87,15 @@ export class FakeDevice {
   /** Activities that crash when started (the crawler's crash detection). */
   readonly crashingActivities = new Set<string>();
   monkeyCrashes = false;
+  /** Accounts, as `dumpsys account` lists them. */
+  readonly accounts: FakeAccount[];
+  /** Google accounts that may sign in, beside ui.ts's GOOGLE_USERS (the fake's Google). */
+  readonly googleUsers = new Map<string, GoogleUser>();
+  /** Accounts Settings refuses to remove (as a device policy or the authenticator would). */
+  readonly unremovableAccounts = new Set<string>();
+  screen: ScreenState = { name: 'launcher', since: Date.now(), email: '', password: '', focused: null, account: null };
+  /** How long Play services says "Checking info…" before its first sign-in page. */
+  checkingMs = 150;
   battery = { level: 87, temperature: 291 };
   boots = 0;
   readonly rebootGoneMs: number;
@@ -79,6 +109,7 @@ export class FakeDevice {
     this.rooted = options.rooted ?? false;
     this.rebootGoneMs = options.rebootGoneMs ?? 150;
     this.bootMs = options.bootMs ?? 300;
+    this.accounts = [...(options.accounts ?? [])];
     for (const match of recording(`getprop-${this.model}.txt`).matchAll(/^\[(.*?)\]: \[(.*?)\]$/gm)) this.props.set(match[1]!, match[2]!);
     this.props.set('ro.serialno', this.serial);
     for (const match of recording(`pm-list-packages-${this.model}.txt`).matchAll(/^package:(\S+)$/gm)) {
@@ -179,6 +210,7 @@ export class FakeDevice {
   rebooted(): void {
     for (const packageName of [...this.running.keys(), ...this.stoppers.keys()]) this.stop(packageName);
     this.foreground = 'launcher';
+    this.screen = { name: 'launcher', since: Date.now(), email: '', password: '', focused: null, account: null };
     this.log = [];
     this.boots += 1;
     this.props.set('sys.boot_completed', '');

@@ -10,6 +10,7 @@ import { inspectApk } from '../../../src/files/inspect/apk.ts';
 import type { FakeDevice } from './device.ts';
 import { recording } from './device.ts';
 import { SCENARIOS } from './scenarios.ts';
+import { dumpScreen, dumpsysAccount, keyEvent, startActivity, tap, typeText } from './ui.ts';
 
 export interface ShellIo {
   write(data: string | Buffer): void;
@@ -141,6 +142,22 @@ async function run(device: FakeDevice, words: string[], io: ShellIo): Promise<nu
       }
       return 0;
     }
+    case 'uiautomator': {
+      if (args[0] !== 'dump') {
+        say('Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\nhelp: displays help message\n\nruntest: executes UI automation tests\n\ndump: creates an XML dump of current UI hierarchy\n\nevents: prints out accessibility events until terminated');
+        return 1;
+      }
+      const file = args.slice(1).find((arg) => !arg.startsWith('-')) ?? '/sdcard/window_dump.xml';
+      device.writeFile(file, Buffer.from(dumpScreen(device)));
+      say(`UI hierchary dumped to: ${file}`);
+      return 0;
+    }
+    case 'input':
+      return input(device, args, say);
+    case 'wm':
+      if (args[0] === 'dismiss-keyguard') return 0;
+      say(`Error: unknown command '${args[0]}'`);
+      return 1;
     case 'rm':
       for (const file of args.filter((arg) => !arg.startsWith('-'))) device.remove(file.replace(/\/+$/, ''));
       return 0;
@@ -243,6 +260,11 @@ async function am(device: FakeDevice, args: string[], io: ShellIo, say: (text: s
     device.stop(rest.at(-1) ?? '');
     return 0;
   }
+  if (verb === 'start' && rest.includes('-a')) {
+    const { output, status } = startActivity(device, rest[rest.indexOf('-a') + 1] ?? '');
+    say(output);
+    return status;
+  }
   if (verb === 'start') {
     const component = rest[rest.indexOf('-n') + 1] ?? '';
     const [pkg = '', short = ''] = component.split('/');
@@ -308,6 +330,20 @@ async function instrument(device: FakeDevice, args: string[], io: ShellIo, say: 
   return 0;
 }
 
+/** `input tap|text|keyevent`: silent when it works, as the real one is. */
+function input(device: FakeDevice, args: string[], say: (text: string) => void): number {
+  const [verb, ...rest] = args;
+  if (verb === 'tap' && rest.length === 2 && rest.every((arg) => /^\d+$/.test(arg))) tap(device, Number(rest[0]), Number(rest[1]));
+  else if (verb === 'text' && rest.length === 1) typeText(device, rest[0]!);
+  else if (verb === 'keyevent' && rest.length > 0) rest.forEach((key) => keyEvent(device, key));
+  else if (verb === 'swipe') return 0;
+  else {
+    say(`Error: Invalid arguments for command: ${verb}`);
+    return 1;
+  }
+  return 0;
+}
+
 function cmd(device: FakeDevice, args: string[], say: (text: string) => void): number {
   if (args[0] !== 'locale' || device.apiLevel < 33) {
     say(`Can't find service: ${args[0]}`);
@@ -332,6 +368,10 @@ function cmd(device: FakeDevice, args: string[], say: (text: string) => void): n
 }
 
 function dumpsys(device: FakeDevice, args: string[], say: (text: string) => void): number {
+  if (args[0] === 'account') {
+    say(dumpsysAccount(device));
+    return 0;
+  }
   if (args[0] === 'battery') {
     say(recording('dumpsys-battery.txt', device.battery));
     return 0;

@@ -1,14 +1,15 @@
 /**
  * A phone's baseline: what it held when this host first saw it (packages, files in shared storage
- * and /data/local/tmp, Wi-Fi, system locale). Cleaning puts the phone back to it and checks that
- * it did. It is kept under the agent's data dir (`adb/<serial>/baseline.json`), so it survives
+ * and /data/local/tmp, Wi-Fi, system locale, accounts). Cleaning puts the phone back to it and
+ * checks that it did. It is kept under the agent's data dir (`adb/<serial>/baseline.json`), so it survives
  * agent restarts; an operator who changes a phone on purpose (installs a keyboard, say) deletes
  * the file and the next cleaning records the phone as it then is.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DeviceIo } from './device-io.ts';
-import { parsePackageList } from './device-output.ts';
+import { type DeviceAccount, parsePackageList } from './device-output.ts';
+import { readAccounts } from './google-account.ts';
 
 export interface Baseline {
   readonly recordedAt: string;
@@ -17,6 +18,11 @@ export interface Baseline {
   readonly wifiOn: boolean;
   /** `persist.sys.locale`; empty on phones that never set it. */
   readonly locale: string;
+  /**
+   * From `dumpsys account`: a pool's Google account signed in by hand stays, any other goes.
+   * Absent from baselines recorded before accounts were; completeBaseline fills it in.
+   */
+  readonly accounts?: readonly DeviceAccount[];
 }
 
 /** Where tests may leave files; /sdcard/Android/ is left out: each app's part of it goes with its uninstall. */
@@ -35,8 +41,20 @@ export function loadBaseline(dataDir: string, serial: string): Baseline | null {
 }
 
 export async function recordBaseline(dataDir: string, io: DeviceIo): Promise<Baseline> {
-  const baseline: Baseline = { recordedAt: new Date().toISOString(), ...(await readState(io)) };
-  const file = baselinePath(dataDir, io.serial);
+  return saveBaseline(dataDir, io.serial, { recordedAt: new Date().toISOString(), ...(await readState(io)) });
+}
+
+/**
+ * A baseline from before accounts were recorded takes the phone's accounts as they are now:
+ * until then no run could sign one in, so they are the ones an operator put there.
+ */
+export async function completeBaseline(dataDir: string, io: DeviceIo, baseline: Baseline): Promise<Baseline> {
+  if (baseline.accounts !== undefined) return baseline;
+  return saveBaseline(dataDir, io.serial, { ...baseline, accounts: await readAccounts(io) });
+}
+
+function saveBaseline(dataDir: string, serial: string, baseline: Baseline): Baseline {
+  const file = baselinePath(dataDir, serial);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(`${file}.tmp`, `${JSON.stringify(baseline, null, 2)}\n`);
   fs.renameSync(`${file}.tmp`, file);
@@ -49,7 +67,7 @@ export async function readState(io: DeviceIo, signal?: AbortSignal): Promise<Omi
   const files = await storageEntries(io, signal);
   const wifi = (await io.shell(['settings', 'get', 'global', 'wifi_on'], { signal })).trim();
   // 1 is on, 2 on while in airplane mode (Settings.Global.WIFI_ON).
-  return { packages, files, wifiOn: wifi === '1' || wifi === '2', locale: await io.getprop('persist.sys.locale', { signal }) };
+  return { packages, files, wifiOn: wifi === '1' || wifi === '2', locale: await io.getprop('persist.sys.locale', { signal }), accounts: await readAccounts(io, signal) };
 }
 
 export async function storageEntries(io: DeviceIo, signal?: AbortSignal): Promise<string[]> {

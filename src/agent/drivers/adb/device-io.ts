@@ -24,6 +24,8 @@ export class InstallRefused extends Error {}
 export interface ShellOptions {
   readonly signal?: AbortSignal;
   readonly timeoutMs?: number;
+  /** How errors name the command when its words must not be shown (`input text` of a password). */
+  readonly describeAs?: string;
 }
 
 export class DeviceIo {
@@ -41,17 +43,18 @@ export class DeviceIo {
    * which is how anything that came from a user reaches the shell.
    */
   async shell(command: string | readonly string[], options: ShellOptions = {}): Promise<string> {
-    const stream = await this.stream(command, options.signal);
-    return (await readAll(stream, options.signal, options.timeoutMs ?? SHELL_TIMEOUT_MS, describe(command))).toString('utf8');
+    const what = options.describeAs ?? describe(command);
+    const stream = await this.stream(command, options.signal, what);
+    return (await readAll(stream, options.signal, options.timeoutMs ?? SHELL_TIMEOUT_MS, what)).toString('utf8');
   }
 
   /** A command whose output is read as it comes (logcat, am instrument, monkey); destroying the stream hangs up. */
-  async stream(command: string | readonly string[], signal?: AbortSignal): Promise<Readable> {
+  async stream(command: string | readonly string[], signal?: AbortSignal, what = describe(command)): Promise<Readable> {
     signal?.throwIfAborted();
     const pending = Promise.resolve(this.device.shell(Array.isArray(command) ? [...command] : (command as string))) as Promise<Readable>;
     // A stream that arrives after we gave up would otherwise stay open on the phone.
     pending.then((late) => signal?.aborted && late.destroy(), () => undefined);
-    const stream = await within(pending, SHELL_TIMEOUT_MS, signal, `adb shell ${describe(command)}`);
+    const stream = await within(pending, SHELL_TIMEOUT_MS, signal, `adb shell ${what}`);
     if (signal?.aborted) {
       stream.destroy();
       signal.throwIfAborted();

@@ -94,3 +94,28 @@ export function amStartError(output: string): string | null {
   const error = output.split('\n').find((line) => /^(Error|Exception|java\.lang\.\w+(Exception|Error)):?/.test(line.trim()) || /^Status: (?!ok)/.test(line.trim()));
   return error === undefined ? null : error.trim();
 }
+
+export interface DeviceAccount {
+  readonly name: string;
+  /** The authenticator's account type: `com.google` for Google accounts. */
+  readonly type: string;
+}
+
+/**
+ * `dumpsys account`: the accounts of the phone's owner (user 0), from its `Accounts: N` section
+ * (`Account {name=…, type=…}` lines). Null when the output has no such section (a refused dump).
+ */
+export function parseAccounts(output: string): DeviceAccount[] | null {
+  const lines = output.split('\n').map((line) => line.trimEnd());
+  // One `User UserInfo{<id>:…}:` block per user (work profiles, guests); older builds print none.
+  const ownerAt = lines.findIndex((line) => /^User UserInfo\{0:/.test(line.trim()));
+  const headerAt = lines.findIndex((line, at) => at > ownerAt && /^\s*Accounts: \d+$/.test(line));
+  if (headerAt < 0) return null;
+  const accounts: DeviceAccount[] = [];
+  for (const line of lines.slice(headerAt + 1)) {
+    const match = /^\s*Account \{name=(.*), type=([^,}]*)\}$/.exec(line);
+    if (match === null) break;
+    accounts.push({ name: match[1]!, type: match[2]! });
+  }
+  return accounts;
+}

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeviceDescription, Driver, Health } from '../../driver.ts';
 import { Adb } from './adbkit.ts';
-import { type Baseline, loadBaseline, recordBaseline } from './baseline.ts';
+import { type Baseline, completeBaseline, loadBaseline, recordBaseline } from './baseline.ts';
 import { bootState, waitForBoot } from './boot.ts';
 import { cleanDevice } from './cleaning.ts';
 import { type CrawlerOptions, DEFAULT_CRAWLER, crawl } from './crawler.ts';
@@ -21,6 +21,8 @@ import { runInstrumentation } from './instrumentation-run.ts';
 import { type AdbServerAddress, runServerSide } from './server-side.ts';
 import { type AdbDevice, infra } from './session.ts';
 import { DeviceTracker } from './tracker.ts';
+import { DEFAULT_UI_TIMINGS, type UiTimings } from './ui-automator.ts';
+import type { UiFlowOptions } from './ui-flow.ts';
 
 export interface AdbDriverOptions {
   /** Baselines live here, one folder per phone. */
@@ -36,6 +38,8 @@ export interface AdbDriverOptions {
   /** Above this battery temperature (°C) likewise (default 45). */
   readonly maxBatteryCelsius?: number;
   readonly crawler?: Partial<CrawlerOptions>;
+  /** Pacing and deadlines of the flows driven through the screen (signing a Google account in and out). */
+  readonly ui?: Partial<UiTimings>;
   /** The agent's environment: where server-side scripts find adb and the Android SDK. */
   readonly hostEnv?: NodeJS.ProcessEnv;
 }
@@ -56,6 +60,8 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
   const server = options.server ?? adbServerFromEnv(options.hostEnv ?? {});
   const bootTimeoutMs = options.bootTimeoutMs ?? 180_000;
   const crawler: CrawlerOptions = { ...DEFAULT_CRAWLER, ...options.crawler };
+  const uiTimings: UiTimings = { ...DEFAULT_UI_TIMINGS, ...options.ui };
+  const uiOf = (serial: string): Omit<UiFlowOptions, 'signal'> => ({ timings: uiTimings, log: (message) => log(`${serial}: ${message}`) });
   const client = Adb.createClient({ host: server.host, port: server.port, bin: options.adbBinary ?? 'adb' });
   // adbkit re-emits connection errors on the client; unheard, they would end the process.
   client.on('error', (error: Error) => log(`ADB connection error: ${error.message}`));
@@ -83,7 +89,11 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
   /** The baseline, recorded now if this host never saw the phone before. */
   async function baselineOf(serial: string): Promise<Baseline> {
     const known = loadBaseline(options.dataDir, serial);
-    if (known !== null) return known;
+    if (known !== null) {
+      const complete = await completeBaseline(options.dataDir, ioOf(serial), known);
+      if (complete !== known) log(`${serial}: baseline completed with the phone's ${complete.accounts!.length} account(s)`);
+      return complete;
+    }
     const baseline = await recordBaseline(options.dataDir, ioOf(serial));
     log(`${serial}: baseline recorded (${baseline.packages.length} packages, ${baseline.files.length} storage entries)`);
     return baseline;
@@ -102,7 +112,7 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
   async function lookup(serial: string): Promise<AdbDevice> {
     const problem = stateProblem(serial);
     if (problem !== null) throw new Error(problem);
-    return { description: await describe(serial), io: ioOf(serial), tracker, bootTimeoutMs };
+    return { description: await describe(serial), io: ioOf(serial), tracker, bootTimeoutMs, ui: uiOf(serial) };
   }
 
   return {
@@ -172,7 +182,7 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
       const io = ioOf(serial);
       try {
         await waitForBoot(io, tracker, bootTimeoutMs, null);
-        return await cleanDevice(io, tracker, await baselineOf(serial), bootTimeoutMs, kind);
+        return await cleanDevice(io, tracker, await baselineOf(serial), bootTimeoutMs, kind, uiOf(serial));
       } catch (error) {
         return { ok: false, report: `cleaning failed: ${(error as Error).message}` };
       }

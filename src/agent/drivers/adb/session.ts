@@ -10,12 +10,15 @@ import { type DeviceIo, InstallRefused } from './device-io.ts';
 import { LogcatCapture, samplePerformance, screenshot } from './monitors.ts';
 import { SettingsRefused, applyAppLocale, applyDeviceSettings } from './settings.ts';
 import type { DeviceTracker } from './tracker.ts';
+import type { UiFlowOptions } from './ui-flow.ts';
 
 export interface AdbDevice {
   readonly description: DeviceDescription;
   readonly io: DeviceIo;
   readonly tracker: DeviceTracker;
   readonly bootTimeoutMs: number;
+  /** Pacing of the flows driven through the screen (the Google account), and the agent's log for them. */
+  readonly ui: Omit<UiFlowOptions, 'signal'>;
 }
 
 export function infra(failReason: string, artifacts: readonly Artifact[] = []): ExecutionResult {
@@ -65,7 +68,7 @@ export class RunSession {
     const { job, context } = this;
     try {
       if (job.deviceSettings !== null) {
-        const { reboot } = await applyDeviceSettings(this.io, job.deviceSettings, this.apiLevel, context.signal);
+        const { reboot } = await applyDeviceSettings(this.io, job.deviceSettings, this.apiLevel, context.signal, this.device.ui);
         if (reboot) await rebootAndWait(this.io, this.device.tracker, this.device.bootTimeoutMs, context.signal);
       }
       context.step('INSTALL');

@@ -9,12 +9,17 @@
  *   `setprop persist.sys.locale` plus a reboot, which user builds refuse unless the phone is
  *   rooted: such a run ends as an infrastructure error saying so rather than running in the
  *   wrong language.
- * - Google account: not automated. Adding one needs the account UI and the user's second factor;
- *   a run that asks for it ends as an infrastructure error naming the reason, rather than
- *   running signed out.
+ * - Google account (Android 8+): signed in through the add-account screens, driven with UI
+ *   Automator (google-account.ts), before anything else, while the phone still has its network
+ *   and its language; cleaning removes every Google account the baseline does not hold. A
+ *   sign-in that needs a person (a second factor, a captcha) or fails (a wrong password) ends the
+ *   run as an infrastructure error naming the screen, rather than running signed out.
  */
 import type { DeviceSettings } from '../../driver.ts';
 import type { DeviceIo } from './device-io.ts';
+import { GOOGLE_ACCOUNT_MIN_API, signInGoogleAccount, untypable } from './google-account.ts';
+import { DEFAULT_UI_TIMINGS } from './ui-automator.ts';
+import { UiFlowError, type UiFlowOptions } from './ui-flow.ts';
 
 export class SettingsRefused extends Error {}
 
@@ -28,9 +33,25 @@ export function languageTag(locale: string): string {
 }
 
 /** Before install: what can be set for the whole phone. Answers whether the phone must reboot for it. */
-export async function applyDeviceSettings(io: DeviceIo, settings: DeviceSettings, apiLevel: number | null, signal: AbortSignal): Promise<{ reboot: boolean }> {
+export async function applyDeviceSettings(
+  io: DeviceIo,
+  settings: DeviceSettings,
+  apiLevel: number | null,
+  signal: AbortSignal,
+  ui: Omit<UiFlowOptions, 'signal'> = { timings: DEFAULT_UI_TIMINGS, log: () => undefined },
+): Promise<{ reboot: boolean }> {
   if (settings.googleAccount !== null) {
-    throw new SettingsRefused('signing in a Google account is not automated on adb devices (it needs the account UI and a second factor); ask the cloud operator for a device signed in already');
+    if ((apiLevel ?? 0) < GOOGLE_ACCOUNT_MIN_API) throw new SettingsRefused(`signing in a Google account is automated from Android 8 (API ${GOOGLE_ACCOUNT_MIN_API}); this phone runs API ${apiLevel ?? '?'}`);
+    // The screens are recognised in English; a system locale would change them, and cleaning's too.
+    if (settings.locale !== null && (apiLevel ?? 0) < PER_APP_LOCALE_API) throw new SettingsRefused('a Google account and a locale cannot both be set on a phone before Android 13 (the locale would change the language of the screens that sign the account in and out)');
+    const problem = untypable(settings.googleAccount);
+    if (problem !== null) throw new SettingsRefused(problem);
+    try {
+      await signInGoogleAccount(io, settings.googleAccount, { ...ui, signal });
+    } catch (error) {
+      if (error instanceof UiFlowError) throw new SettingsRefused(error.message);
+      throw error;
+    }
   }
   let reboot = false;
   if (settings.locale !== null && (apiLevel ?? 0) < PER_APP_LOCALE_API) {
