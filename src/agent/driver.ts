@@ -99,6 +99,12 @@ export type ExecutionOutcome =
   | 'COMPLETED'
   /** Something outside the tests went wrong (install failed, device lost): WARNING, retryable. */
   | 'INFRA_ERROR'
+  /**
+   * The device cannot do what the run asked of it (a setting it cannot take, an account that will
+   * not sign in: a wrong password, a second factor): WARNING for the user, but neither held
+   * against the device nor retried, since another try or another device would end the same.
+   */
+  | 'REFUSED'
   /** The signal fired (timeout or abort); the executor knows which. */
   | 'STOPPED';
 

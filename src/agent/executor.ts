@@ -185,7 +185,8 @@ function collectTestCases(result: ExecutionResult): { cases: TestCase[]; problem
 
 /**
  * The outcome: ABORTED or TIMEOUT when stopped; WARNING for infrastructure failures (and for a
- * shutdown of the agent, which is retryable); otherwise the tests decide.
+ * shutdown of the agent, which is retryable) and for what the device refused (marked so, which is
+ * not); otherwise the tests decide.
  */
 export function decide(
   result: ExecutionResult,
@@ -197,6 +198,7 @@ export function decide(
   if (stopReason === 'aborted') return outcome('ABORTED', 'aborted by the user');
   if (stopReason === 'timeout') return outcome('TIMEOUT', 'the tests did not finish within the timeout; partial results kept');
   if (stopReason === 'shutdown') return outcome('WARNING', 'the agent shut down while the device run was in progress');
+  if (result.outcome === 'REFUSED') return { ...outcome('WARNING', result.failReason ?? 'the device cannot do what the run asked'), refused: true };
   if (result.outcome !== 'COMPLETED') return outcome('WARNING', result.failReason ?? 'the device run could not be completed');
   if (testCases.some((testCase) => testCase.result === 'FAILED')) return outcome('FAILED', collected.problem);
   if (collected.problem !== null) return outcome('FAILED', collected.problem);

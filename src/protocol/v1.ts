@@ -173,6 +173,9 @@ export const ResultReport = Type.Object({
   // own, which would be one more round trip between a device run's end and its result.
   steps: Type.Optional(Type.Array(StepReport, { maxItems: 100 })),
   samples: Type.Optional(Type.Array(SampleReport, { maxItems: 10_000 })),
+  // A WARNING because the device cannot do what the run asked (its settings, its account): not
+  // counted against the device, not retried automatically. Absent: an ordinary infrastructure failure.
+  refused: Type.Optional(Type.Boolean()),
 });
 export type ResultReport = Static<typeof ResultReport>;
 

@@ -107,7 +107,8 @@ export async function reportResult(ctx: Context, agent: Agent, deviceRunId: numb
     const deviceRun = await requireHeld(store, agent, deviceRunId);
     if (!(await store.deviceRuns.acceptSeq(deviceRunId, report.seq))) return deviceRun.state;
     await recordProgress(store, deviceRun, { steps: report.steps ?? [], samples: report.samples ?? [] });
-    if (report.outcome !== 'WARNING') {
+    // What the device refused to do for this run (its settings) is not the device's failure.
+    if (report.outcome !== 'WARNING' || report.refused === true) {
       await store.devices.toCleaningAfterRun(deviceRun.deviceId);
     } else {
       const streak = await store.devices.recordInfraFailure(deviceRun.deviceId);
@@ -118,7 +119,7 @@ export async function reportResult(ctx: Context, agent: Agent, deviceRunId: numb
       }
     }
     // Last: it ends by locking the run (PostgreSQL), which is then held only until the commit.
-    await endDeviceRun(store, now, deviceRun, { state: report.outcome, failReason: report.failReason, testCases: report.testCases }, wakeups);
+    await endDeviceRun(store, now, deviceRun, { state: report.outcome, failReason: report.failReason, testCases: report.testCases, retryable: report.refused !== true }, wakeups);
     // A device run the user aborted stays ABORTED.
     return isFinal(deviceRun.state) ? deviceRun.state : report.outcome;
   });

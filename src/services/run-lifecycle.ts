@@ -16,6 +16,8 @@ export interface DeviceRunEnding {
   readonly failReason: string | null;
   /** null keeps what was reported before (e.g. an abort before any results). */
   readonly testCases: readonly TestCase[] | null;
+  /** false: a WARNING that another try would end the same (the device refused the run's settings). */
+  readonly retryable?: boolean;
 }
 
 /** Agents to wake after the transaction commits (new work, or runs to stop). */
@@ -43,7 +45,7 @@ export async function endDeviceRun(store: Store, now: number, deviceRun: DeviceR
     failReason: ending.failReason,
   });
   // `deviceRun` may have been read before a concurrent ender committed: only the call that ended it retries it.
-  if (ended && ending.state === 'WARNING' && deviceRun.autoRetriesLeftCount > 0) {
+  if (ended && ending.state === 'WARNING' && ending.retryable !== false && deviceRun.autoRetriesLeftCount > 0) {
     await requeue(store, now, deviceRun, 'AUTO', deviceRun.autoRetriesLeftCount - 1, wakeups);
   }
   await refreshRunState(store, deviceRun.testRunId, now);

@@ -219,12 +219,12 @@ describe('adb driver', () => {
   it('says plainly which settings it cannot apply, before touching the phone', async () => {
     const motoCommands = fake.device(MOTO).commands.length;
     const account = await driver.execute(job({ ...instrumentation('sample'), serial: MOTO, deviceSettings: { locale: null, wifi: null, googleAccount: { email: 'qa@example.com', password: 'x' } } }), recorder().context);
-    expect(account).toMatchObject({ outcome: 'INFRA_ERROR', failReason: 'the device settings could not be applied: signing in a Google account is automated from Android 8 (API 26); this phone runs API 24' });
+    expect(account).toMatchObject({ outcome: 'REFUSED', failReason: 'the device settings could not be applied: signing in a Google account is automated from Android 8 (API 26); this phone runs API 24' });
     expect(fake.device(MOTO).commands.slice(motoCommands).some((command) => command.includes('ADD_ACCOUNT_SETTINGS'))).toBe(false);
     const untypable = await driver.execute(job({ ...instrumentation('sample'), deviceSettings: { locale: null, wifi: null, googleAccount: { email: 'qa@example.com', password: 'pässwörd' } } }), recorder().context);
-    expect(untypable).toMatchObject({ outcome: 'INFRA_ERROR', failReason: 'the device settings could not be applied: the password holds characters that `input text` cannot type (only printable ASCII, and not "%s")' });
+    expect(untypable).toMatchObject({ outcome: 'REFUSED', failReason: 'the device settings could not be applied: the password holds characters that `input text` cannot type (only printable ASCII, and not "%s")' });
     const old = await driver.execute(job({ ...instrumentation('sample'), serial: MOTO, deviceSettings: { locale: 'de_DE', wifi: null, googleAccount: null } }), recorder().context);
-    expect(old).toMatchObject({ outcome: 'INFRA_ERROR', failReason: expect.stringContaining('below Android 13 the locale can only be set as the system locale, which needs a rooted phone') });
+    expect(old).toMatchObject({ outcome: 'REFUSED', failReason: expect.stringContaining('below Android 13 the locale can only be set as the system locale, which needs a rooted phone') });
     expect([...fake.device(MOTO).packages.keys()]).not.toContain('com.devicecloud.sample');
   });
 
@@ -316,20 +316,20 @@ describe('adb driver', () => {
     expectNowhere(password, [result, cleaned]);
   });
 
-  it('ends a run whose sign-in fails as an infrastructure error naming the screen: a wrong password, a second factor, an unknown account or page', async () => {
+  it('ends a run whose sign-in Google refuses as REFUSED naming the screen (a wrong password, a second factor, an unknown account); a page it does not know is the phone\'s failure', async () => {
     const pixel = fake.device(PIXEL);
     const attempt = async (email: string, password: string) => driver.execute(job({ ...instrumentation('sample'), deviceSettings: { locale: null, wifi: null, googleAccount: { email, password } } }), recorder().context);
     const prefix = 'the device settings could not be applied: the Google sign-in of';
 
     const wrong = await attempt('qa.devicecloud@gmail.com', 'not the password');
-    expect(wrong).toMatchObject({ outcome: 'INFRA_ERROR', failReason: `${prefix} qa.devicecloud@gmail.com stopped at "Wrong password. Try again or click Forgot password to reset it.": the password is wrong` });
+    expect(wrong).toMatchObject({ outcome: 'REFUSED', failReason: `${prefix} qa.devicecloud@gmail.com stopped at "Wrong password. Try again or click Forgot password to reset it.": the password is wrong` });
     const twoStep = await attempt('qa.2sv.devicecloud@gmail.com', GOOGLE_USERS['qa.2sv.devicecloud@gmail.com']!.password);
-    expect(twoStep).toMatchObject({ outcome: 'INFRA_ERROR', failReason: `${prefix} qa.2sv.devicecloud@gmail.com stopped at "2-Step Verification": the account asks for a second factor (2-Step Verification); use an account without it on test devices` });
+    expect(twoStep).toMatchObject({ outcome: 'REFUSED', failReason: `${prefix} qa.2sv.devicecloud@gmail.com stopped at "2-Step Verification": the account asks for a second factor (2-Step Verification); use an account without it on test devices` });
     const unknown = await attempt('nobody.devicecloud@gmail.com', 'whatever it is');
-    expect(unknown).toMatchObject({ outcome: 'INFRA_ERROR', failReason: `${prefix} nobody.devicecloud@gmail.com stopped at "Couldn’t find your Google Account": Google knows no such account` });
+    expect(unknown).toMatchObject({ outcome: 'REFUSED', failReason: `${prefix} nobody.devicecloud@gmail.com stopped at "Couldn’t find your Google Account": Google knows no such account` });
     const started = Date.now();
     const page = await attempt('qa.recovery.devicecloud@gmail.com', GOOGLE_USERS['qa.recovery.devicecloud@gmail.com']!.password);
-    expect(page).toMatchObject({ outcome: 'INFRA_ERROR', failReason: `${prefix} qa.recovery.devicecloud@gmail.com stopped: a page it does not know: "Protect your account"` });
+    expect(page).toMatchObject({ outcome: 'INFRA_ERROR', failReason: 'preparing the phone failed: the Google sign-in of qa.recovery.devicecloud@gmail.com stopped: a page it does not know: "Protect your account"' });
     // The screen's own deadline (1.5 s here), not the flow's.
     expect(Date.now() - started).toBeLessThan(5000);
 

@@ -354,6 +354,28 @@ describe.each(ENGINES)('running on devices through the agent protocol (%s)', (en
     expect(noneLeft.status).toBe(400);
   });
 
+  it('neither retries nor holds against the device what it refused to do for the run (its settings)', async () => {
+    const device = agent.deviceIds.get('a1')!;
+    const deviceRow = () => h.database.db.selectFrom('devices').select(['state', 'infra_failure_streak']).where('id', '=', device).executeTakeFirstOrThrow();
+    const run = await start({ frameworkId: CRAWLER, projectName: 'P', files: [{ id: app.id }], deviceIds: [device], maxAutoRetriesCount: 2 });
+    const { assignments } = await agent.claim(['a1']);
+    const refused = { seq: 1000, outcome: 'WARNING', failReason: 'the device settings could not be applied: the password is wrong', testCases: [], refused: true };
+    expect((await agent.post(`/device-runs/${assignments[0]!.deviceRunId}/result`, refused)).status).toBe(200);
+    const sessions = (await alice.call('GET', `/api/v2/runs/${run.id}/device-sessions`, { json: true })).body.data;
+    expect(sessions.map((s: { state: string; retryState: string }) => [s.state, s.retryState])).toEqual([['WARNING', 'NONE']]);
+    expect((await alice.call('GET', `/api/v2/runs/${run.id}`, { json: true })).body).toMatchObject({ state: 'FINISHED', warningDeviceCount: 1 });
+    // The device is cleaned as after any run, with no infrastructure failure counted against it
+    // (an ordinary WARNING would count one, and three in a row take it out of service).
+    expect(await deviceRow()).toEqual({ state: 'CLEANING', infra_failure_streak: 0 });
+    await agent.post(`/devices/${device}/cleaned`, { ok: true, report: 'clean' });
+    const next = await start({ frameworkId: CRAWLER, projectName: 'P', files: [{ id: app.id }], deviceIds: [device] });
+    const [again] = (await agent.claim(['a1'])).assignments;
+    await agent.finish(again!.deviceRunId, 'WARNING');
+    expect(await deviceRow()).toEqual({ state: 'CLEANING', infra_failure_streak: 1 });
+    expect((await alice.call('GET', `/api/v2/runs/${next.id}`, { json: true })).body.state).toBe('FINISHED');
+    await agent.post(`/devices/${device}/cleaned`, { ok: true, report: 'clean' });
+  });
+
   it('gives up on device runs of a lost agent, and fails what a restarted agent was running', async () => {
     const run = await start({ frameworkId: CRAWLER, projectName: 'P', files: [{ id: app.id }] });
     const { assignments } = await agent.claim(['a1', 'a2']);

@@ -12,6 +12,9 @@ describe('the outcome of a device run', () => {
     expect(decide(completed(0), { cases: [passed], problem: null }, null).outcome).toBe('SUCCEEDED');
     expect(decide(completed(1), { cases: [passed, failed], problem: null }, null).outcome).toBe('FAILED');
     expect(decide({ ...completed(null), outcome: 'INFRA_ERROR', failReason: 'install failed' }, { cases: [], problem: null }, null)).toMatchObject({ outcome: 'WARNING', failReason: 'install failed' });
+    expect(decide({ ...completed(null), outcome: 'INFRA_ERROR', failReason: 'install failed' }, { cases: [], problem: null }, null).refused).toBeUndefined();
+    // What the device refused to do for the run is a WARNING too, marked so that it is held against neither the device nor retried.
+    expect(decide({ ...completed(null), outcome: 'REFUSED', failReason: 'wrong password' }, { cases: [], problem: null }, null)).toMatchObject({ outcome: 'WARNING', failReason: 'wrong password', refused: true });
   });
 
   it('says so when tests report nothing or exit badly despite passing', () => {

@@ -24,6 +24,9 @@ import { type DeviceAccount, amStartError, parseAccounts } from './device-output
 import { UiAutomator, type UiNode, findNode, inputTextArgument } from './ui-automator.ts';
 import { type Decision, type Screen, UiFlowError, type UiFlowOptions, mask, runUiFlow } from './ui-flow.ts';
 
+/** Google said no, or wants a person: the account's matter, not the phone's (see SettingsRefused). */
+export class SignInRefused extends UiFlowError {}
+
 export const GOOGLE_ACCOUNT_TYPE = 'com.google';
 const PLAY_SERVICES = 'com.google.android.gms';
 /** Settings' account screens (Remove account) are the same from Android 8 on; 7 kept it in a menu. */
@@ -85,7 +88,7 @@ export async function signInGoogleAccount(io: DeviceIo, account: { readonly emai
   const secrets = [account.password];
   await runUiFlow(ui, flow, secrets, options, async (screen): Promise<Decision> => {
     const stopper = stopperOn(screen, secrets);
-    if (stopper !== null) throw new UiFlowError(`${flow} stopped at "${stopper.name}": ${stopper.why}`);
+    if (stopper !== null) throw new SignInRefused(`${flow} stopped at "${stopper.name}": ${stopper.why}`);
     if (screen.packageName !== PLAY_SERVICES) {
       // Before the password the phone is still on its way in. After it, the flow has closed, or
       // this is a moment between two of its activities: only the account itself says which.

@@ -90,7 +90,7 @@ export class RunSession {
   /** The result for an error thrown while talking to the phone. */
   async failure(error: unknown, doing: string): Promise<ExecutionResult> {
     if (this.context.signal.aborted) return { outcome: 'STOPPED', failReason: null, testCases: null, exitCode: null, artifacts: [] };
-    if (error instanceof SettingsRefused) return infra(`the device settings could not be applied: ${error.message}`);
+    if (error instanceof SettingsRefused) return { outcome: 'REFUSED', failReason: `the device settings could not be applied: ${error.message}`, testCases: null, exitCode: null, artifacts: [] };
     if (await this.lost()) return infra(`the phone went away while ${doing} (${this.device.tracker.state(this.io.serial) ?? 'disconnected'})`);
     return infra(`${doing} failed: ${(error as Error).message}`);
   }

@@ -17,10 +17,14 @@
  */
 import type { DeviceSettings } from '../../driver.ts';
 import type { DeviceIo } from './device-io.ts';
-import { GOOGLE_ACCOUNT_MIN_API, signInGoogleAccount, untypable } from './google-account.ts';
+import { GOOGLE_ACCOUNT_MIN_API, SignInRefused, signInGoogleAccount, untypable } from './google-account.ts';
 import { DEFAULT_UI_TIMINGS } from './ui-automator.ts';
 import { UiFlowError, type UiFlowOptions } from './ui-flow.ts';
 
+/**
+ * The run asked for what this phone cannot do (a locale below Android 13 without root, an account
+ * Google will not sign in here): the run ends WARNING as REFUSED, not held against the phone.
+ */
 export class SettingsRefused extends Error {}
 
 /** Per-app locales arrived in Android 13 (API 33). */
@@ -49,7 +53,10 @@ export async function applyDeviceSettings(
     try {
       await signInGoogleAccount(io, settings.googleAccount, { ...ui, signal });
     } catch (error) {
-      if (error instanceof UiFlowError) throw new SettingsRefused(error.message);
+      // A wrong password or a second factor is the account's; a screen that never came or was
+      // not known is this phone's (or its Play services'), and counts against it like any failure.
+      if (error instanceof SignInRefused) throw new SettingsRefused(error.message);
+      if (error instanceof UiFlowError) throw new Error(error.message);
       throw error;
     }
   }
@@ -79,5 +86,6 @@ export async function applyAppLocale(io: DeviceIo, settings: DeviceSettings | nu
 export async function setWifi(io: DeviceIo, on: boolean, signal?: AbortSignal): Promise<void> {
   await io.shell(['svc', 'wifi', on ? 'enable' : 'disable'], { signal });
   const now = (await io.shell(['settings', 'get', 'global', 'wifi_on'], { signal })).trim();
-  if ((now === '1' || now === '2') !== on) throw new SettingsRefused(`Wi-Fi could not be turned ${on ? 'on' : 'off'} (wifi_on is ${now})`);
+  // Not a refusal: every phone can toggle Wi-Fi, so one that does not is in trouble.
+  if ((now === '1' || now === '2') !== on) throw new Error(`Wi-Fi could not be turned ${on ? 'on' : 'off'} (wifi_on is ${now})`);
 }
