@@ -121,7 +121,7 @@ export interface ExecutionResult {
 
 export interface CleanResult {
   readonly ok: boolean;
-  /** What was done, for the log, and why it failed when it did. */
+  /** What was done, for the log, and why it failed when it did (the server says "cleaning failed"). */
   readonly report: string;
 }
 

@@ -137,9 +137,7 @@ export async function reportCleaned(ctx: Context, agent: Agent, deviceId: number
   const device = await ctx.store.devices.findById(deviceId);
   if (device === undefined || device.agentId !== agent.id) throw new NotFoundError('Device', deviceId);
   if (device.state === 'NOT_OPERATIONAL') return { state: device.state };
-  // The drivers' reports already say so themselves (and agents of every version do): say it once.
-  const reason = /^cleaning failed\b/i.test(report.report) ? report.report : `cleaning failed: ${report.report}`;
-  await ctx.store.devices.setState(deviceId, 'NOT_OPERATIONAL', reason.slice(0, 1000));
+  await ctx.store.devices.setState(deviceId, 'NOT_OPERATIONAL', `cleaning failed: ${report.report}`.slice(0, 1000));
   return { state: 'NOT_OPERATIONAL' };
 }
 

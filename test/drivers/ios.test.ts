@@ -374,7 +374,7 @@ describe('ios driver: cleaning and device settings', () => {
     });
     const cleaned = await w.driver.clean(PHONE_2);
     expect(cleaned.ok).toBe(false);
-    expect(cleaned.report).toMatch(/^cleaning failed: ios reboot --udid=\S+ failed: reboot failed: diagnostics_relay: Restart request was not accepted \(after: no apps to remove\)$/);
+    expect(cleaned.report).toMatch(/^ios reboot --udid=\S+ failed: reboot failed: diagnostics_relay: Restart request was not accepted \(after: no apps to remove\)$/);
   });
 
   it('fails cleaning when the phone does not come back in time', async () => {
@@ -383,7 +383,7 @@ describe('ios driver: cleaning and device settings', () => {
       state.rebootMs = 60_000;
     });
     const cleaned = await w.driver.clean(PHONE_2);
-    expect(cleaned).toEqual({ ok: false, report: 'cleaning failed: the device did not come back within 1 s of the reboot (after: no apps to remove)' });
+    expect(cleaned).toEqual({ ok: false, report: 'the device did not come back within 1 s of the reboot (after: no apps to remove)' });
   });
 
   it('refuses Wi-Fi and Google account settings by name, before touching the phone', async () => {
@@ -419,7 +419,7 @@ describe('ios driver: health and start-up checks', () => {
     // go-ios 1.2.0 panics listing the apps of a phone that is not paired (recorded).
     expect(await w.driver.clean(PHONE_2)).toEqual({
       ok: false,
-      report: `cleaning failed: ios apps --udid=${PHONE_2} failed: go-ios crashed: panic: runtime error: invalid memory address or nil pointer dereference`,
+      report: `ios apps --udid=${PHONE_2} failed: go-ios crashed: panic: runtime error: invalid memory address or nil pointer dereference`,
     });
   });
 

@@ -422,12 +422,6 @@ describe.each(ENGINES)('running on devices through the agent protocol (%s)', (en
     expect((await operator.call('POST', `/api/admin/devices/${device}/return-to-service`, { json: true, body: {} })).status).toBe(409);
     expect((await agent.post('/heartbeat', { running: [], unhealthy: [] })).body.clean).toEqual([device]);
     expect((await agent.post(`/devices/${device}/cleaned`, { ok: true, report: 'clean' })).body).toEqual({ state: 'IDLE' });
-    const [again] = (await agent.claim(['a1'])).assignments;
-    expect(again!.deviceId).toBe(device);
-
-    // Drivers begin their reports with "cleaning failed" themselves: the reason says it once.
-    await agent.finish(again!.deviceRunId, 'SUCCEEDED', [testCase('t')]);
-    await agent.post(`/devices/${device}/cleaned`, { ok: false, report: 'cleaning failed: the phone did not come back after the reboot' });
-    expect((await call(h.app, 'GET', `/api/v2/admin/agents`, { json: true, key: (await h.ctx.store.users.findById(operator.user.id))!.apiKey })).text).toContain('"cleaning failed: the phone did not come back after the reboot"');
+    expect((await agent.claim(['a1'])).assignments.map((assignment) => assignment.deviceId)).toEqual([device]);
   });
 });

@@ -90,7 +90,7 @@ export async function cleanDevice(
     await rebootAndWait(io, tracker, bootTimeoutMs);
     done.push('rebooted');
   } catch (error) {
-    return { ok: false, report: `cleaning failed: ${(error as Error).message} (${done.join(', ')})` };
+    return { ok: false, report: `${(error as Error).message} (${done.join(', ')})` };
   }
 
   problems.push(...differences(baseline, await readState(io)));

@@ -184,7 +184,7 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
         await waitForBoot(io, tracker, bootTimeoutMs, null);
         return await cleanDevice(io, tracker, await baselineOf(serial), bootTimeoutMs, kind, uiOf(serial));
       } catch (error) {
-        return { ok: false, report: `cleaning failed: ${(error as Error).message}` };
+        return { ok: false, report: (error as Error).message };
       }
     },
 

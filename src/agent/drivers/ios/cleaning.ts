@@ -62,7 +62,7 @@ export async function cleanDevice(deps: CleaningDeps, udid: string, kind: Cleani
     if (after.locale !== baseline.language.locale) return { ok: false, report: `cleaning left region ${after.locale} instead of ${baseline.language.locale} (${done.join(', ')})` };
     return { ok: true, report: `${done.join(', ')}, verified` };
   } catch (error) {
-    return { ok: false, report: `cleaning failed: ${(error as Error).message}${done.length > 0 ? ` (after: ${done.join(', ')})` : ''}` };
+    return { ok: false, report: `${(error as Error).message}${done.length > 0 ? ` (after: ${done.join(', ')})` : ''}` };
   }
 }
 

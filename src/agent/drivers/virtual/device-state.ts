@@ -138,7 +138,7 @@ export class DeviceState {
       fs.writeFileSync(bootFile, String(boots));
     }
     this.ensure();
-    if (this.hasHook('fail-cleaning')) return { ok: false, report: 'cleaning failed: the device did not come back after the reboot (test hook fail-cleaning)' };
+    if (this.hasHook('fail-cleaning')) return { ok: false, report: 'the device did not come back after the reboot (test hook fail-cleaning)' };
     const leftovers = [
       ...this.installedApps().filter((app) => !BASELINE_APPS[this.osType].includes(app)),
       ...wiped.flatMap((dir) => fs.readdirSync(dir)),
