@@ -137,8 +137,9 @@ async function openPostgres(
   // 'error' event; a connection checked out between two statements (a transaction awaiting other
   // work) reports it on the client's. Unheard, either event ends the process. The statement that
   // next uses a lost connection fails (answered 503), and the pool does not take it back.
-  pool.on('error', (error) => options.log?.(`database: an idle connection was lost (${error.message}); it will be replaced`));
-  pool.on('connect', (client) => client.on('error', (error) => options.log?.(`database: a connection in use was lost (${error.message})`)));
+  // The client's own listener reports both (the pool re-emits an idle client's error on itself).
+  pool.on('connect', (client) => client.on('error', (error) => options.log?.(`database: a connection was lost (${error.message}); the pool replaces it`)));
+  pool.on('error', () => undefined);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), log });
   return { db, dialect: 'postgres', schema: schema ?? 'public', location: redactUrl(url), close: () => db.destroy() };
 }
