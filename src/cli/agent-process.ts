@@ -92,7 +92,9 @@ export function startAgentProcess(options: AgentProcessOptions): AgentProcess {
         // A first start that fails fails `local`; once the agent has run, it is restarted, as a supervisor would.
         if (stopping || !everReady) return;
         options.warn(`the agent exited (${code ?? signal}); restarting it in ${restartDelayMs / 1000} s`);
-        setTimeout(() => void launch().catch(() => undefined), restartDelayMs).unref();
+        setTimeout(() => {
+          if (!stopping) void launch().catch(() => undefined);
+        }, restartDelayMs).unref();
         restartDelayMs = Math.min(restartDelayMs * 2, MAX_RESTART_DELAY_MS);
       });
     });
