@@ -4,7 +4,7 @@
  * here (a malformed id is a 404 like an unknown one), query and body parameters are merged and
  * normalised, and every other method on a known path answers 405 with `Allow`.
  */
-import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preHandlerHookHandler, preValidationHookHandler } from 'fastify';
 import type {} from '@fastify/swagger';
 import type { TSchema } from 'typebox';
 import { InvalidParameterError, MethodNotAllowedError, NotFoundError } from '../domain/errors.ts';
@@ -163,7 +163,7 @@ function prepareInput(paramNames: readonly string[], carriesBody: boolean, array
  * and then skips its integer and maximum checks; and no number of this API (ids, counts, seconds)
  * goes beyond 2^53, past which the store's 64-bit columns refuse it and the statement fails.
  */
-function checkNumbers(carriesBody: boolean): preValidationHookHandler {
+function checkNumbers(carriesBody: boolean): preHandlerHookHandler {
   return async (request) => {
     const input = (carriesBody ? request.body : request.query) as Record<string, unknown> | undefined;
     for (const [name, value] of Object.entries(input ?? {})) {

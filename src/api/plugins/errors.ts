@@ -1,8 +1,8 @@
 /**
  * The one place errors become answers: typed errors keep their status and message, Fastify's own
  * errors (validation, body too large, bad media type) are reworded to name the parameter, a
- * database that cannot be reached for a moment is a 503 with Retry-After, and anything unexpected is a 500 whose details go to the log only. Unknown routes answer 404 in
- * the same shape.
+ * database that cannot be reached for a moment is a 503 with Retry-After, and anything unexpected
+ * is a 500 whose details go to the log only. Unknown routes answer 404 in the same shape.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, OAuthError } from '../../domain/errors.ts';
