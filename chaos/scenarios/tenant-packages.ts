@@ -64,6 +64,15 @@ for port in "\${SERVER_PORT:-8080}" 5432; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then breach "loopback-$port" "connected to 127.0.0.1:$port"; else refused "loopback-$port"; fi
 done
 
+# Other phones on the host, through the ADB server the script is given (adb driver).
+if [ -n "\${ADB_SERVER_SOCKET:-}" ]; then
+  adb=$(python3 adb-probe.py 2>&1 | tail -1)
+  case "$adb" in
+    "listed  reached  killed no") refused adb-other-phones;;
+    *) breach adb-other-phones "$adb";;
+  esac
+fi
+
 # A file in the host's /tmp, and a daemon that outlives the run (both checked from outside).
 touch ${TMP_MARK} 2>/dev/null || true
 ( setsid bash -c 'exec -a ${DAEMON_MARK} sleep 300' </dev/null >/dev/null 2>&1 & ) &
@@ -72,12 +81,67 @@ refused left-behind-checked-outside
 echo "<testsuite name=\\"attacks\\">$cases</testsuite>" > "$OUTPUT_DIR/junit.xml"
 `;
 
+/**
+ * Speaks the ADB server protocol (4 hex digits of length, then the request) to $ADB_SERVER_SOCKET:
+ * which serials it lists besides the script's own, which of the host's other phones (ADB_SERIALS,
+ * known to the attacker) it can select, and whether it can kill the host's ADB server. Prints
+ * "listed <serials> reached <serials> killed yes|no".
+ */
+const ADB_PROBE = String.raw`import os, socket
+spec = os.environ['ADB_SERVER_SOCKET']
+own = os.environ.get('DEVICE_SERIAL', '')
+def connect():
+    kind, _, rest = spec.partition(':')
+    if kind == 'tcp':
+        host, _, port = rest.rpartition(':')
+        return socket.create_connection((host or '127.0.0.1', int(port)), timeout=5)
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(5)
+    s.connect(rest)
+    return s
+def ask(text):
+    s = connect()
+    s.sendall(b'%04x' % len(text) + text.encode())
+    status = s.recv(4)
+    return s, status
+def read_exactly(s, n):
+    data = b''
+    while len(data) < n:
+        chunk = s.recv(n - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+listed, reached, killed = [], [], 'no'
+try:
+    s, status = ask('host:devices')
+    if status == b'OKAY':
+        listing = read_exactly(s, int(read_exactly(s, 4), 16)).decode()
+        listed = [line.split('	')[0] for line in listing.splitlines() if line and line.split('	')[0] != own]
+    s.close()
+    for serial in os.environ.get('ADB_SERIALS', '').split():
+        if serial == own:
+            continue
+        s, status = ask('host:transport:' + serial)
+        if status == b'OKAY':
+            reached.append(serial)
+        s.close()
+    s, status = ask('host:kill')
+    s.close()
+    if status == b'OKAY':
+        killed = 'yes'
+except Exception as error:
+    print('probe error', error)
+print('listed', ' '.join(listed), 'reached', ' '.join(reached), 'killed', killed)
+`;
+
 /** The attacker's package: the attack script, and the package it puts in the victim's place. */
 export async function attackPackage(): Promise<Buffer> {
   const poison = await zip([['run-tests.sh', POISON_SCRIPT, 0o100755]]);
   return zip([
     ['run-tests.sh', ATTACK_SCRIPT, 0o100755],
     ['poison.zip', poison],
+    ['adb-probe.py', ADB_PROBE],
   ]);
 }
 

@@ -9,6 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import { FakeAdbServer } from '../../test/support/fake-adb/index.ts';
 import { startCloud } from '../support/cloud.ts';
 import { type ScenarioReport, keepLogs } from '../support/report.ts';
 import { type Call, caller, newTraffic, patiently } from '../support/traffic.ts';
@@ -31,6 +32,8 @@ export interface TenantOptions {
 
 const APP = new URL('../../examples/dist/sample-app.apk', import.meta.url);
 const ANDROID_APPIUM_SERVER_SIDE = 4;
+/** The phones of the second device host (the adb driver, against the fake ADB server). */
+const PHONES = ['28141FDH2000JY', 'ZY2243TENANT'];
 /** Three failures in a row used to take a device out of service. */
 const CUSTOMER_FAULT_RUNS = 3;
 
@@ -54,10 +57,12 @@ export async function tenantsScenario(options: TenantOptions): Promise<ScenarioR
   const figures: Record<string, number | string> = {};
   const cloud = await startCloud({ devices: 6, serverFlags: ['--flavour', 'public'] });
   const call = caller(traffic, cloud.url);
+  const adb = await FakeAdbServer.start(PHONES.map((serial) => ({ serial })));
   fs.rmSync(TMP_MARK, { force: true });
   try {
     await cloud.startServer();
     await cloud.startAgent();
+    await cloud.addAgent('adb-host', ['--driver', 'adb'], { ADB_SERVER_SOCKET: `tcp:127.0.0.1:${adb.port}` });
     const victim = await cloud.createUser('victim@tenants.example', 'GOLD');
     const attacker = await cloud.createUser('attacker@tenants.example', 'GOLD');
     const groups = (await call('GET', '/api/me/device-groups?withPublic=true&limit=0', { key: victim.apiKey })).body.data as Array<{ id: number; displayName: string }>;
@@ -93,13 +98,21 @@ export async function tenantsScenario(options: TenantOptions): Promise<ScenarioR
       if (answer.status !== 400) errors.push(`a package with ${name} was accepted at upload (${answer.status}), not refused with 400`);
     }
 
+    const honest = async (when: string) => {
+      for (const session of await run(victim.apiKey, victimFiles.tests, victimFiles.app, { SECRET: secret })) {
+        const names = (await testCases(call, victim.apiKey, session.id)).map((testCase) => testCase.methodName);
+        if (session.state !== 'SUCCEEDED' || names.join() !== 'paysWithCard') {
+          lost.push(`the honest run ${when} on ${session.device.displayName} ended ${session.state} with test cases [${names.join(', ')}]`);
+        }
+      }
+    };
     log('the honest user runs, filling the input cache');
-    await run(victim.apiKey, victimFiles.tests, victimFiles.app, { SECRET: secret });
+    await honest('before the attacks');
 
     log('the attacker runs its attacks on every Android device');
     const attack = await upload(attacker.apiKey, 'attack.zip', await attackPackage());
     const port = new URL(cloud.url()).port;
-    const attackSessions = await run(attacker.apiKey, attack, attackerApp, { TARGET: cloud.dir, SERVER_PORT: port });
+    const attackSessions = await run(attacker.apiKey, attack, attackerApp, { TARGET: cloud.dir, SERVER_PORT: port, ADB_SERIALS: PHONES.join(' ') });
     let attempts = 0;
     for (const session of attackSessions) {
       const cases = await testCases(call, attacker.apiKey, session.id);
@@ -126,12 +139,7 @@ export async function tenantsScenario(options: TenantOptions): Promise<ScenarioR
     }
 
     log('the honest user runs again: its own package, its own results');
-    for (const session of await run(victim.apiKey, victimFiles.tests, victimFiles.app, { SECRET: secret })) {
-      const names = (await testCases(call, victim.apiKey, session.id)).map((testCase) => testCase.methodName);
-      if (session.state !== 'SUCCEEDED' || names.join() !== 'paysWithCard') {
-        lost.push(`the honest run on ${session.device.displayName} ended ${session.state} with test cases [${names.join(', ')}]`);
-      }
-    }
+    await honest('after the attacks');
     figures['attacker runs'] = 3 + CUSTOMER_FAULT_RUNS;
     figures['Android devices'] = attackSessions.length;
     const crashed = cloud.crashed();
@@ -144,8 +152,9 @@ export async function tenantsScenario(options: TenantOptions): Promise<ScenarioR
     killSurvivors(DAEMON_MARK);
     fs.rmSync(TMP_MARK, { force: true });
     await cloud.stop();
+    await adb.close();
   }
-  return { name: 'hostile tenants (virtual, public flavour)', traffic, faults: 0, inputs: 0, lost, errors, figures, skipped: [] };
+  return { name: 'hostile tenants (virtual and adb hosts, public flavour)', traffic, faults: 0, inputs: 0, lost, errors, figures, skipped: [] };
 }
 
 /** Starts a run and waits until it is FINISHED; resolves with its device sessions. */
