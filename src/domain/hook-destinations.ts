@@ -68,8 +68,21 @@ function addNetwork(list: BlockList, text: string): void {
   }
 }
 
+// Building the lists takes most of a millisecond: once per setting (the one array of the config).
+const built = new WeakMap<readonly string[], HookDestinationRules>();
+const NONE: readonly string[] = [];
+
 /** The rules, given the networks the operator allows (`--hook-allow-networks`). */
-export function hookDestinationRules(allowedNetworks: readonly string[] = []): HookDestinationRules {
+export function hookDestinationRules(allowedNetworks: readonly string[] = NONE): HookDestinationRules {
+  let rules = built.get(allowedNetworks);
+  if (rules === undefined) {
+    rules = buildRules(allowedNetworks);
+    built.set(allowedNetworks, rules);
+  }
+  return rules;
+}
+
+function buildRules(allowedNetworks: readonly string[]): HookDestinationRules {
   const refused = REFUSED.map(([reason, ranges]) => {
     const list = new BlockList();
     for (const range of ranges) addNetwork(list, range);

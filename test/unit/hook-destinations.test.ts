@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { InvalidParameterError } from '../../src/domain/errors.ts';
 import { checkHookUrl, hookDestinationRules } from '../../src/domain/hook-destinations.ts';
-import { checkedLookup } from '../../src/scheduler/hook-sender.ts';
+import { HookRefusedError, checkedLookup, postHook } from '../../src/scheduler/hook-sender.ts';
 
 const rules = hookDestinationRules();
 
@@ -116,6 +116,22 @@ describe('hook destinations', () => {
     const refused = (await ask('internal', { all: true })) as Error;
     expect(refused.message).toBe('refused: internal resolves to 169.254.169.254, a link-local address (cloud metadata services live there)');
     expect((refused as Error & { code: string }).code).toBe('EHOOKREFUSED');
+  });
+});
+
+describe('sending a hook', () => {
+  const request = (url: string, resolved: string[]) => ({
+    url,
+    body: new URLSearchParams({ testRunId: '1' }),
+    timeoutMs: 5000,
+    rules,
+    resolve: (_name: string, callback: (error: Error | null, addresses: Array<{ address: string; family: number }>) => void) => callback(null, resolved.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))),
+  });
+
+  it.each(['http', 'https'])('refuses over %s before any connection, whether the address is in the URL or resolved', async (scheme) => {
+    await expect(postHook(request(`${scheme}://ci.example.test/hook`, ['10.0.0.7', 'fd00::7']))).rejects.toThrow(new HookRefusedError('refused: ci.example.test resolves to 10.0.0.7, a private address'));
+    await expect(postHook(request(`${scheme}://[::ffff:a9fe:a9fe]/hook`, []))).rejects.toThrow(new HookRefusedError('refused: [::ffff:a9fe:a9fe] is a link-local address (cloud metadata services live there)'));
+    await expect(postHook(request(`${scheme}://localhost:1/hook`, ['127.0.0.1']))).rejects.toBeInstanceOf(HookRefusedError);
   });
 });
 
