@@ -22,6 +22,8 @@ export interface Limits {
   readonly oauthRefreshTtlMs: number;
   /** How long a dashboard sign-in lasts. */
   readonly sessionTtlMs: number;
+  /** Networks hooks may reach although they are internal (domain/hook-destinations.ts); none by default. */
+  readonly hookAllowNetworks: readonly string[];
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -33,6 +35,7 @@ export const DEFAULT_LIMITS: Limits = {
   oauthAccessTtlMs: 60 * 60_000,
   oauthRefreshTtlMs: 30 * 24 * 60 * 60_000,
   sessionTtlMs: 12 * 60 * 60_000,
+  hookAllowNetworks: [],
 };
 
 export interface Context {
