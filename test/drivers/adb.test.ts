@@ -459,7 +459,7 @@ describe('adb driver', () => {
     }
   });
 
-  it('runs server-side packages with the phone\'s serial and ADB server in the environment', async () => {
+  it('runs server-side packages with the phone\'s serial and its ADB endpoint in the environment', async () => {
     // The script speaks the ADB protocol itself (bash's /dev/tcp), as adb or Appium would.
     const script = `set -e
 exec 3<>/dev/tcp/$ANDROID_ADB_SERVER_ADDRESS/$ANDROID_ADB_SERVER_PORT
@@ -481,12 +481,14 @@ XML
     } finally {
       delete process.env.DEVICECLOUD_AGENT_TOKEN;
     }
-    expect(result.outcome).toBe('COMPLETED');
+    expect(result.outcome, result.failReason ?? '').toBe('COMPLETED');
     expect(result.exitCode).toBe(0);
     const junit = fs.readFileSync(result.artifacts.find((artifact) => artifact.kind === 'junit')!.path, 'utf8');
     expect(junit).toContain('name="model Pixel 7"');
     const env = fs.readFileSync(result.artifacts.find((artifact) => artifact.name === 'env.txt')!.path, 'utf8');
-    for (const line of [`ANDROID_SERIAL=${PIXEL}`, `ADB_SERVER_SOCKET=tcp:127.0.0.1:${fake.port}`, 'APP_PACKAGE=com.devicecloud.sample', 'APP_ACTIVITY=com.devicecloud.sample.MainActivity', 'DEVICE_API_LEVEL=34', 'BASE_URL=https://staging']) expect(env).toContain(line);
+    for (const line of [`ANDROID_SERIAL=${PIXEL}`, `ADB_SERVER_SOCKET=localfilesystem:${path.join(dataDir, 'work', String(jobs), 'adb.sock')}`, 'ANDROID_ADB_SERVER_ADDRESS=127.0.0.1', 'APP_PACKAGE=com.devicecloud.sample', 'APP_ACTIVITY=com.devicecloud.sample.MainActivity', 'DEVICE_API_LEVEL=34', 'BASE_URL=https://staging']) expect(env).toContain(line);
+    // The host's ADB server, which reaches every phone, is named nowhere: only the run's endpoint is.
+    expect(env).not.toContain(String(fake.port));
     expect(env).not.toContain('ANDROID_SERIAL=other');
     expect(env).not.toContain('dca_never_leaks');
     expect(result.artifacts.map((artifact) => artifact.name)).toEqual(expect.arrayContaining(['test.log', 'logcat.txt', '01-final.png']));
