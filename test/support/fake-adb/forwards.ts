@@ -34,7 +34,7 @@ export class FakeForwards {
       this.listeners.set(local, { ...existing, device, remote });
       return Buffer.concat([OKAY, OKAY, hexValue(port[1]!)]);
     }
-    const server = net.createServer((socket) => this.connect(local, socket));
+    const server = net.createServer((socket) => this.connect(`tcp:${(server.address() as net.AddressInfo).port}`, socket));
     try {
       await new Promise<void>((resolve, reject) => server.once('error', reject).listen(Number(port[1]), '127.0.0.1', resolve));
     } catch (error) {
