@@ -42,6 +42,7 @@ export interface AdbEndpoint {
 }
 
 const UNREAD_LIMIT = 64 * 1024 + 8;
+const REFUSALS_LOGGED = 10;
 /** The kernel's limit on a unix socket's path (sun_path), less its terminating NUL. */
 const SOCKET_PATH_MAX = 107;
 
@@ -60,6 +61,7 @@ class Endpoint implements AdbEndpoint {
   private readonly timeoutMs: number;
   private readonly log: (message: string) => void;
   private closed = false;
+  private refusals = 0;
   tcpPort: number | null = null;
 
   constructor(private readonly options: AdbEndpointOptions) {
@@ -95,12 +97,24 @@ class Endpoint implements AdbEndpoint {
     this.closed = true;
     for (const server of this.servers) server.close();
     for (const socket of this.sockets) socket.destroy();
-    fs.rmSync(this.socketPath, { force: true });
+    if (this.refusals > REFUSALS_LOGGED) this.log(`${this.options.serial}: ${this.refusals - REFUSALS_LOGGED} more request(s) from the run's script refused`);
+    try {
+      fs.rmSync(this.socketPath, { force: true });
+    } catch (error) {
+      // The script owns the folder and may have put something else there; the run's cleanup takes it.
+      this.log(`${this.options.serial}: could not remove ${this.socketPath}: ${(error as Error).message}`);
+    }
     try {
       for (const local of (await this.forwards()).own) await this.answer(`host-serial:${this.options.serial}:killforward:${local}`);
     } catch (error) {
       this.log(`${this.options.serial}: could not remove the run's forwards: ${(error as Error).message}`);
     }
+  }
+
+  /** Logged a few at a time: a script refused in a loop must not flood the agent's log. */
+  private refused(request: string, message: string): void {
+    this.refusals += 1;
+    if (this.refusals <= REFUSALS_LOGGED) this.log(`${this.options.serial}: refused '${request.slice(0, 120)}' from the run's script: ${message}`);
   }
 
   private server(): net.Server {
@@ -155,7 +169,7 @@ class Endpoint implements AdbEndpoint {
       const decision: Decision = request === '' ? { kind: 'refuse', message: 'empty request' } : decide(request, this.options.serial, bound);
       switch (decision.kind) {
         case 'refuse':
-          this.log(`${this.options.serial}: refused '${request.slice(0, 120)}' from the run's script: ${decision.message}`);
+          this.refused(request, decision.message);
           client.end(failure(decision.message));
           return;
         case 'pass':
