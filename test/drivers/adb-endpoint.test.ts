@@ -220,12 +220,18 @@ describe.skipIf(adbBinary === undefined)('the adb command line through a run\'s 
     await fake.close();
   });
 
-  it('devices, shell, push, install, logcat and forward reach the run\'s phone; another serial, kill-server and reverse do not', async () => {
+  it('devices, shell, exec-out, push, install, logcat and forward reach the run\'s phone; another serial, transport ids, kill-server, connect, reverse, tcpip do not', async () => {
     expect(await adb('devices')).toEqual({ code: 0, out: `List of devices attached\n${PIXEL}\tdevice\n\n` });
     expect(await adb('-s', PIXEL, 'shell', 'getprop', 'ro.product.model')).toEqual({ code: 0, out: 'Pixel 7\n' });
     expect(await adb('shell', 'getprop', 'ro.product.model')).toEqual({ code: 0, out: 'Pixel 7\n' });
     expect(await adb('-s', MOTO, 'shell', 'getprop', 'ro.product.model')).toEqual({ code: 1, out: expect.stringContaining(`device '${MOTO}' is not this run's device`) });
+    expect(await adb('-t', '3', 'shell', 'id')).toEqual({ code: 1, out: `error: transport ids are not offered here: name the device with -s ${PIXEL}\n` });
     expect(fake.device(MOTO).commands).toEqual([]);
+    expect(await adb('-d', 'exec-out', 'echo', 'usb')).toEqual({ code: 0, out: 'usb\n' });
+    expect(await adb('get-serialno')).toEqual({ code: 0, out: `${PIXEL}\n` });
+    for (const args of [['connect', '10.0.0.7:5555'], ['disconnect'], ['reconnect'], ['tcpip', '5555'], ['reboot', 'bootloader']]) {
+      expect((await adb(...args)).out, args.join(' ')).toMatch(/not offered|may not/);
+    }
 
     const file = path.join(root, 'note.txt');
     fs.writeFileSync(file, 'hello phone');

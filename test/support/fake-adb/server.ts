@@ -4,9 +4,9 @@
  * length-prefixed requests answered OKAY or FAIL; host services (`host:version`, `host:devices`,
  * `host:devices-l`, `host:track-devices`, `host:kill`, `host[-serial:<serial>]:features` (none, as
  * an old adbd reports: adb then uses `shell:` and the first sync protocol),
- * `host-serial:<serial>:get-state|wait-for-…`, forwards (forwards.ts), `host:transport:<serial>`,
+ * `host-serial:<serial>:get-state|get-serialno|get-devpath|wait-for-…`, forwards (forwards.ts), `host:transport:<serial>`,
  * `host:transport-any` and `host:tport:serial:<serial>|any`); and, on a transport, host requests
- * again, `shell:` (raw output, as adbd gives it to a command without a terminal), `sync:`
+ * again, `shell:` and `exec:` (raw output, as adbd gives it to a command without a terminal), `sync:`
  * (STAT, LIST, SEND/DATA/DONE, RECV, QUIT) and `reboot:`. Phones can be plugged, unplugged,
  * taken offline or left unauthorized while clients watch. adbkit 3.3 uses no `shell,v2:` (nor
  * `exec:`): every command, install included (`sync:` SEND, then `shell:pm install`), goes through
@@ -136,7 +136,8 @@ export class FakeAdbServer {
         this.deviceSockets.set(device.serial, set);
         continue;
       }
-      if (request.startsWith('shell:')) return this.shell(socket, device, request.slice('shell:'.length));
+      // `exec:` is `shell:` without a terminal, which the fake's shell never has anyway.
+      if (request.startsWith('shell:') || request.startsWith('exec:')) return this.shell(socket, device, request.slice(request.indexOf(':') + 1));
       if (request === 'sync:') {
         socket.write(OKAY);
         return serveSync(socket, reader, device);
@@ -154,7 +155,7 @@ export class FakeAdbServer {
   /** A host request: answered and done, or a transport now bound to a phone. */
   private async host(socket: net.Socket, request: string, bound: FakeDevice | null): Promise<'done' | 'continue' | FakeDevice> {
     const serviceOf = (prefix: RegExp) => prefix.exec(request)?.slice(1) ?? null;
-    const serial = serviceOf(/^host-serial:(.+?):(features|get-state|wait-for-[a-z-]+|forward:.*|killforward:.*|killforward-all|list-forward)$/);
+    const serial = serviceOf(/^host-serial:(.+?):(features|get-state|get-serialno|get-devpath|wait-for-[a-z-]+|forward:.*|killforward:.*|killforward-all|list-forward)$/);
     const any = serviceOf(/^host:(features|forward:.*|killforward:.*|killforward-all|list-forward)$/);
     const [target, service] = serial !== null ? [this.devices.get(serial[0]!) ?? null, serial[1]!] : any !== null ? [bound ?? this.only(), any[0]!] : [null, null];
     if (service !== null) {
@@ -164,6 +165,8 @@ export class FakeAdbServer {
       else if (target === null) socket.end(fail(serial !== null ? `device '${serial[0]}' not found` : 'more than one device/emulator'));
       else if (service === 'features') socket.end(Buffer.concat([OKAY, hexValue('')]));
       else if (service === 'get-state') socket.end(Buffer.concat([OKAY, hexValue(target.state)]));
+      else if (service === 'get-serialno') socket.end(Buffer.concat([OKAY, hexValue(target.serial)]));
+      else if (service === 'get-devpath') socket.end(Buffer.concat([OKAY, hexValue(`usb:1-1.${target.serial.length % 4}`)]));
       else if (service.startsWith('wait-for-')) socket.end(target.state === 'device' ? Buffer.concat([OKAY, OKAY]) : fail(`device '${target.serial}' is ${target.state}`));
       else socket.end(await this.forwards.forward(target, service.slice('forward:'.length)));
       return 'done';
