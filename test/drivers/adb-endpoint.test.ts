@@ -129,6 +129,13 @@ describe('a run\'s ADB endpoint (fake ADB server, two phones)', () => {
       await slow.close();
     }
     expect(await AdbWireClient.ask(unix, 'host:devices')).toBe(`${PIXEL}\tdevice\n`);
+    // Without the server behind it, a client is told so.
+    const orphan = await openAdbEndpoint({ serial: PIXEL, upstream: { host: '127.0.0.1', port: await closedPort() }, socketPath: path.join(path.dirname(endpoint.socketPath), 'orphan.sock') });
+    try {
+      expect(await AdbWireClient.ask({ path: orphan.socketPath }, 'host:devices')).toEqual({ fail: expect.stringContaining("the host's ADB server does not answer: connect ECONNREFUSED") });
+    } finally {
+      await orphan.close();
+    }
     expect(fake.requests.filter((request) => !/^host:(devices|list-forward)$/.test(request))).toEqual([]);
   });
 
@@ -194,6 +201,15 @@ describe('a run\'s ADB endpoint (fake ADB server, two phones)', () => {
     await expect(client.getDevice(MOTO).shell('getprop ro.product.model')).rejects.toThrow(/not this run's device/);
   });
 });
+
+/** A loopback port nobody listens on. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
 
 const adbBinary = ['/usr/bin/adb', '/usr/lib/android-sdk/platform-tools/adb'].find((file) => fs.existsSync(file));
 

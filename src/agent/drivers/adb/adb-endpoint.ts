@@ -140,7 +140,8 @@ class Endpoint implements AdbEndpoint {
     this.track(client);
     void this.converse(client).catch((error: unknown) => {
       if (!(error instanceof WireError)) this.log(`ADB endpoint of ${this.options.serial}: ${(error as Error).message}`);
-      client.destroy();
+      // An answer already on its way (the server's absence, say) is let through.
+      if (!client.writableEnded) client.destroy();
     });
   }
 
@@ -158,7 +159,10 @@ class Endpoint implements AdbEndpoint {
       if (upstream === null) {
         const socket = this.connectUpstream();
         upstream = { socket, reader: new WireReader(socket, UNREAD_LIMIT) };
-        socket.on('close', () => client.destroy());
+        socket.once('error', (error) => {
+          if (socket.bytesRead === 0) client.end(failure(`the host's ADB server does not answer: ${error.message}`));
+        });
+        socket.on('close', () => client.end());
         client.on('close', () => socket.destroy());
       }
       return upstream;
