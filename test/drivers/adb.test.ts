@@ -14,6 +14,8 @@ import type { Driver, Job, LocalFile } from '../../src/agent/driver.ts';
 import { Adb } from '../../src/agent/drivers/adb/adbkit.ts';
 import { baselinePath } from '../../src/agent/drivers/adb/baseline.ts';
 import { parseAccounts } from '../../src/agent/drivers/adb/device-output.ts';
+import { noSandbox } from '../../src/agent/drivers/host/sandbox.ts';
+import { testSandbox } from '../support/sandbox.ts';
 import { type AdbDriverOptions, createAdbDriver } from '../../src/agent/drivers/adb/index.ts';
 import { fixedTexts, inputTextArgument, parseUiDump, screenTitle } from '../../src/agent/drivers/adb/ui-automator.ts';
 import { testApk, localFile } from '../support/fake-adb/apks.ts';
@@ -52,6 +54,8 @@ function driverFor(fake: FakeAdbServer, dataDir: string, extra: Partial<AdbDrive
     bootTimeoutMs: 10_000,
     crawler: { settleMs: 100, monkeyEvents: 40, monkeyThrottleMs: 10 },
     ui: { pollMs: 20, screenTimeoutMs: 1500, flowTimeoutMs: 20_000 },
+    // The fake ADB server listens on the host's loopback: the network of private clouds.
+    sandbox: testSandbox(dataDir, { network: 'host' }),
     ...extra,
   });
 }
@@ -553,7 +557,7 @@ XML
     const gone = await FakeAdbServer.start();
     const port = gone.port;
     await gone.close();
-    const orphan = createAdbDriver({ dataDir: fs.mkdtempSync(path.join(root, 'noserver-')), server: { host: '127.0.0.1', port }, log: () => undefined, adbBinary: path.join(root, 'no-adb-here') });
+    const orphan = createAdbDriver({ dataDir: fs.mkdtempSync(path.join(root, 'noserver-')), server: { host: '127.0.0.1', port }, log: () => undefined, adbBinary: path.join(root, 'no-adb-here'), sandbox: noSandbox() });
     try {
       await expect(orphan.listDevices()).rejects.toThrow(`the ADB server cannot be reached`);
     } finally {

@@ -6,6 +6,7 @@ import { buildExamples } from '../../examples/build.ts';
 import type { Driver, Job, LocalFile } from '../../src/agent/driver.ts';
 import { SCRIPT_LOG_LIMIT_BYTES as LOG_LIMIT_BYTES } from '../../src/agent/drivers/host/test-script.ts';
 import { createVirtualDriver, defaultVirtualDevices } from '../../src/agent/drivers/virtual/index.ts';
+import { testSandbox } from '../support/sandbox.ts';
 import { groupUsage } from '../../src/agent/drivers/host/process-tree.ts';
 import { inspectFile } from '../../src/files/inspect/index.ts';
 import { zip } from '../support/zips.ts';
@@ -50,7 +51,7 @@ ${junit('<testcase classname="c" name="clean">$r</testcase>')}`,
 
 describeDriverConformance('virtual', async () => {
   const dataDir = fs.mkdtempSync(path.join(root, 'conformance-'));
-  return { driver: createVirtualDriver({ dataDir, devices: defaultVirtualDevices(1, 1) }), fixtures, cleanup: async () => undefined };
+  return { driver: createVirtualDriver({ dataDir, devices: defaultVirtualDevices(1, 1), sandbox: testSandbox(dataDir) }), fixtures, cleanup: async () => undefined };
 });
 
 describe('virtual driver', () => {
@@ -59,7 +60,7 @@ describe('virtual driver', () => {
   let jobs = 0;
   beforeAll(() => {
     dataDir = fs.mkdtempSync(path.join(root, 'virtual-'));
-    driver = createVirtualDriver({ dataDir, devices: defaultVirtualDevices(2, 1) });
+    driver = createVirtualDriver({ dataDir, devices: defaultVirtualDevices(2, 1), sandbox: testSandbox(dataDir) });
   });
   afterAll(() => driver.close());
 
@@ -133,7 +134,7 @@ describe('virtual driver', () => {
     const leader = Number(fs.readFileSync(path.join(dataDir, 'devices', 'virtual-android-1', 'storage', 'leader.pid'), 'utf8'));
     expect(groupUsage(leader).processes).toBeGreaterThan(0);
     // The agent that started them is gone; a new one, on the same data dir, cleans the device.
-    const successor = createVirtualDriver({ dataDir, devices: defaultVirtualDevices(2, 1) });
+    const successor = createVirtualDriver({ dataDir, devices: defaultVirtualDevices(2, 1), sandbox: testSandbox(dataDir) });
     const cleaned = await successor.clean('virtual-android-1');
     expect(cleaned).toMatchObject({ ok: true, report: expect.stringContaining('stopped tests left running by a previous agent') });
     expect(groupUsage(leader).processes).toBe(0);

@@ -18,6 +18,7 @@ import { DeviceIo } from './device-io.ts';
 import { parseBattery } from './device-output.ts';
 import { describeDevice } from './devices.ts';
 import { runInstrumentation } from './instrumentation-run.ts';
+import type { Sandbox } from '../host/sandbox.ts';
 import { type AdbServerAddress, runServerSide } from './server-side.ts';
 import { type AdbDevice, infra } from './session.ts';
 import { DeviceTracker } from './tracker.ts';
@@ -42,6 +43,8 @@ export interface AdbDriverOptions {
   readonly ui?: Partial<UiTimings>;
   /** The agent's environment: where server-side scripts find adb and the Android SDK. */
   readonly hostEnv?: NodeJS.ProcessEnv;
+  /** Where server-side scripts (customer code) run (../host/sandbox.ts). */
+  readonly sandbox: Sandbox;
 }
 
 /** How long listDevices waits for the ADB server's first list of phones. */
@@ -168,7 +171,7 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
           return runInstrumentation(job, context, device);
         case 'server-side':
         case 'calabash':
-          return runServerSide(job, context, device, server, options.hostEnv ?? {});
+          return runServerSide(job, context, device, server, options.hostEnv ?? {}, options.sandbox);
         case 'crawler':
           return crawl(job, context, device, crawler);
         default:

@@ -1,13 +1,16 @@
 /**
  * Server-side packages (Appium server side, Calabash, anything with `run-tests.sh`) against a
- * real phone: the script runs on the host, in a session of its own, with a small documented
+ * real phone: the script runs on the host, in the agent's sandbox, with a small documented
  * environment that points its adb at this phone (ANDROID_SERIAL) through the same ADB server
- * (ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT). Meanwhile the app's CPU and memory are sampled on
- * the phone and its log is captured. A stop kills the script's whole session and force-stops the app.
+ * (ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT). In a sandbox without network (the public
+ * flavour's) that TCP address is not reachable: the phone is reached through an endpoint of the
+ * run's own, a socket inside its folder. Meanwhile the app's CPU and memory are sampled on the
+ * phone and its log is captured. A stop kills everything the script started and force-stops the app.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ExecutionContext, ExecutionResult, Job } from '../../driver.ts';
+import type { Sandbox } from '../host/sandbox.ts';
 import { baseScriptEnv, collectScriptOutputs, prepareTestScript, runTestScript, withParameters } from '../host/test-script.ts';
 import { type AdbDevice, RunSession, infra } from './session.ts';
 
@@ -19,7 +22,7 @@ export interface AdbServerAddress {
   readonly port: number;
 }
 
-export async function runServerSide(job: Job, context: ExecutionContext, device: AdbDevice, server: AdbServerAddress, hostEnv: NodeJS.ProcessEnv): Promise<ExecutionResult> {
+export async function runServerSide(job: Job, context: ExecutionContext, device: AdbDevice, server: AdbServerAddress, hostEnv: NodeJS.ProcessEnv, sandbox: Sandbox): Promise<ExecutionResult> {
   if (job.tests === null) return infra('no test package (a zip with run-tests.sh) was given');
   if (job.app !== null && !/\.apk$/i.test(job.app.name)) return infra(`${job.app.name} is not an Android app (APK)`);
   const appPackage = job.app?.properties.package_name ?? null;
@@ -51,13 +54,25 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
   } catch (error) {
     return await session.failure(error, 'starting the device log');
   }
-  const exitCode = await runTestScript(layout, { env: withParameters(env, job.parameters, SDK_VARIABLES), signal: context.signal });
+  const { exitCode, breach } = await runTestScript(layout, {
+    sandbox,
+    env: withParameters(env, job.parameters, SDK_VARIABLES),
+    signal: context.signal,
+    // The app, adb and the SDK, read-only at their own paths.
+    readOnly: [...(job.app === null ? [] : [job.app.path]), ...sdkPaths(env)],
+  });
   if (appPackage !== null) await session.forceStop([appPackage]);
   const lost = !context.signal.aborted && (await session.lost());
   const artifacts = [...(await session.finish(true)), ...collectScriptOutputs(layout)];
   if (context.signal.aborted) return { outcome: 'STOPPED', failReason: null, testCases: null, exitCode, artifacts };
   if (lost) return infra('the phone went away during the tests', artifacts);
-  return { outcome: 'COMPLETED', failReason: null, testCases: null, exitCode, artifacts };
+  return { outcome: 'COMPLETED', failReason: breach?.message ?? null, testCases: null, exitCode, artifacts, ...(breach !== null && { breach }) };
+}
+
+/** The SDK folders and adb's folder the script's environment names. */
+function sdkPaths(env: Record<string, string>): string[] {
+  const adbDir = env.PATH?.split(':')[0];
+  return [...SDK_VARIABLES.map((name) => env[name]).filter((dir): dir is string => dir !== undefined), ...(adbDir !== undefined && !PLAIN_PATH.split(':').includes(adbDir) ? [adbDir] : [])];
 }
 
 /** A plain PATH, plus wherever the host's adb is, so that scripts (and Appium) find it. */
