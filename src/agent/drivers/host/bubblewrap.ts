@@ -92,15 +92,17 @@ export function createBubblewrapSandbox(options: BubblewrapOptions): Sandbox {
         ...(asRoot ? [] : ['--unshare-user', '--uid', '65534', '--gid', '65534', '--disable-userns']),
         ...(options.network === 'none' ? ['--unshare-net'] : []),
         '--hostname', 'sandbox',
-        ...system.flatMap((entry) => ['--ro-bind', entry, entry]),
-        ...usrLinks.flatMap((name) => ['--symlink', `usr/${name}`, `/${name}`]),
-        ...usrDirs.flatMap((name) => ['--ro-bind', `/${name}`, `/${name}`]),
-        ...identityFiles(options.stateDir, uid ?? 65534).flatMap(([file, target]) => ['--ro-bind', file, target]),
-        '--proc', '/proc',
-        '--dev', '/dev',
-        '--perms', '1777', '--size', String(Math.min(options.limits.diskMb, 1024) * 1024 * 1024), '--tmpfs', '/tmp',
-        ...spec.readOnly.filter((entry) => fs.existsSync(entry)).flatMap((entry) => ['--ro-bind', entry, entry]),
-        ...spec.writable.flatMap((entry) => ['--bind', entry, entry]),
+        ...mounts([
+          ...system.map((entry) => ['--ro-bind', entry, entry]),
+          ...usrLinks.map((name) => ['--symlink', `usr/${name}`, `/${name}`]),
+          ...usrDirs.map((name) => ['--ro-bind', `/${name}`, `/${name}`]),
+          ...identityFiles(options.stateDir, uid ?? 65534).map(([file, target]) => ['--ro-bind', file, target]),
+          ['--proc', '/proc'],
+          ['--dev', '/dev'],
+          ['--perms', '1777', '--size', String(Math.min(options.limits.diskMb, 1024) * 1024 * 1024), '--tmpfs', '/tmp'],
+          ...spec.readOnly.filter((entry) => fs.existsSync(entry)).map((entry) => ['--ro-bind', entry, entry]),
+          ...spec.writable.map((entry) => ['--bind', entry, entry]),
+        ]),
         '--chdir', spec.cwd,
         '--info-fd', '3',
         '--',
@@ -136,6 +138,31 @@ export function createBubblewrapSandbox(options: BubblewrapOptions): Sandbox {
       } satisfies SandboxedProcess;
     },
   };
+}
+
+/**
+ * The mounts in order, each preceded by the folders leading to it that nothing mounted yet: bwrap
+ * would make those itself, but as root it makes them 0700, which the script's uid cannot cross.
+ */
+function mounts(list: readonly string[][]): string[] {
+  const done: string[] = [];
+  const made = new Set<string>();
+  const args: string[] = [];
+  const covered = (dir: string) => done.some((target) => dir === target || dir.startsWith(`${target}/`));
+  for (const mount of list) {
+    const target = mount.at(-1)!;
+    const parents: string[] = [];
+    for (let dir = path.dirname(target); dir !== '/'; dir = path.dirname(dir)) parents.unshift(dir);
+    for (const dir of parents) {
+      if (made.has(dir) || covered(dir)) continue;
+      made.add(dir);
+      args.push('--perms', '0755', '--dir', dir);
+    }
+    args.push(...mount);
+    // Below a bound folder, folders exist with their own modes; below a tmpfs, bwrap makes them.
+    if (mount[0] === '--bind' || mount[0] === '--ro-bind') done.push(target);
+  }
+  return args;
 }
 
 /** As root: rlimits for each process (prlimit), then a uid of the run's own, no capabilities (setpriv). */
