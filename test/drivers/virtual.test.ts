@@ -6,9 +6,9 @@ import { buildExamples } from '../../examples/build.ts';
 import type { Driver, Job, LocalFile } from '../../src/agent/driver.ts';
 import { SCRIPT_LOG_LIMIT_BYTES as LOG_LIMIT_BYTES } from '../../src/agent/drivers/host/test-script.ts';
 import { createVirtualDriver, defaultVirtualDevices } from '../../src/agent/drivers/virtual/index.ts';
-import { processesWith, testSandbox } from '../support/sandbox.ts';
 import { groupUsage } from '../../src/agent/drivers/host/process-tree.ts';
 import { inspectFile } from '../../src/files/inspect/index.ts';
+import { processesWith, testSandbox } from '../support/sandbox.ts';
 import { zip } from '../support/zips.ts';
 import { type DriverFixtures, type JobSpec, describeDriverConformance, recorder } from './conformance.ts';
 

@@ -171,7 +171,8 @@ function rootDrop(uid: number, limits: SandboxLimits): string[] {
     'prlimit',
     `--nproc=${limits.processes}`,
     `--fsize=${limits.diskMb * 1024 * 1024}`,
-    `--data=${limits.memoryMb * 1024 * 1024}`,
+    // A backstop per process, above the watched total, so that the watcher names the limit first.
+    `--data=${limits.memoryMb * 4 * 1024 * 1024}`,
     '--core=0',
     '--',
     'setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--',
