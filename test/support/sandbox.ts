@@ -19,17 +19,18 @@ export function testSandbox(dataDir: string, options: { network?: SandboxNetwork
 }
 
 /**
- * Live processes (not zombies) whose command line holds `marker`. Inside a sandbox, $$ and $! are
- * pids of its own PID namespace, which mean nothing outside: tests find the processes by a marker.
+ * Live processes (not zombies) whose command line (or environment) holds `marker`. Inside a
+ * sandbox, $$ and $! are pids of its own PID namespace, which mean nothing outside: tests find the
+ * processes by a marker.
  */
-export function processesWith(marker: string): number[] {
+export function processesWith(marker: string, where: 'cmdline' | 'environ' = 'cmdline'): number[] {
   const found: number[] = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
       if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) found.push(Number(entry));
+      if (fs.readFileSync(`/proc/${entry}/${where}`, 'utf8').includes(marker)) found.push(Number(entry));
     } catch {
       // gone meanwhile
     }

@@ -93,13 +93,14 @@ export function createBubblewrapSandbox(options: BubblewrapOptions): Sandbox {
         ...(options.network === 'none' ? ['--unshare-net'] : []),
         '--hostname', 'sandbox',
         ...mounts([
+          // The private /tmp first: a path to show below /tmp is bound over it, not hidden by it.
+          ['--perms', '1777', '--size', String(Math.min(options.limits.diskMb, 1024) * 1024 * 1024), '--tmpfs', '/tmp'],
+          ['--proc', '/proc'],
+          ['--dev', '/dev'],
           ...system.map((entry) => ['--ro-bind', entry, entry]),
           ...usrLinks.map((name) => ['--symlink', `usr/${name}`, `/${name}`]),
           ...usrDirs.map((name) => ['--ro-bind', `/${name}`, `/${name}`]),
           ...identityFiles(options.stateDir, uid ?? 65534).map(([file, target]) => ['--ro-bind', file, target]),
-          ['--proc', '/proc'],
-          ['--dev', '/dev'],
-          ['--perms', '1777', '--size', String(Math.min(options.limits.diskMb, 1024) * 1024 * 1024), '--tmpfs', '/tmp'],
           ...spec.readOnly.filter((entry) => fs.existsSync(entry)).map((entry) => ['--ro-bind', entry, entry]),
           ...spec.writable.map((entry) => ['--bind', entry, entry]),
         ]),
