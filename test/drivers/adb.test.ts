@@ -497,6 +497,28 @@ XML
     expect((await driver.clean(PIXEL)).ok).toBe(true);
   });
 
+  it("gives a script on the public flavour (sandbox without network) no path to the host's ADB server", async () => {
+    // The same ADB request as above, over the address the environment names.
+    const script = `exec 3<>/dev/tcp/$ANDROID_ADB_SERVER_ADDRESS/$ANDROID_ADB_SERVER_PORT && printf '000chost:devices' >&3 && head -c 4 <&3 && echo REACHED
+echo "socket $ADB_SERVER_SOCKET"
+`;
+    const tests = path.join(root, 'public-adb.zip');
+    fs.writeFileSync(tests, await zip([['run-tests.sh', script, 0o100755]]));
+    const publicDir = fs.mkdtempSync(path.join(root, 'public-'));
+    const isolated = driverFor(fake, publicDir, { sandbox: testSandbox(publicDir, { network: 'none' }) });
+    try {
+      await isolated.listDevices();
+      const result = await isolated.execute(job({ kind: 'server-side', app, tests: { path: tests, name: 'public-adb.zip', properties: {} } }), recorder().context);
+      const log = fs.readFileSync(result.artifacts.find((artifact) => artifact.name === 'test.log')!.path, 'utf8');
+      expect(log).toContain(`socket tcp:127.0.0.1:${fake.port}`);
+      expect(log).not.toContain('REACHED');
+      expect(log).toMatch(/Connection refused/);
+      expect((await isolated.clean(PIXEL)).ok).toBe(true);
+    } finally {
+      await isolated.close();
+    }
+  });
+
   it('stops a server-side script and its children promptly', async () => {
     const tests = path.join(root, 'endless.zip');
     fs.writeFileSync(tests, await zip([['run-tests.sh', 'trap "" TERM\nwhile true; do sleep 0.1; done\n', 0o100755]]));
