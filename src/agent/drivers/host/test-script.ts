@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ENV_NAME } from '../../../domain/values.ts';
 import type { Artifact, ExecutionContext, Job } from '../../driver.ts';
-import type { LimitBreach, Sandbox } from './sandbox.ts';
+import type { LimitBreach, Sandbox, SandboxedProcess } from './sandbox.ts';
 import { watchLimits } from './sandbox-limits.ts';
 
 export const SCRIPT_LOG_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -148,16 +148,29 @@ export function runTestScript(layout: ScriptLayout, run: ScriptRun): Promise<Scr
     if (run.signal.aborted) kill();
     run.signal.addEventListener('abort', kill, { once: true });
     child.on('error', (error) => write(Buffer.from(`\n[could not start the tests: ${error.message}]\n`)));
-    child.on('close', (code) => {
+    child.on('close', async (code) => {
       stopWatching();
       run.signal.removeEventListener('abort', kill);
-      // Whatever ignored SIGTERM, or was left behind, goes now.
-      sandboxed.kill();
       clearTimeout(killTimer);
+      // Whatever ignored SIGTERM, or was left behind, goes now, and is gone before the outputs are
+      // read: nothing of the script may change its folder while the agent collects from it.
+      await endAll(sandboxed);
       if (truncated) log.write(`\n[log truncated after ${SCRIPT_LOG_LIMIT_BYTES} bytes]\n`);
       log.end(() => resolve({ exitCode: code, breach }));
     });
   });
+}
+
+const END_WAIT_MS = 5000;
+
+/** Kills what is left inside until nothing is (SIGKILL lands when each process is next scheduled). */
+async function endAll(sandboxed: SandboxedProcess): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    sandboxed.kill();
+    if (sandboxed.members().every((member) => member.state === 'Z') || Date.now() - started > END_WAIT_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** JUnit files, screenshots and any other outputs the tests left in $OUTPUT_DIR, and the script's log. */
