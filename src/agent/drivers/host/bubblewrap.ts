@@ -10,9 +10,11 @@
  * uid of its own per run (uidBase + n, with setpriv), with rlimits set by prlimit; the run's
  * folders are chowned to it first. Otherwise bwrap maps the agent's uid to 65534 in a user
  * namespace: files outside still belong to the agent's user, so only the mount namespace keeps the
- * script from the agent's files. When the outer bwrap dies, its child (PID 1 of the namespace)
- * gets SIGKILL (--die-with-parent), and the kernel ends every process of a namespace whose PID 1
- * ends: nothing the script started, setsid daemons included, outlives the run.
+ * script from the agent's files. Either way prlimit sets per-process limits first.
+ *
+ * When the outer bwrap dies, its child (PID 1 of the namespace) gets SIGKILL (--die-with-parent),
+ * and the kernel ends every process of a namespace whose PID 1 ends: nothing the script started,
+ * setsid daemons included, outlives the run.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -107,7 +109,8 @@ export function createBubblewrapSandbox(options: BubblewrapOptions): Sandbox {
         '--chdir', spec.cwd,
         '--info-fd', '3',
         '--',
-        ...(asRoot ? rootDrop(uid!, options.limits) : []),
+        ...rlimits(options.limits),
+        ...(asRoot ? dropToUid(uid!) : []),
         ...spec.command,
       ];
       const child = spawn(options.bwrap, args, { env: { ...spec.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
@@ -166,8 +169,12 @@ function mounts(list: readonly string[][]): string[] {
   return args;
 }
 
-/** As root: rlimits for each process (prlimit), then a uid of the run's own, no capabilities (setpriv). */
-function rootDrop(uid: number, limits: SandboxLimits): string[] {
+/**
+ * Limits of each process (prlimit). The process count is per uid: as root the run's uid is its
+ * own; in a user namespace the count is kept per namespace (Linux 5.14 and later), so it is the
+ * sandbox's either way.
+ */
+function rlimits(limits: SandboxLimits): string[] {
   return [
     'prlimit',
     `--nproc=${limits.processes}`,
@@ -176,8 +183,12 @@ function rootDrop(uid: number, limits: SandboxLimits): string[] {
     `--data=${limits.memoryMb * 4 * 1024 * 1024}`,
     '--core=0',
     '--',
-    'setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--',
   ];
+}
+
+/** As root: a uid of the run's own, no capabilities (setpriv). */
+function dropToUid(uid: number): string[] {
+  return ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--'];
 }
 
 /** /etc/passwd and /etc/group naming the sandbox's user, for tools that look it up. */
