@@ -102,6 +102,7 @@ echo x > "/tmp/${marker}" && echo "private tmp ok"
 echo x > "${os.tmpdir()}/${marker}-2" 2>/dev/null
 ls /root /home 2>&1; cat /etc/shadow 2>&1
 echo x > /usr/${marker} || echo "usr read-only"
+echo x > /dev/shm/${marker} && echo "shm ok"
 echo end`,
       { VICTIM: secretFile },
     );
@@ -110,6 +111,8 @@ echo end`,
     expect(log).not.toContain('WROTE-VICTIM');
     expect(log).toContain('private tmp ok');
     expect(log).toContain('usr read-only');
+    expect(log).toContain('shm ok');
+    expect(fs.existsSync(`/dev/shm/${marker}`)).toBe(false);
     expect(fs.readFileSync(secretFile, 'utf8')).toBe('the input of another user');
     expect(fs.existsSync(path.join(os.tmpdir(), marker))).toBe(false);
     expect(fs.existsSync(path.join(os.tmpdir(), `${marker}-2`))).toBe(false);

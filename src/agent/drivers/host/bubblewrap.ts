@@ -99,6 +99,8 @@ export function createBubblewrapSandbox(options: BubblewrapOptions): Sandbox {
           ['--perms', '1777', '--size', String(Math.min(options.limits.diskMb, 1024) * 1024 * 1024), '--tmpfs', '/tmp'],
           ['--proc', '/proc'],
           ['--dev', '/dev'],
+          // POSIX shared memory (browsers use it), small: a tmpfs counts in no process's memory.
+          ['--perms', '1777', '--size', String(Math.min(Math.ceil(options.limits.memoryMb / 4), 256) * 1024 * 1024), '--tmpfs', '/dev/shm'],
           ...system.map((entry) => ['--ro-bind', entry, entry]),
           ...usrLinks.map((name) => ['--symlink', `usr/${name}`, `/${name}`]),
           ...usrDirs.map((name) => ['--ro-bind', `/${name}`, `/${name}`]),
