@@ -247,11 +247,13 @@ export function probeBubblewrap(bwrap: string | undefined, stateDir: string): st
   const asRoot = process.getuid?.() === 0;
   const args = [
     '--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net',
-    ...(asRoot ? [] : ['--unshare-user', '--uid', '65534', '--gid', '65534']),
+    // Every option runs use, so that an older bwrap that lacks one (--disable-userns and --size came in 0.8) fails here.
+    ...(asRoot ? [] : ['--unshare-user', '--uid', '65534', '--gid', '65534', '--disable-userns']),
+    '--unshare-cgroup-try', '--hostname', 'sandbox', '--perms', '1777', '--size', '1048576', '--tmpfs', '/tmp',
     '--ro-bind', '/usr', '/usr', ...MERGED_USR.filter((name) => isLinkInto(`/${name}`, 'usr')).flatMap((name) => ['--symlink', `usr/${name}`, `/${name}`]),
     ...MERGED_USR.filter((name) => !isLinkInto(`/${name}`, 'usr') && fs.existsSync(`/${name}`)).flatMap((name) => ['--ro-bind', `/${name}`, `/${name}`]),
     '--proc', '/proc', '--dev', '/dev',
-    '--', ...(asRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--'] : []), 'true',
+    '--', 'prlimit', '--nproc=64', '--', ...(asRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--'] : []), 'true',
   ];
   try {
     fs.mkdirSync(stateDir, { recursive: true });
