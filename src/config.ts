@@ -9,6 +9,7 @@ import { isPostgresUrl } from './store/db.ts';
 
 import { FLAVOURS, type Flavour } from './domain/flavours.ts';
 import { parseNetwork } from './domain/hook-destinations.ts';
+import { SANDBOX_NETWORKS, type SandboxNetwork } from './agent/drivers/host/sandbox.ts';
 
 export { FLAVOURS, type Flavour };
 
@@ -56,7 +57,27 @@ export interface Config {
   readonly iosSigningDir: string | undefined;
   /** iOS driver: `go-ios` (its `ios sign app`) or the path of zsign. */
   readonly iosSigner: string;
+  /**
+   * Agents: how customer code (test packages' run-tests.sh) runs. auto: bubblewrap where it works,
+   * else the agent refuses to start on the public flavour and warns on the others; bubblewrap:
+   * required everywhere; none: no isolation, for development only (refused on public).
+   */
+  readonly sandbox: SandboxChoice;
+  /** Agents: the sandbox's network; unset: none on the public flavour, host on the others. */
+  readonly sandboxNetwork: SandboxNetwork | undefined;
+  /** Agents running as root: runs take uids from here up (1000 of them), used by nothing else. */
+  readonly sandboxUidBase: number;
+  /** Agents: limits of one run's customer code. */
+  readonly sandboxMemoryMb: number;
+  readonly sandboxProcesses: number;
+  readonly sandboxCpuSeconds: number;
+  readonly sandboxDiskMb: number;
+  /** Agents: more paths customer code may read (an Android SDK outside /usr, say). */
+  readonly sandboxReadOnly: readonly string[];
 }
+
+export const SANDBOX_CHOICES = ['auto', 'bubblewrap', 'none'] as const;
+export type SandboxChoice = (typeof SANDBOX_CHOICES)[number];
 
 export const DRIVERS = ['virtual', 'adb', 'ios'] as const;
 export type Driver = (typeof DRIVERS)[number];
@@ -299,6 +320,62 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
       return signer === 'go-ios' ? signer : path.resolve(signer);
     },
   },
+  sandbox: {
+    flag: '--sandbox',
+    env: ['DEVICECLOUD_SANDBOX'],
+    fallback: 'auto',
+    parse: (value) => oneOf(text(value).toLowerCase(), SANDBOX_CHOICES),
+  },
+  sandboxNetwork: {
+    flag: '--sandbox-network',
+    env: ['DEVICECLOUD_SANDBOX_NETWORK'],
+    fallback: undefined,
+    parse: (value) => oneOf(text(value).toLowerCase(), SANDBOX_NETWORKS),
+  },
+  sandboxUidBase: {
+    flag: '--sandbox-uid-base',
+    env: ['DEVICECLOUD_SANDBOX_UID_BASE'],
+    fallback: 1_900_000_000,
+    parse: (value) => whole(value, 1000, 4_000_000_000, 'a uid'),
+  },
+  sandboxMemoryMb: {
+    flag: '--sandbox-memory-mb',
+    env: ['DEVICECLOUD_SANDBOX_MEMORY_MB'],
+    fallback: 4096,
+    parse: (value) => whole(value, 16, 1_048_576, 'MiB'),
+  },
+  sandboxProcesses: {
+    flag: '--sandbox-processes',
+    env: ['DEVICECLOUD_SANDBOX_PROCESSES'],
+    fallback: 512,
+    parse: (value) => whole(value, 8, 1_000_000, 'processes'),
+  },
+  sandboxCpuSeconds: {
+    flag: '--sandbox-cpu-seconds',
+    env: ['DEVICECLOUD_SANDBOX_CPU_SECONDS'],
+    fallback: 3600,
+    parse: (value) => whole(value, 1, 10_000_000, 'seconds'),
+  },
+  sandboxDiskMb: {
+    flag: '--sandbox-disk-mb',
+    env: ['DEVICECLOUD_SANDBOX_DISK_MB'],
+    fallback: 4096,
+    parse: (value) => whole(value, 1, 100_000_000, 'MiB'),
+  },
+  sandboxReadOnly: {
+    flag: '--sandbox-read-only',
+    env: ['DEVICECLOUD_SANDBOX_READ_ONLY'],
+    fallback: [],
+    parse: (value) =>
+      text(value)
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part !== '')
+        .map((part) => {
+          if (!path.isAbsolute(part)) throw new Error('must be absolute paths separated by commas');
+          return path.resolve(part);
+        }),
+  },
   virtualDevices: {
     flag: '--devices',
     env: ['DEVICECLOUD_DEVICES'],
@@ -321,6 +398,12 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     },
   },
 };
+
+function whole(value: Raw, min: number, max: number, unit: string): number {
+  const number = Number(text(value));
+  if (!Number.isInteger(number) || number < min || number > max) throw new Error(`must be a whole number of ${unit} from ${min} to ${max}`);
+  return number;
+}
 
 function perMinute(value: Raw): number {
   const count = Number(text(value));

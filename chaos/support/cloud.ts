@@ -82,7 +82,9 @@ export async function startCloud(options: CloudOptions): Promise<Cloud> {
     async startAgent() {
       agentToken ??= (await admin(['create-agent-token', '--name', 'chaos-host'])).token as string;
       if (agent !== undefined) outputs.agent += agent.output();
-      agent = startCli(['agent', '--server', cloud.url(), '--devices', String(options.devices), '--serial-prefix', 'chaos', '--data-dir', path.join(dir, 'agent')], {
+      // The faults scenario's script writes a ledger on the host, which the sandbox forbids: this
+      // agent runs unsandboxed (private flavour, chosen knowingly).
+      agent = startCli(['agent', '--server', cloud.url(), '--devices', String(options.devices), '--serial-prefix', 'chaos', '--data-dir', path.join(dir, 'agent'), '--sandbox', 'none'], {
         DEVICECLOUD_AGENT_TOKEN: agentToken,
       });
       await agent.waitFor(/registered \d+ device/);

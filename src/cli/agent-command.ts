@@ -2,6 +2,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { startAgent } from '../agent/agent.ts';
+import { chooseSandbox } from '../agent/drivers/host/sandbox-choice.ts';
 import { driverFromConfig } from '../agent/drivers/index.ts';
 import { ConfigError } from '../config.ts';
 import type { Lifecycle } from './server-commands.ts';
@@ -14,15 +15,18 @@ export function registerAgentCommand(program: Command, lifecycle: Lifecycle): vo
     .option('--token <token>', 'agent token from `devicecloud admin create-agent-token` (prefer env DEVICECLOUD_AGENT_TOKEN: flags show in ps)')
     .option('--data-dir <dir>', 'working files and input cache (env DEVICECLOUD_DATA_DIR; default ./data)')
     .option('--config <file>', 'JSON file of settings')
+    .option('--flavour <flavour>', "the cloud's flavour, public, private or enterprise: how strictly customer code is sandboxed (env DEVICECLOUD_FLAVOUR; default private)")
     .action(async (options) => {
       const config = configFrom(options);
       if (config.serverUrls === undefined) throw new ConfigError('The agent needs --server (or DEVICECLOUD_SERVER_URL)');
       if (config.agentToken === undefined) throw new ConfigError('The agent needs --token (or DEVICECLOUD_AGENT_TOKEN); create one with devicecloud admin create-agent-token --name <host>');
       const dataDir = path.join(config.dataDir, 'agent');
+      const sandbox = chooseSandbox(config, dataDir, (line) => lifecycle.print(`[agent] ${line}`));
+      lifecycle.print(`[agent] customer code runs in: ${sandbox.description}`);
       const agent = startAgent({
         serverUrls: config.serverUrls,
         token: config.agentToken,
-        driver: driverFromConfig(config, dataDir),
+        driver: driverFromConfig(config, dataDir, sandbox),
         dataDir,
         log: (message) => lifecycle.print(`[agent] ${message}`),
       });

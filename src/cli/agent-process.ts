@@ -24,7 +24,11 @@ export interface AgentProcessOptions {
   /** The cloud's data dir: the agent works under `<dataDir>/agent`, as `devicecloud agent` does. */
   readonly dataDir: string;
   /** The driver settings, as resolved for `local`. */
-  readonly config: Pick<Config, 'driver' | 'virtualDevices' | 'virtualPrefix' | 'iosBinary' | 'iosSigningDir' | 'iosSigner'>;
+  readonly config: Pick<
+    Config,
+    | 'driver' | 'virtualDevices' | 'virtualPrefix' | 'iosBinary' | 'iosSigningDir' | 'iosSigner' | 'flavour' | 'sandbox' | 'sandboxNetwork' | 'sandboxUidBase'
+    | 'sandboxMemoryMb' | 'sandboxProcesses' | 'sandboxCpuSeconds' | 'sandboxDiskMb' | 'sandboxReadOnly'
+  >;
   /** Each line the agent prints. */
   readonly log: (line: string) => void;
   /** Trouble with the process itself (it died, it is restarted). */
@@ -47,6 +51,16 @@ export function driverFlags(config: AgentProcessOptions['config']): string[] {
     '--ios-signer', config.iosSigner,
     ...(config.iosBinary === undefined ? [] : ['--ios-bin', config.iosBinary]),
     ...(config.iosSigningDir === undefined ? [] : ['--ios-signing', config.iosSigningDir]),
+    // The cloud's flavour decides how strictly the agent sandboxes customer code.
+    '--flavour', config.flavour,
+    '--sandbox', config.sandbox,
+    ...(config.sandboxNetwork === undefined ? [] : ['--sandbox-network', config.sandboxNetwork]),
+    '--sandbox-uid-base', String(config.sandboxUidBase),
+    '--sandbox-memory-mb', String(config.sandboxMemoryMb),
+    '--sandbox-processes', String(config.sandboxProcesses),
+    '--sandbox-cpu-seconds', String(config.sandboxCpuSeconds),
+    '--sandbox-disk-mb', String(config.sandboxDiskMb),
+    ...(config.sandboxReadOnly.length === 0 ? [] : ['--sandbox-read-only', config.sandboxReadOnly.join(',')]),
   ];
 }
 

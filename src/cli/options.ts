@@ -36,7 +36,15 @@ export function addDriverOptions(command: Command): Command {
     .option('--serial-prefix <prefix>', 'virtual driver: start of the device serials, different on each host of a cloud (env DEVICECLOUD_SERIAL_PREFIX; default virtual)')
     .option('--ios-bin <file>', 'ios driver: the go-ios executable (env DEVICECLOUD_IOS_BIN; default: the go-ios npm package, else ios on PATH)')
     .option('--ios-signing <dir>', "ios driver: folder with the service's profile.mobileprovision and identity.p12 (env DEVICECLOUD_IOS_SIGNING_DIR)")
-    .option('--ios-signer <signer>', 'ios driver: go-ios, or the path of zsign (env DEVICECLOUD_IOS_SIGNER; default go-ios)');
+    .option('--ios-signer <signer>', 'ios driver: go-ios, or the path of zsign (env DEVICECLOUD_IOS_SIGNER; default go-ios)')
+    .option('--sandbox <kind>', "how test packages' code runs: auto, bubblewrap or none (env DEVICECLOUD_SANDBOX; default auto: bubblewrap, required on the public flavour)")
+    .option('--sandbox-network <network>', 'none (only its own loopback) or host (env DEVICECLOUD_SANDBOX_NETWORK; default none on public, host otherwise)')
+    .option('--sandbox-uid-base <uid>', 'agents run as root: the first of 1000 uids runs take (env DEVICECLOUD_SANDBOX_UID_BASE; default 1900000000)')
+    .option('--sandbox-memory-mb <mib>', 'memory of one run\'s code (env DEVICECLOUD_SANDBOX_MEMORY_MB; default 4096)')
+    .option('--sandbox-processes <n>', 'processes of one run\'s code at once (env DEVICECLOUD_SANDBOX_PROCESSES; default 512)')
+    .option('--sandbox-cpu-seconds <s>', 'CPU time of one run\'s code (env DEVICECLOUD_SANDBOX_CPU_SECONDS; default 3600)')
+    .option('--sandbox-disk-mb <mib>', 'what one run\'s code may write (env DEVICECLOUD_SANDBOX_DISK_MB; default 4096)')
+    .option('--sandbox-read-only <paths>', 'more absolute paths the code may read, comma-separated (env DEVICECLOUD_SANDBOX_READ_ONLY)');
 }
 
 export function configFrom(options: Record<string, string | undefined>, defaults?: Partial<Config>): Config {
@@ -70,6 +78,14 @@ export function configFrom(options: Record<string, string | undefined>, defaults
       iosBinary: options.iosBin,
       iosSigningDir: options.iosSigning,
       iosSigner: options.iosSigner,
+      sandbox: options.sandbox,
+      sandboxNetwork: options.sandboxNetwork,
+      sandboxUidBase: options.sandboxUidBase,
+      sandboxMemoryMb: options.sandboxMemoryMb,
+      sandboxProcesses: options.sandboxProcesses,
+      sandboxCpuSeconds: options.sandboxCpuSeconds,
+      sandboxDiskMb: options.sandboxDiskMb,
+      sandboxReadOnly: options.sandboxReadOnly,
     },
   };
   return loadConfig(sources);

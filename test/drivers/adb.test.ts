@@ -14,6 +14,8 @@ import type { Driver, Job, LocalFile } from '../../src/agent/driver.ts';
 import { Adb } from '../../src/agent/drivers/adb/adbkit.ts';
 import { baselinePath } from '../../src/agent/drivers/adb/baseline.ts';
 import { parseAccounts } from '../../src/agent/drivers/adb/device-output.ts';
+import { noSandbox } from '../../src/agent/drivers/host/sandbox.ts';
+import { testSandbox } from '../support/sandbox.ts';
 import { type AdbDriverOptions, createAdbDriver } from '../../src/agent/drivers/adb/index.ts';
 import { fixedTexts, inputTextArgument, parseUiDump, screenTitle } from '../../src/agent/drivers/adb/ui-automator.ts';
 import { testApk, localFile } from '../support/fake-adb/apks.ts';
@@ -52,6 +54,8 @@ function driverFor(fake: FakeAdbServer, dataDir: string, extra: Partial<AdbDrive
     bootTimeoutMs: 10_000,
     crawler: { settleMs: 100, monkeyEvents: 40, monkeyThrottleMs: 10 },
     ui: { pollMs: 20, screenTimeoutMs: 1500, flowTimeoutMs: 20_000 },
+    // The fake ADB server listens on the host's loopback: the network of private clouds.
+    sandbox: testSandbox(dataDir, { network: 'host' }),
     ...extra,
   });
 }
@@ -486,7 +490,7 @@ XML
     const junit = fs.readFileSync(result.artifacts.find((artifact) => artifact.kind === 'junit')!.path, 'utf8');
     expect(junit).toContain('name="model Pixel 7"');
     const env = fs.readFileSync(result.artifacts.find((artifact) => artifact.name === 'env.txt')!.path, 'utf8');
-    for (const line of [`ANDROID_SERIAL=${PIXEL}`, `ADB_SERVER_SOCKET=localfilesystem:${path.join(dataDir, 'work', String(jobs), 'adb.sock')}`, 'ANDROID_ADB_SERVER_ADDRESS=127.0.0.1', 'APP_PACKAGE=com.devicecloud.sample', 'APP_ACTIVITY=com.devicecloud.sample.MainActivity', 'DEVICE_API_LEVEL=34', 'BASE_URL=https://staging']) expect(env).toContain(line);
+    for (const line of [`ANDROID_SERIAL=${PIXEL}`, `ADB_SERVER_SOCKET=localfilesystem:${path.join(dataDir, 'work', String(jobs), 'box', 'adb.sock')}`, 'ANDROID_ADB_SERVER_ADDRESS=127.0.0.1', 'APP_PACKAGE=com.devicecloud.sample', 'APP_ACTIVITY=com.devicecloud.sample.MainActivity', 'DEVICE_API_LEVEL=34', 'BASE_URL=https://staging']) expect(env).toContain(line);
     // The host's ADB server, which reaches every phone, is named nowhere: only the run's endpoint is.
     expect(env).not.toContain(String(fake.port));
     expect(env).not.toContain('ANDROID_SERIAL=other');
@@ -521,9 +525,33 @@ fi
     expect(fake.device(MOTO).commands).toHaveLength(moto);
     expect(fake.killed).toBe(false);
     // The endpoint went with the run.
-    expect(fs.existsSync(path.join(dataDir, 'work', String(jobs), 'adb.sock'))).toBe(false);
+    expect(fs.existsSync(path.join(dataDir, 'work', String(jobs), 'box', 'adb.sock'))).toBe(false);
     expect((await driver.health(PIXEL)).ok).toBe(true);
     expect((await driver.clean(PIXEL)).ok).toBe(true);
+  });
+
+  it("gives a script on the public flavour (sandbox without network) no path to the host's ADB server, and its own phone through the run's socket", async () => {
+    // The host's ADB server, and the endpoint's TCP port, over the host's loopback; then adb through the socket.
+    const script = `for port in ${fake.port} $ANDROID_ADB_SERVER_PORT; do exec 3<>/dev/tcp/127.0.0.1/$port && printf '000chost:devices' >&3 && head -c 4 <&3 && echo REACHED; done
+echo "socket $ADB_SERVER_SOCKET"
+if command -v adb > /dev/null; then adb devices; fi
+`;
+    const tests = path.join(root, 'public-adb.zip');
+    fs.writeFileSync(tests, await zip([['run-tests.sh', script, 0o100755]]));
+    const publicDir = fs.mkdtempSync(path.join(root, 'public-'));
+    const isolated = driverFor(fake, publicDir, { sandbox: testSandbox(publicDir, { network: 'none' }) });
+    try {
+      await isolated.listDevices();
+      const result = await isolated.execute(job({ kind: 'server-side', app, tests: { path: tests, name: 'public-adb.zip', properties: {} } }), recorder().context);
+      const log = fs.readFileSync(result.artifacts.find((artifact) => artifact.name === 'test.log')!.path, 'utf8');
+      expect(log).toMatch(/socket localfilesystem:\/.*\/box\/adb\.sock/);
+      expect(log).not.toContain('REACHED');
+      expect(log).toMatch(/Connection refused/);
+      if (fs.existsSync('/usr/bin/adb')) expect(log).toContain(`List of devices attached\n${PIXEL}\tdevice\n`);
+      expect((await isolated.clean(PIXEL)).ok).toBe(true);
+    } finally {
+      await isolated.close();
+    }
   });
 
   it('stops a server-side script and its children promptly', async () => {
@@ -586,7 +614,7 @@ fi
     const gone = await FakeAdbServer.start();
     const port = gone.port;
     await gone.close();
-    const orphan = createAdbDriver({ dataDir: fs.mkdtempSync(path.join(root, 'noserver-')), server: { host: '127.0.0.1', port }, log: () => undefined, adbBinary: path.join(root, 'no-adb-here') });
+    const orphan = createAdbDriver({ dataDir: fs.mkdtempSync(path.join(root, 'noserver-')), server: { host: '127.0.0.1', port }, log: () => undefined, adbBinary: path.join(root, 'no-adb-here'), sandbox: noSandbox() });
     try {
       await expect(orphan.listDevices()).rejects.toThrow(`the ADB server cannot be reached`);
     } finally {

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Driver, Job, LocalFile } from '../../src/agent/driver.ts';
+import { noSandbox } from '../../src/agent/drivers/host/sandbox.ts';
 import { createDriver } from '../../src/agent/drivers/index.ts';
 import { type IosDriverOptions, createIosDriver, iosDriverFromSettings } from '../../src/agent/drivers/ios/index.ts';
 import { GoIos } from '../../src/agent/drivers/ios/go-ios.ts';
@@ -454,7 +455,7 @@ describe('ios driver: health and start-up checks', () => {
     expect(iosDriverFromSettings({ dataDir, binary: FAKE_IOS, signingDir: good, signer: FAKE_ZSIGN }).name).toBe('ios');
     expect(() => iosDriverFromSettings({ dataDir, binary: FAKE_IOS, signingDir: good, signer: '/nowhere/zsign' })).toThrow('--ios-signer /nowhere/zsign is neither go-ios nor an executable zsign');
     // Through `--driver ios`, the same problems are configuration errors (exit code 3, one line).
-    const start = () => createDriver('ios', { dataDir, virtualDevices: 0, ios: { binary: '/nowhere/ios', signingDir: good } });
+    const start = () => createDriver('ios', { dataDir, virtualDevices: 0, ios: { binary: '/nowhere/ios', signingDir: good }, sandbox: noSandbox() });
     expect(start).toThrow(ConfigError);
     expect(start).toThrow(/^The ios driver cannot start: --ios-bin \/nowhere\/ios is not an executable file/);
   });

@@ -8,6 +8,7 @@ import { SCRIPT_LOG_LIMIT_BYTES as LOG_LIMIT_BYTES } from '../../src/agent/drive
 import { createVirtualDriver, defaultVirtualDevices } from '../../src/agent/drivers/virtual/index.ts';
 import { groupUsage } from '../../src/agent/drivers/host/process-tree.ts';
 import { inspectFile } from '../../src/files/inspect/index.ts';
+import { processesWith, testSandbox } from '../support/sandbox.ts';
 import { zip } from '../support/zips.ts';
 import { type DriverFixtures, type JobSpec, describeDriverConformance, recorder } from './conformance.ts';
 
@@ -50,8 +51,17 @@ ${junit('<testcase classname="c" name="clean">$r</testcase>')}`,
 
 describeDriverConformance('virtual', async () => {
   const dataDir = fs.mkdtempSync(path.join(root, 'conformance-'));
-  return { driver: createVirtualDriver({ dataDir, devices: defaultVirtualDevices(1, 1) }), fixtures, cleanup: async () => undefined };
+  return { driver: createVirtualDriver({ dataDir, devices: defaultVirtualDevices(1, 1), sandbox: testSandbox(dataDir) }), fixtures, cleanup: async () => undefined };
 });
+
+/** Polls until `done` holds (a busy machine may take a while). */
+async function until(done: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!done()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`gave up after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 describe('virtual driver', () => {
   let driver: Driver;
@@ -59,7 +69,7 @@ describe('virtual driver', () => {
   let jobs = 0;
   beforeAll(() => {
     dataDir = fs.mkdtempSync(path.join(root, 'virtual-'));
-    driver = createVirtualDriver({ dataDir, devices: defaultVirtualDevices(2, 1) });
+    driver = createVirtualDriver({ dataDir, devices: defaultVirtualDevices(2, 1), sandbox: testSandbox(dataDir) });
   });
   afterAll(() => driver.close());
 
@@ -110,33 +120,29 @@ describe('virtual driver', () => {
     expect(fs.readFileSync(log.path, 'utf8').endsWith(`[log truncated after ${LOG_LIMIT_BYTES} bytes]\n`)).toBe(true);
   });
 
-  it('kills the whole process group on abort, even children that ignore SIGTERM', async () => {
-    const spec = await serverSide('stubborn', `bash -c 'trap "" TERM; while true; do sleep 0.2; done' &\necho $! > "$OUTPUT_DIR/child.pid"\nwhile true; do sleep 0.2; done\n`);
+  it('kills everything the tests started on abort, even children that ignore SIGTERM', async () => {
+    const marker = `stubborn-${process.pid}-${Date.now()}`;
+    const spec = await serverSide('stubborn', `bash -c 'trap "" TERM; while true; do sleep 0.2; done' ${marker} &\nwhile true; do sleep 0.2; done\n`);
     const controller = new AbortController();
     const running = driver.execute(job(spec), recorder(controller.signal).context);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await until(() => processesWith(marker).length > 0);
     controller.abort();
     const result = await running;
     expect(result.outcome).toBe('STOPPED');
-    const pid = Number(fs.readFileSync(result.artifacts.find((artifact) => artifact.name === 'child.pid')!.path, 'utf8'));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    // Dead, or a zombie that this container's init has not reaped yet.
-    const state = fs.existsSync(`/proc/${pid}/stat`) ? fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0] : 'gone';
-    expect(['gone', 'Z']).toContain(state);
+    expect(processesWith(marker)).toEqual([]);
     await driver.clean('virtual-android-1');
   });
 
   it('stops, when cleaning, tests that a crashed agent left running on the device', async () => {
-    const spec = await serverSide('orphan', `echo $$ > "$DEVICE_STORAGE/leader.pid"\nwhile true; do sleep 0.2; done\n`);
+    const marker = `orphan-${process.pid}-${Date.now()}`;
+    const spec = await serverSide('orphan', `bash -c 'while true; do sleep 0.2; done' ${marker}\n`);
     const orphaned = driver.execute(job(spec), recorder().context);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const leader = Number(fs.readFileSync(path.join(dataDir, 'devices', 'virtual-android-1', 'storage', 'leader.pid'), 'utf8'));
-    expect(groupUsage(leader).processes).toBeGreaterThan(0);
+    await until(() => processesWith(marker).length > 0);
     // The agent that started them is gone; a new one, on the same data dir, cleans the device.
-    const successor = createVirtualDriver({ dataDir, devices: defaultVirtualDevices(2, 1) });
+    const successor = createVirtualDriver({ dataDir, devices: defaultVirtualDevices(2, 1), sandbox: testSandbox(dataDir) });
     const cleaned = await successor.clean('virtual-android-1');
     expect(cleaned).toMatchObject({ ok: true, report: expect.stringContaining('stopped tests left running by a previous agent') });
-    expect(groupUsage(leader).processes).toBe(0);
+    expect(processesWith(marker)).toEqual([]);
     expect((await orphaned).exitCode).toBeNull();
     expect((await successor.clean('virtual-android-1')).report).not.toContain('previous agent');
   });

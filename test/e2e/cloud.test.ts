@@ -9,25 +9,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screen } from '../../examples/build.ts';
 import { zip } from '../support/zips.ts';
 import { Cloud, type CloudUser, until } from '../support/cloud.ts';
+import { processesWith } from '../support/sandbox.ts';
 
 const SERVER_SIDE = 4;
 const EXAMPLES = path.resolve(import.meta.dirname, '../../examples/dist');
 
 /**
  * One test package for every scenario, steered by run parameters: SLEEP seconds of work, FAIL=1
- * for a failing test, SLEEP_ONCE=<file> to sleep only on the first attempt, PID_FILE to say
- * where its process runs. Its first test fails when a previous run left a trace on the device.
+ * for a failing test, SLEEP_ONCE=<file> to sleep unless the test made that file (the agent shows
+ * the scratch folder to the sandbox read-only), STARTED=<name> to leave a file of that name in the
+ * device's storage once it runs. Its first test fails when a previous run left a trace on the device.
  */
 const SCRIPT = `set -u
 mkdir -p "$OUTPUT_DIR" "$SCREENSHOT_DIR"
-[ -n "\${PID_FILE:-}" ] && echo $$ > "$PID_FILE"
+[ -n "\${STARTED:-}" ] && touch "$DEVICE_STORAGE/$STARTED"
 echo "started on $DEVICE_NAME"
 cp shot.png "$SCREENSHOT_DIR/start.png"
 trace=''
 [ -e "$DEVICE_STORAGE/trace" ] && trace='<failure message="a previous run left a trace">trace</failure>'
 echo "run $DEVICE_RUN_ID" > "$DEVICE_STORAGE/trace"
 seconds=\${SLEEP:-0}
-if [ -n "\${SLEEP_ONCE:-}" ]; then if [ -e "$SLEEP_ONCE" ]; then seconds=0; else touch "$SLEEP_ONCE"; fi; fi
+if [ -n "\${SLEEP_ONCE:-}" ] && [ -e "$SLEEP_ONCE" ]; then seconds=0; fi
 end=$(( $(date +%s) + seconds ))
 while [ $(date +%s) -lt $end ]; do x=0; for i in $(seq 1 2000); do x=$((x+i)); done; sleep 0.2; done
 failure=''
@@ -47,14 +49,14 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
 
   beforeAll(async () => {
     await cloud.startServer();
-    await cloud.startAgent('host-1', 6);
+    scratch = path.join(cloud.dataDir, 'scratch');
+    fs.mkdirSync(scratch);
+    await cloud.startAgent('host-1', 6, ['--sandbox-read-only', scratch]);
     users = {
       silver: await cloud.user('silver@example.com', 'SILVER'),
       gold: await cloud.user('gold@example.com', 'GOLD'),
       platinum: await cloud.user('platinum@example.com', 'PLATINUM'),
     };
-    scratch = path.join(cloud.dataDir, 'scratch');
-    fs.mkdirSync(scratch);
     const packagePath = path.join(scratch, 'e2e-tests.zip');
     fs.writeFileSync(packagePath, await zip([['run-tests.sh', SCRIPT, 0o100755], ['shot.png', screen(54, 96, [200, 80, 40])]]));
     files = {};
@@ -124,11 +126,16 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
     expect((await users.gold.api('GET', `/v2/runs/${blocker.id}`)).status).toBe(404);
   }, 120_000);
 
+  /** Whether a run with STARTED=<name> runs (or ran) on some device of host-1. */
+  const started = async (name: string) => {
+    const devices = path.join(cloud.dataDir, 'host-1', 'agent', 'virtual', 'devices');
+    return fs.readdirSync(devices).some((serial) => fs.existsSync(path.join(devices, serial, 'storage', name)));
+  };
+
   it('aborts a running device run promptly, keeping its partial results, and frees the device', async () => {
     const device = android[1]!;
-    const pidFile = path.join(scratch, 'aborted.pid');
-    const long = await start('gold', device, { SLEEP: '120', PID_FILE: pidFile });
-    await until(async () => fs.existsSync(pidFile), Boolean);
+    const long = await start('gold', device, { SLEEP: '120', STARTED: 'aborted-run' });
+    await until(() => started('aborted-run'), Boolean);
     const aborted = await users.gold.api('POST', `/v2/runs/${long.id}/abort`);
     expect(aborted.status).toBe(200);
     const end = await finished('gold', long.id, 20_000);
@@ -184,11 +191,13 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
 
   it('gives up on the device runs of a killed agent, retries them automatically, and a restarted agent runs them', async () => {
     const marker = path.join(scratch, 'slept-once');
-    const pidFile = path.join(scratch, 'orphan.pid');
-    const victim = await start('gold', android[0]!, { SLEEP: '120', SLEEP_ONCE: marker, PID_FILE: pidFile }, { maxAutoRetriesCount: 1 });
+    const tag = `orphan-${process.pid}-${Date.now()}`;
+    const victim = await start('gold', android[0]!, { SLEEP: '120', SLEEP_ONCE: marker, STARTED: tag }, { maxAutoRetriesCount: 1 });
     await running('gold', victim.id);
-    await until(async () => fs.existsSync(pidFile), Boolean);
+    await until(() => started(tag), Boolean);
+    expect(processesWith(tag, 'environ')).not.toEqual([]);
     await cloud.killAgent('host-1');
+    fs.writeFileSync(marker, '');
 
     // The lease runs out: the device run ends WARNING, and its automatic retry waits for the device.
     const list = await until(() => sessions('gold', victim.id), (sessions) => sessions.length === 2, 20_000);
@@ -200,12 +209,10 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
     expect(waiting.message).toMatch(/offline/);
 
     // The restarted agent stops what its predecessor left running, cleans, and runs the retry.
-    await cloud.startAgent('host-1', 6);
+    await cloud.startAgent('host-1', 6, ['--sandbox-read-only', scratch]);
     const end = await finished('gold', victim.id, 30_000);
     expect(end).toMatchObject({ succeededDeviceCount: 1, warningDeviceCount: 0 });
-    const orphan = Number(fs.readFileSync(pidFile, 'utf8'));
-    const stat = fs.existsSync(`/proc/${orphan}/stat`) ? fs.readFileSync(`/proc/${orphan}/stat`, 'utf8') : '';
-    expect(stat === '' || stat.split(') ')[1]!.startsWith('Z')).toBe(true);
+    expect(processesWith(tag, 'environ')).toEqual([]);
   }, 90_000);
 
   it('loses nothing when the server is killed mid-run and started again', async () => {

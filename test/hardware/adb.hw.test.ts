@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, it, vi } from 'vitest';
 import type { Driver, LocalFile } from '../../src/agent/driver.ts';
+import { testSandbox } from '../support/sandbox.ts';
 import { adbServerFromEnv, createAdbDriver } from '../../src/agent/drivers/adb/index.ts';
 import { localFile } from '../support/fake-adb/apks.ts';
 import { zip } from '../support/zips.ts';
@@ -69,7 +70,7 @@ if (!enabled) {
 
   const onePhone = (): Driver => {
     // One data dir for both rounds: the phone's baseline is recorded once.
-    const driver = createAdbDriver({ dataDir: path.join(root, 'agent'), server: adbServerFromEnv(process.env), hostEnv: process.env });
+    const driver = createAdbDriver({ dataDir: path.join(root, 'agent'), server: adbServerFromEnv(process.env), hostEnv: process.env, sandbox: testSandbox(root, { network: 'host' }) });
     const wanted = process.env.DEVICECLOUD_HW_SERIAL;
     return {
       ...driver,

@@ -69,8 +69,8 @@ export class Cloud {
     };
   }
 
-  /** Starts (or restarts) an agent with virtual devices under its own data dir. */
-  async startAgent(name: string, devices: number): Promise<void> {
+  /** Starts (or restarts) an agent with virtual devices under its own data dir; `args` adds flags. */
+  async startAgent(name: string, devices: number, args: readonly string[] = []): Promise<void> {
     let token: string;
     const tokenFile = path.join(this.dataDir, `${name}.token`);
     if (fs.existsSync(tokenFile)) token = fs.readFileSync(tokenFile, 'utf8');
@@ -78,7 +78,7 @@ export class Cloud {
       token = (await this.admin(['create-agent-token', '--name', name])).token;
       fs.writeFileSync(tokenFile, token);
     }
-    const agent = startCli(['agent', '--server', this.url, '--devices', String(devices), '--data-dir', path.join(this.dataDir, name)], { DEVICECLOUD_AGENT_TOKEN: token });
+    const agent = startCli(['agent', '--server', this.url, '--devices', String(devices), '--data-dir', path.join(this.dataDir, name), ...args], { DEVICECLOUD_AGENT_TOKEN: token });
     this.agents.set(name, agent);
     await agent.waitFor(new RegExp(`registered ${devices} device`));
   }

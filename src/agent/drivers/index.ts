@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Config, Driver as DriverName } from '../../config.ts';
 import { ConfigError } from '../../config.ts';
 import type { Driver } from '../driver.ts';
+import type { Sandbox } from './host/sandbox.ts';
 import { adbServerFromEnv, createAdbDriver } from './adb/index.ts';
 import { iosDriverFromSettings } from './ios/index.ts';
 import { createVirtualDriver, defaultVirtualDevices } from './virtual/index.ts';
@@ -15,17 +16,19 @@ export interface DriverOptions {
   readonly virtualPrefix?: string;
   /** iOS driver: go-ios (else found), the service's signing folder, the signer (go-ios or a zsign path). */
   readonly ios?: { readonly binary?: string; readonly signingDir?: string; readonly signer?: string };
+  /** Where customer code runs (host/sandbox-choice.ts decides). */
+  readonly sandbox: Sandbox;
 }
 
 export function createDriver(name: DriverName, options: DriverOptions): Driver {
   switch (name) {
     case 'virtual': {
       const ios = Math.floor(options.virtualDevices / 3);
-      return createVirtualDriver({ dataDir: path.join(options.dataDir, 'virtual'), devices: defaultVirtualDevices(options.virtualDevices - ios, ios, options.virtualPrefix) });
+      return createVirtualDriver({ dataDir: path.join(options.dataDir, 'virtual'), devices: defaultVirtualDevices(options.virtualDevices - ios, ios, options.virtualPrefix), sandbox: options.sandbox });
     }
     case 'adb':
       // The ADB server is found the way the adb command line finds it (ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT).
-      return createAdbDriver({ dataDir: path.join(options.dataDir, 'adb'), server: adbServerFromEnv(process.env), hostEnv: process.env });
+      return createAdbDriver({ dataDir: path.join(options.dataDir, 'adb'), server: adbServerFromEnv(process.env), hostEnv: process.env, sandbox: options.sandbox });
     case 'ios':
       try {
         return iosDriverFromSettings({ dataDir: path.join(options.dataDir, 'ios'), ...options.ios });
@@ -36,9 +39,10 @@ export function createDriver(name: DriverName, options: DriverOptions): Driver {
 }
 
 /** The driver a role's settings ask for (`--driver` and its options). */
-export function driverFromConfig(config: Config, dataDir: string): Driver {
+export function driverFromConfig(config: Config, dataDir: string, sandbox: Sandbox): Driver {
   return createDriver(config.driver, {
     dataDir,
+    sandbox,
     virtualDevices: config.virtualDevices,
     virtualPrefix: config.virtualPrefix,
     ios: { binary: config.iosBinary, signingDir: config.iosSigningDir, signer: config.iosSigner },

@@ -18,6 +18,7 @@ import { DeviceIo } from './device-io.ts';
 import { parseBattery } from './device-output.ts';
 import { describeDevice } from './devices.ts';
 import { runInstrumentation } from './instrumentation-run.ts';
+import type { Sandbox } from '../host/sandbox.ts';
 import { type AdbServerAddress, runServerSide } from './server-side.ts';
 import { type AdbDevice, infra } from './session.ts';
 import { DeviceTracker } from './tracker.ts';
@@ -48,6 +49,8 @@ export interface AdbDriverOptions {
    * loopback can reach that port, and through it the run's phone (never another).
    */
   readonly scriptTcpEndpoint?: boolean;
+  /** Where server-side scripts (customer code) run (../host/sandbox.ts). */
+  readonly sandbox: Sandbox;
 }
 
 /** How long listDevices waits for the ADB server's first list of phones. */
@@ -174,7 +177,7 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
           return runInstrumentation(job, context, device);
         case 'server-side':
         case 'calabash':
-          return runServerSide(job, context, device, { server, hostEnv: options.hostEnv ?? {}, tcpEndpoint: options.scriptTcpEndpoint ?? true, log });
+          return runServerSide(job, context, device, { server, hostEnv: options.hostEnv ?? {}, tcpEndpoint: options.scriptTcpEndpoint ?? true, log, sandbox: options.sandbox });
         case 'crawler':
           return crawl(job, context, device, crawler);
         default:

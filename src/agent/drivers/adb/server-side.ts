@@ -1,15 +1,18 @@
 /**
  * Server-side packages (Appium server side, Calabash, anything with `run-tests.sh`) against a
- * real phone: the script runs on the host, in a session of its own, with a small documented
+ * real phone: the script runs on the host, in the agent's sandbox, with a small documented
  * environment that points its adb at this phone (ANDROID_SERIAL) through the run's own ADB
- * endpoint (adb-endpoint.ts: ADB_SERVER_SOCKET, a socket in the run folder, and
+ * endpoint (adb-endpoint.ts: ADB_SERVER_SOCKET, a socket in the run's sandbox folder, and
  * ANDROID_ADB_SERVER_PORT), which knows this phone alone: the host's ADB server, which reaches
- * every phone, is never named to the script. Meanwhile the app's CPU and memory are sampled on
- * the phone and its log is captured. A stop kills the script's whole session and force-stops the app.
+ * every phone, is never named to the script. In a sandbox without network (the public flavour's)
+ * the TCP port is out of reach and the socket is the way in. Meanwhile the app's CPU and memory
+ * are sampled on the phone and its log is captured. A stop kills everything the script started
+ * and force-stops the app.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ExecutionContext, ExecutionResult, Job } from '../../driver.ts';
+import type { Sandbox } from '../host/sandbox.ts';
 import { baseScriptEnv, collectScriptOutputs, prepareTestScript, runTestScript, withParameters } from '../host/test-script.ts';
 import { type AdbEndpoint, openAdbEndpoint } from './adb-endpoint.ts';
 import { type AdbDevice, RunSession, infra } from './session.ts';
@@ -31,6 +34,8 @@ export interface ServerSideHost {
   /** Whether the run's endpoint also takes TCP on the loopback (for Appium's `adb -P`). */
   readonly tcpEndpoint: boolean;
   readonly log: (message: string) => void;
+  /** Where server-side scripts (customer code) run (../host/sandbox.ts). */
+  readonly sandbox: Sandbox;
 }
 
 export async function runServerSide(job: Job, context: ExecutionContext, device: AdbDevice, host: ServerSideHost): Promise<ExecutionResult> {
@@ -47,7 +52,7 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
   const { description } = device;
   let endpoint: AdbEndpoint;
   try {
-    endpoint = await openAdbEndpoint({ serial: description.serial, upstream: host.server, socketPath: path.join(job.workDir, 'adb.sock'), tcp: host.tcpEndpoint, log: host.log });
+    endpoint = await openAdbEndpoint({ serial: description.serial, upstream: host.server, socketPath: path.join(layout.box, 'adb.sock'), tcp: host.tcpEndpoint, log: host.log });
   } catch (error) {
     return await session.failure(error, "opening the run's ADB endpoint");
   }
@@ -64,7 +69,7 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
   for (const name of SDK_VARIABLES) if (host.hostEnv[name]) env[name] = host.hostEnv[name];
 
   context.step('RUNNING');
-  let exitCode: number | null;
+  let end: Awaited<ReturnType<typeof runTestScript>>;
   try {
     try {
       await session.monitor(appPackage);
@@ -72,16 +77,29 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
       return await session.failure(error, 'starting the device log');
     }
     // The endpoint's variables are reserved even where it sets none (no TCP port): a parameter must not point adb elsewhere.
-    exitCode = await runTestScript(layout, { env: withParameters(env, job.parameters, [...SDK_VARIABLES, ...ENDPOINT_VARIABLES]), signal: context.signal });
+    end = await runTestScript(layout, {
+      sandbox: host.sandbox,
+      env: withParameters(env, job.parameters, [...SDK_VARIABLES, ...ENDPOINT_VARIABLES]),
+      signal: context.signal,
+      // The app, adb and the SDK, read-only at their own paths; the endpoint's socket is in the run's box.
+      readOnly: [...(job.app === null ? [] : [job.app.path]), ...sdkPaths(env)],
+    });
   } finally {
     await endpoint.close();
   }
+  const { exitCode, breach } = end;
   if (appPackage !== null) await session.forceStop([appPackage]);
   const lost = !context.signal.aborted && (await session.lost());
   const artifacts = [...(await session.finish(true)), ...collectScriptOutputs(layout)];
   if (context.signal.aborted) return { outcome: 'STOPPED', failReason: null, testCases: null, exitCode, artifacts };
   if (lost) return infra('the phone went away during the tests', artifacts);
-  return { outcome: 'COMPLETED', failReason: null, testCases: null, exitCode, artifacts };
+  return { outcome: 'COMPLETED', failReason: breach?.message ?? null, testCases: null, exitCode, artifacts, ...(breach !== null && { breach }) };
+}
+
+/** The SDK folders and adb's folder the script's environment names. */
+function sdkPaths(env: Record<string, string>): string[] {
+  const adbDir = env.PATH?.split(':')[0];
+  return [...SDK_VARIABLES.map((name) => env[name]).filter((dir): dir is string => dir !== undefined), ...(adbDir !== undefined && !PLAIN_PATH.split(':').includes(adbDir) ? [adbDir] : [])];
 }
 
 /** A plain PATH, plus wherever the host's adb is, so that scripts (and Appium) find it. */

@@ -17,11 +17,13 @@ export interface GroupUsage {
   readonly processes: number;
 }
 
-interface ProcessStat {
+export interface ProcessStat {
   readonly pid: number;
   readonly state: string;
   readonly session: number;
   readonly ticks: number;
+  /** Clock ticks of its children that it waited for (they count once they have ended). */
+  readonly childTicks: number;
   /** Clock ticks after boot when the process started: with the pid, names one process for good. */
   readonly startTime: number;
 }
@@ -31,24 +33,42 @@ function readStat(pid: string): ProcessStat | undefined {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name may contain spaces and parentheses: fields resume after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { pid: Number(pid), state: fields[0]!, session: Number(fields[3]), ticks: Number(fields[11]) + Number(fields[12]), startTime: Number(fields[19]) };
+    return { pid: Number(pid), state: fields[0]!, session: Number(fields[3]), ticks: Number(fields[11]) + Number(fields[12]), childTicks: Number(fields[13]) + Number(fields[14]), startTime: Number(fields[19]) };
   } catch {
     return undefined; // it ended while we looked
   }
 }
 
-/** Live (non-zombie) processes of a session. */
-export function sessionProcesses(sid: number): ProcessStat[] {
-  let entries: string[];
+function allPids(): string[] {
   try {
-    entries = fs.readdirSync('/proc');
+    return fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
   } catch {
     return [];
   }
-  return entries
-    .filter((entry) => /^\d+$/.test(entry))
+}
+
+/** Live (non-zombie) processes of a session. */
+export function sessionProcesses(sid: number): ProcessStat[] {
+  return allPids()
     .map(readStat)
     .filter((stat): stat is ProcessStat => stat !== undefined && stat.session === sid && stat.state !== 'Z');
+}
+
+/** The PID namespace a process lives in (its inode), or undefined when it has gone. */
+export function pidNamespaceOf(pid: number | string): number | undefined {
+  try {
+    return Number(/\[(\d+)\]/.exec(fs.readlinkSync(`/proc/${pid}/ns/pid`))?.[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every process of a PID namespace, zombies included (their CPU time has not reached a parent yet). */
+export function namespaceProcesses(namespace: number): ProcessStat[] {
+  return allPids()
+    .filter((pid) => pidNamespaceOf(pid) === namespace)
+    .map(readStat)
+    .filter((stat): stat is ProcessStat => stat !== undefined);
 }
 
 /** The start time of a live process, to tell it from a later one that reuses its pid. */
@@ -58,9 +78,13 @@ export function startTimeOf(pid: number): number | undefined {
 }
 
 export function groupUsage(sid: number): GroupUsage {
+  return usageOf(sessionProcesses(sid));
+}
+
+/** Summed CPU (own, not children's) and memory of some processes. */
+export function usageOf(processes: readonly ProcessStat[]): GroupUsage {
   let ticks = 0;
   let rssKb = 0;
-  const processes = sessionProcesses(sid);
   for (const process of processes) {
     ticks += process.ticks;
     try {
@@ -86,22 +110,4 @@ export function signalSession(sid: number, signal: NodeJS.Signals): void {
   } catch {
     // gone
   }
-}
-
-/**
- * Samples a session once a second, from its start; cpu is 0..1 of one core, clamped. The session
- * has just been created, so it starts from zero ticks: reading them would cost a scan of /proc.
- */
-export function sampleGroup(sid: number, onSample: (sample: { cpuUsage: number; memUsage: number }) => void, intervalMs = 1000): () => void {
-  let previous = { at: Date.now(), ticks: 0 };
-  const timer = setInterval(() => {
-    const usage = groupUsage(sid);
-    if (usage.processes === 0) return;
-    const now = Date.now();
-    const seconds = (now - previous.at) / 1000;
-    const cpu = seconds > 0 ? Math.max(0, usage.ticks - previous.ticks) / TICKS_PER_SECOND / seconds : 0;
-    previous = { at: now, ticks: usage.ticks };
-    onSample({ cpuUsage: Math.min(1, Math.round(cpu * 1000) / 1000), memUsage: usage.rssKb });
-  }, intervalMs);
-  return () => clearInterval(timer);
 }

@@ -1,38 +1,44 @@
 /**
  * Server-side test packages, whatever the device: `run-tests.sh` from the uploaded zip runs on
- * the device host with bash, in a fresh sandbox, in a session of its own (so an abort or timeout
- * kills everything it started), with a small documented environment (not the agent's: it may hold
- * secrets). Output goes to a capped log that never blocks the child; results are collected from
- * $OUTPUT_DIR. Each driver adds what its devices need (installing the app, the device's address).
+ * the device host with bash, in the agent's sandbox (sandbox.ts: bubblewrap, or none where the
+ * operator chose so), whose folder `box/` of the run is the only place it writes, with a small
+ * documented environment (not the agent's: it holds the agent's token). Everything it starts ends
+ * with it; an abort or timeout kills it all. Output goes to a capped log outside its folder that
+ * never blocks the child; results are collected from $OUTPUT_DIR once nothing of it runs any more.
+ * Each driver adds what its devices need (installing the app, the device's address).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ENV_NAME } from '../../../domain/values.ts';
 import type { Artifact, ExecutionContext, Job } from '../../driver.ts';
-import { sampleGroup, signalSession } from './process-tree.ts';
+import type { LimitBreach, Sandbox, SandboxedProcess } from './sandbox.ts';
+import { watchLimits } from './sandbox-limits.ts';
 
 export const SCRIPT_LOG_LIMIT_BYTES = 10 * 1024 * 1024;
 const KILL_GRACE_MS = 2000;
 
 /** Where a test package runs and leaves its results. */
 export interface ScriptLayout {
+  /** The script's own folder (tests, output, tmp): the only one it may write. */
+  readonly box: string;
   /** The folder holding run-tests.sh: the script's working and home directory. */
   readonly cwd: string;
   readonly script: string;
   readonly outputDir: string;
   readonly screenshotDir: string;
+  /** Written by the agent, outside the script's folder. */
   readonly logFile: string;
   readonly tmpDir: string;
 }
 
 /** Unpacks the package into the job's work dir and finds run-tests.sh (top level, or one folder down). */
 export async function prepareTestScript(job: Job & { readonly tests: NonNullable<Job['tests']> }, context: ExecutionContext): Promise<ScriptLayout | { readonly failReason: string }> {
-  const sandbox = path.join(job.workDir, 'tests');
-  const outputDir = path.join(job.workDir, 'output');
+  const box = path.join(job.workDir, 'box');
+  const sandbox = path.join(box, 'tests');
+  const outputDir = path.join(box, 'output');
   const screenshotDir = path.join(outputDir, 'screenshots');
   const logFile = path.join(job.workDir, 'logs', 'test.log');
-  const tmpDir = path.join(job.workDir, 'tmp');
+  const tmpDir = path.join(box, 'tmp');
   for (const dir of [sandbox, screenshotDir, path.dirname(logFile), tmpDir]) fs.mkdirSync(dir, { recursive: true });
   try {
     await context.unzip(job.tests.path, sandbox);
@@ -41,7 +47,7 @@ export async function prepareTestScript(job: Job & { readonly tests: NonNullable
   }
   const script = ['run-tests.sh', ...fs.readdirSync(sandbox).map((top) => path.join(top, 'run-tests.sh'))].find((candidate) => fs.existsSync(path.join(sandbox, candidate)));
   if (script === undefined) return { failReason: 'the test package has no run-tests.sh' };
-  return { cwd: path.join(sandbox, path.dirname(script)), script: path.basename(script), outputDir, screenshotDir, logFile, tmpDir };
+  return { box, cwd: path.join(sandbox, path.dirname(script)), script: path.basename(script), outputDir, screenshotDir, logFile, tmpDir };
 }
 
 /** The variables every test script gets; a driver adds its own, then `withParameters`. */
@@ -75,21 +81,32 @@ export function withParameters(env: Record<string, string>, parameters: Readonly
 }
 
 export interface ScriptRun {
+  readonly sandbox: Sandbox;
   readonly env: Record<string, string>;
   readonly signal: AbortSignal;
-  /** Called with the session id once the script runs. */
+  /** What the driver hands the script besides its folder, at the same paths inside. */
+  readonly writable?: readonly string[];
+  readonly readOnly?: readonly string[];
+  /** Called with the pid of the sandbox's session leader once the script runs. */
   readonly onStart?: (sid: number) => void;
-  /** CPU and memory of the script's whole session, once a second (the virtual devices' "app"). */
+  /** CPU and memory of everything the script runs, once a second (the virtual devices' "app"). */
   readonly onSample?: (sample: { cpuUsage: number; memUsage: number }) => void;
 }
 
-/** Runs the script in a session of its own; kills the session on abort (TERM, then KILL). Resolves with the exit code. */
-export function runTestScript(layout: ScriptLayout, run: ScriptRun): Promise<number | null> {
+export interface ScriptEnd {
+  readonly exitCode: number | null;
+  /** The limit the script broke, when it was stopped for that. */
+  readonly breach: LimitBreach | null;
+}
+
+/** Runs the script in the sandbox; ends it on abort (TERM, then KILL) or on a broken limit. */
+export function runTestScript(layout: ScriptLayout, run: ScriptRun): Promise<ScriptEnd> {
   return new Promise((resolve) => {
     const log = fs.createWriteStream(layout.logFile);
     let written = 0;
     let truncated = false;
-    const child = spawn('bash', [layout.script], { cwd: layout.cwd, env: run.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let breach: LimitBreach | null = null;
+    const writable = [layout.box, ...(run.writable ?? [])];
     // Output beyond the cap is read and dropped, so a chatty script never blocks on a full pipe.
     const write = (chunk: Buffer) => {
       if (written >= SCRIPT_LOG_LIMIT_BYTES) {
@@ -100,30 +117,60 @@ export function runTestScript(layout: ScriptLayout, run: ScriptRun): Promise<num
       written += part.length;
       log.write(part);
     };
-    child.stdout.on('data', write);
-    child.stderr.on('data', write);
-    // The child leads a session of its own (detached), whose id is its pid.
-    const sid = child.pid;
-    if (sid !== undefined) run.onStart?.(sid);
-    const stopSampling = sid === undefined || run.onSample === undefined ? () => undefined : sampleGroup(sid, run.onSample);
+    let sandboxed;
+    try {
+      sandboxed = run.sandbox.spawn({ writable, readOnly: run.readOnly ?? [], cwd: layout.cwd, env: run.env, command: ['bash', layout.script] });
+    } catch (error) {
+      write(Buffer.from(`[could not start the tests: ${(error as Error).message}]\n`));
+      log.end(() => resolve({ exitCode: null, breach: null }));
+      return;
+    }
+    const { child } = sandboxed;
+    child.stdout!.on('data', write);
+    child.stderr!.on('data', write);
+    if (sandboxed.pid !== undefined) run.onStart?.(sandboxed.pid);
     let killTimer: NodeJS.Timeout | undefined;
     const kill = () => {
-      if (sid !== undefined) signalSession(sid, 'SIGTERM');
-      killTimer = setTimeout(() => sid !== undefined && signalSession(sid, 'SIGKILL'), KILL_GRACE_MS);
+      sandboxed.terminate();
+      killTimer ??= setTimeout(() => sandboxed.kill(), KILL_GRACE_MS);
     };
+    const stopWatching = watchLimits({
+      limits: run.sandbox.limits,
+      members: () => sandboxed.members(),
+      writable,
+      onSample: run.onSample,
+      onBreach: (found) => {
+        breach = found;
+        write(Buffer.from(`\n[${found.message}]\n`));
+        sandboxed.kill();
+      },
+    });
     if (run.signal.aborted) kill();
     run.signal.addEventListener('abort', kill, { once: true });
     child.on('error', (error) => write(Buffer.from(`\n[could not start the tests: ${error.message}]\n`)));
-    child.on('close', (code) => {
-      stopSampling();
+    child.on('close', async (code) => {
+      stopWatching();
       run.signal.removeEventListener('abort', kill);
-      // Children that ignored SIGTERM still go when their leader has gone.
-      if (sid !== undefined) signalSession(sid, 'SIGKILL');
       clearTimeout(killTimer);
+      // Whatever ignored SIGTERM, or was left behind, goes now, and is gone before the outputs are
+      // read: nothing of the script may change its folder while the agent collects from it.
+      await endAll(sandboxed);
       if (truncated) log.write(`\n[log truncated after ${SCRIPT_LOG_LIMIT_BYTES} bytes]\n`);
-      log.end(() => resolve(code));
+      log.end(() => resolve({ exitCode: code, breach }));
     });
   });
+}
+
+const END_WAIT_MS = 5000;
+
+/** Kills what is left inside until nothing is (SIGKILL lands when each process is next scheduled). */
+async function endAll(sandboxed: SandboxedProcess): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    sandboxed.kill();
+    if (sandboxed.members().every((member) => member.state === 'Z') || Date.now() - started > END_WAIT_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** JUnit files, screenshots and any other outputs the tests left in $OUTPUT_DIR, and the script's log. */
@@ -133,7 +180,8 @@ export function collectScriptOutputs(layout: ScriptLayout): Artifact[] {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.isFile()) {
+      // Only plain files with one name: a link could point the upload at a file of the host.
+      else if (entry.isFile() && fs.lstatSync(full).nlink === 1) {
         const kind = kindOf(full, layout.screenshotDir);
         // Screenshots keep their own names where they can; otherwise the folder joins the name, so none collide.
         const plain = kind === 'screenshot' && !artifacts.some((artifact) => artifact.name === entry.name);

@@ -5,6 +5,7 @@
  * a real phone are not among its execution kinds, so such runs are EXCLUDED, never faked.
  */
 import type { Driver } from '../../driver.ts';
+import type { Sandbox } from '../host/sandbox.ts';
 import { crawl } from './crawler.ts';
 import { DeviceState } from './device-state.ts';
 import { VIRTUAL_KINDS, type VirtualDeviceSpec, defaultVirtualDevices } from './devices.ts';
@@ -12,7 +13,8 @@ import { runServerSide } from './server-side.ts';
 
 export { defaultVirtualDevices, type VirtualDeviceSpec };
 
-export function createVirtualDriver(options: { dataDir: string; devices: readonly VirtualDeviceSpec[] }): Driver {
+/** `sandbox` holds the customer code of server-side packages (../host/sandbox.ts). */
+export function createVirtualDriver(options: { dataDir: string; devices: readonly VirtualDeviceSpec[]; sandbox: Sandbox }): Driver {
   const devices = new Map(options.devices.map((device) => [device.serial, device]));
   const states = new Map(options.devices.map((device) => [device.serial, new DeviceState(options.dataDir, device.serial, device.osType)]));
   for (const state of states.values()) state.ensure();
@@ -38,7 +40,7 @@ export function createVirtualDriver(options: { dataDir: string; devices: readonl
       if (job.deviceSettings !== null) state.applySettings(job.deviceSettings);
       switch (job.kind) {
         case 'server-side':
-          return runServerSide(job, context, device, state);
+          return runServerSide(job, context, device, state, options.sandbox);
         case 'crawler':
           return crawl(job, context, device, state);
         default:

@@ -5,11 +5,12 @@
  */
 import path from 'node:path';
 import type { ExecutionContext, ExecutionResult, Job } from '../../driver.ts';
+import type { Sandbox } from '../host/sandbox.ts';
 import { baseScriptEnv, collectScriptOutputs, prepareTestScript, runTestScript, withParameters } from '../host/test-script.ts';
 import type { DeviceState, VirtualSettings } from './device-state.ts';
 import type { VirtualDeviceSpec } from './devices.ts';
 
-export async function runServerSide(job: Job, context: ExecutionContext, device: VirtualDeviceSpec, state: DeviceState): Promise<ExecutionResult> {
+export async function runServerSide(job: Job, context: ExecutionContext, device: VirtualDeviceSpec, state: DeviceState, sandbox: Sandbox): Promise<ExecutionResult> {
   const infra = (failReason: string): ExecutionResult => ({ outcome: 'INFRA_ERROR', failReason, testCases: null, exitCode: null, artifacts: [] });
   const { tests } = job;
   if (tests === null) return infra('no test package (a zip with run-tests.sh) was given');
@@ -31,14 +32,18 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
   );
 
   context.step('RUNNING');
-  const exitCode = await runTestScript(layout, {
+  const { exitCode, breach } = await runTestScript(layout, {
+    sandbox,
     env,
+    // The device's storage is the device's: the script writes there as on a phone.
+    writable: [state.storage],
+    readOnly: appPath === '' ? [] : [appPath],
     signal: context.signal,
     onStart: (sid) => state.markRunning(sid),
     onSample: (sample) => context.sample({ timestamp: Date.now(), packageName: appPackage || null, ...sample }),
   });
   state.clearRunning();
-  return { outcome: context.signal.aborted ? 'STOPPED' : 'COMPLETED', failReason: null, testCases: null, exitCode, artifacts: collectScriptOutputs(layout) };
+  return { outcome: context.signal.aborted ? 'STOPPED' : 'COMPLETED', failReason: breach?.message ?? null, testCases: null, exitCode, artifacts: collectScriptOutputs(layout), ...(breach !== null && { breach }) };
 }
 
 function deviceSettingsEnv(settings: VirtualSettings): Record<string, string> {
