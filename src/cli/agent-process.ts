@@ -24,7 +24,7 @@ export interface AgentProcessOptions {
   /** The cloud's data dir: the agent works under `<dataDir>/agent`, as `devicecloud agent` does. */
   readonly dataDir: string;
   /** The driver settings, as resolved for `local`. */
-  readonly config: Pick<Config, 'driver' | 'virtualDevices' | 'virtualPrefix' | 'iosBinary' | 'iosSigningDir' | 'iosSigner'>;
+  readonly config: Pick<Config, 'driver' | 'virtualDevices' | 'virtualPrefix' | 'iosBinary' | 'iosSigningDir' | 'iosSigner'> & Partial<Pick<Config, 'agentCacheMaxBytes' | 'zipMaxEntries' | 'zipMaxExpandedBytes' | 'zipMaxRatio'>>;
   /** Each line the agent prints. */
   readonly log: (line: string) => void;
   /** Trouble with the process itself (it died, it is restarted). */
@@ -45,6 +45,10 @@ export function driverFlags(config: AgentProcessOptions['config']): string[] {
     '--devices', String(config.virtualDevices),
     '--serial-prefix', config.virtualPrefix,
     '--ios-signer', config.iosSigner,
+    ...(config.agentCacheMaxBytes === undefined ? [] : ['--cache-max-bytes', String(config.agentCacheMaxBytes)]),
+    ...(config.zipMaxEntries === undefined ? [] : ['--zip-max-entries', String(config.zipMaxEntries)]),
+    ...(config.zipMaxExpandedBytes === undefined ? [] : ['--zip-max-expanded-bytes', String(config.zipMaxExpandedBytes)]),
+    ...(config.zipMaxRatio === undefined ? [] : ['--zip-max-ratio', String(config.zipMaxRatio)]),
     ...(config.iosBinary === undefined ? [] : ['--ios-bin', config.iosBinary]),
     ...(config.iosSigningDir === undefined ? [] : ['--ios-signing', config.iosSigningDir]),
   ];

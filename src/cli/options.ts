@@ -19,6 +19,9 @@ export function addServerOptions(command: Command): Command {
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env DEVICECLOUD_LOG_LEVEL)')
     .option('--body-limit <bytes>', 'largest form or JSON body (env DEVICECLOUD_BODY_LIMIT)')
     .option('--max-upload-bytes <bytes>', 'largest uploaded file (env DEVICECLOUD_MAX_UPLOAD_BYTES; default 4 GiB)')
+    .option('--zip-max-entries <n>', 'most entries in an uploaded zip (env DEVICECLOUD_ZIP_MAX_ENTRIES; default 20000)')
+    .option('--zip-max-expanded-bytes <bytes>', 'most bytes an uploaded zip may expand to (env DEVICECLOUD_ZIP_MAX_EXPANDED_BYTES; default 4 GiB)')
+    .option('--zip-max-ratio <n>', 'most times its compressed size a zip may expand, beyond 64 MiB (env DEVICECLOUD_ZIP_MAX_RATIO; default 200)')
     .option('--trust-proxy <bool>', 'trust X-Forwarded-* headers from a load balancer (env DEVICECLOUD_TRUST_PROXY)')
     .option('--heartbeat-ms <ms>', 'how often agents heartbeat (env DEVICECLOUD_HEARTBEAT_MS; default 5000)')
     .option('--lease-ms <ms>', 'a silent agent loses its running device runs after this (env DEVICECLOUD_LEASE_MS; default 60000)')
@@ -35,7 +38,16 @@ export function addDriverOptions(command: Command): Command {
     .option('--serial-prefix <prefix>', 'virtual driver: start of the device serials, different on each host of a cloud (env DEVICECLOUD_SERIAL_PREFIX; default virtual)')
     .option('--ios-bin <file>', 'ios driver: the go-ios executable (env DEVICECLOUD_IOS_BIN; default: the go-ios npm package, else ios on PATH)')
     .option('--ios-signing <dir>', "ios driver: folder with the service's profile.mobileprovision and identity.p12 (env DEVICECLOUD_IOS_SIGNING_DIR)")
-    .option('--ios-signer <signer>', 'ios driver: go-ios, or the path of zsign (env DEVICECLOUD_IOS_SIGNER; default go-ios)');
+    .option('--ios-signer <signer>', 'ios driver: go-ios, or the path of zsign (env DEVICECLOUD_IOS_SIGNER; default go-ios)')
+    .option('--cache-max-bytes <bytes>', 'size cap of the input cache, least recently used out first (env DEVICECLOUD_AGENT_CACHE_MAX_BYTES; default 10 GiB)');
+}
+
+/** The agent's zip limits: the same settings as the server's (`local` has them from addServerOptions). */
+export function addZipOptions(command: Command): Command {
+  return command
+    .option('--zip-max-entries <n>', 'most entries in a zip unpacked here (env DEVICECLOUD_ZIP_MAX_ENTRIES; default 20000)')
+    .option('--zip-max-expanded-bytes <bytes>', 'most bytes a zip may expand to here, counted while unpacking (env DEVICECLOUD_ZIP_MAX_EXPANDED_BYTES; default 4 GiB)')
+    .option('--zip-max-ratio <n>', 'most times its compressed size a zip may expand, beyond 64 MiB (env DEVICECLOUD_ZIP_MAX_RATIO; default 200)');
 }
 
 export function configFrom(options: Record<string, string | undefined>, defaults?: Partial<Config>): Config {
@@ -54,6 +66,10 @@ export function configFrom(options: Record<string, string | undefined>, defaults
       logLevel: options.logLevel,
       bodyLimit: options.bodyLimit,
       maxUploadBytes: options.maxUploadBytes,
+      zipMaxEntries: options.zipMaxEntries,
+      zipMaxExpandedBytes: options.zipMaxExpandedBytes,
+      zipMaxRatio: options.zipMaxRatio,
+      agentCacheMaxBytes: options.cacheMaxBytes,
       trustProxy: options.trustProxy,
       heartbeatMs: options.heartbeatMs,
       leaseMs: options.leaseMs,
