@@ -71,7 +71,9 @@ describe('progress reports of a device run', () => {
     };
     const assignment = { deviceRunId: 7, deviceId: 1, kind: 'server-side', timeoutSeconds: 60, locale: 'en_US', launchApp: true, parameters: {}, credentials: null, deviceSettings: null, files: [] };
     try {
-      await execute({ client: client as never, driver: driver as never, dataDir, log: () => undefined, reportPatienceMs: 1000 }, 'serial-1', assignment).done;
+      const { inputCache } = await import('../../src/agent/input-cache.ts');
+      const cache = inputCache({ dir: path.join(dataDir, 'cache'), maxBytes: 1024 ** 2, retentionMs: () => 60_000, log: () => undefined });
+      await execute({ client: client as never, driver: driver as never, dataDir, cache, log: () => undefined, reportPatienceMs: 1000 }, 'serial-1', assignment).done;
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ENV_NAME } from '../../../domain/values.ts';
-import type { Artifact, ExecutionContext, Job } from '../../driver.ts';
+import { type Artifact, CustomerFault, type ExecutionContext, type Job } from '../../driver.ts';
 import { sampleGroup, signalSession } from './process-tree.ts';
 
 export const SCRIPT_LOG_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -37,10 +37,12 @@ export async function prepareTestScript(job: Job & { readonly tests: NonNullable
   try {
     await context.unzip(job.tests.path, sandbox);
   } catch (error) {
-    return { failReason: `the test package could not be unpacked: ${(error as Error).message}` };
+    const failReason = `the test package could not be unpacked: ${(error as Error).message}`;
+    if (error instanceof CustomerFault) throw new CustomerFault(failReason);
+    return { failReason };
   }
   const script = ['run-tests.sh', ...fs.readdirSync(sandbox).map((top) => path.join(top, 'run-tests.sh'))].find((candidate) => fs.existsSync(path.join(sandbox, candidate)));
-  if (script === undefined) return { failReason: 'the test package has no run-tests.sh' };
+  if (script === undefined) throw new CustomerFault('the test package has no run-tests.sh');
   return { cwd: path.join(sandbox, path.dirname(script)), script: path.basename(script), outputDir, screenshotDir, logFile, tmpDir };
 }
 
@@ -130,7 +132,14 @@ export function runTestScript(layout: ScriptLayout, run: ScriptRun): Promise<num
 export function collectScriptOutputs(layout: ScriptLayout): Artifact[] {
   const artifacts: Artifact[] = [];
   const walk = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    // The tests may have removed or locked what they wrote: what cannot be read is not collected.
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
       else if (entry.isFile()) {
@@ -152,7 +161,12 @@ function kindOf(file: string, screenshotDir: string): Artifact['kind'] {
 }
 
 function looksLikeJUnit(file: string): boolean {
-  const fd = fs.openSync(file, 'r');
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return false;
+  }
   try {
     const head = Buffer.alloc(4096);
     const read = fs.readSync(fd, head, 0, head.length, 0);
