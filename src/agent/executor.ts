@@ -152,9 +152,9 @@ async function run(
 }
 
 /**
- * A result the server refuses as invalid (400, 413) is not the device's failure either: it is
- * sent again without its test cases, FAILED with the server's reason, rather than dropped (which
- * would end the device run by its lease, counted against the device).
+ * A result the server refuses as invalid (400, 413) is not the device's failure: it is sent again
+ * without its test cases, with the server's reason (and FAILED where it said SUCCEEDED), rather
+ * than dropped, which would end the device run by its lease, counted against the device.
  */
 async function sendResult(deps: ExecutorDeps, id: number, report: ResultReport, policy: RetryPolicy) {
   try {
@@ -162,8 +162,9 @@ async function sendResult(deps: ExecutorDeps, id: number, report: ResultReport, 
   } catch (error) {
     if (!(error instanceof ProtocolError) || (error.status !== 400 && error.status !== 413)) throw error;
     deps.log(`device run ${id}: the server refused the result (${error.message}); reporting it without test cases`);
-    const failReason = cutText(`the results could not be reported: ${error.message}`, FAIL_REASON_CHARS);
-    return deps.client.result(id, { seq: report.seq + 1, outcome: 'FAILED', failReason, testCases: [], refused: true }, policy);
+    const failReason = cutText([report.failReason, `the results could not be reported: ${error.message}`].filter((part) => part !== null).join('; '), FAIL_REASON_CHARS);
+    const outcome = report.outcome === 'SUCCEEDED' ? 'FAILED' : report.outcome;
+    return deps.client.result(id, { seq: report.seq + 1, outcome, failReason, testCases: [], ...(report.refused === true && { refused: true }) }, policy);
   }
 }
 
