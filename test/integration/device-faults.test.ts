@@ -82,6 +82,17 @@ describe.each(ENGINES)('device faults at the agent protocol (%s)', (engine) => {
     expect((await deviceRow()).state).toBe('IDLE');
   });
 
+  it('tells the agent how long it may keep inputs after their last use: a week here, an hour on the public cloud', async () => {
+    expect((await agent.hello([androidDevice('a1', 'Pixel 8')])).inputRetentionMs).toBe(7 * 24 * 3_600_000);
+    const publicCloud = await createHarness(engine, { flavour: 'public' });
+    try {
+      const host = await fakeAgent(publicCloud.app, publicCloud.ctx, 'host-2');
+      expect((await host.hello([androidDevice('p1', 'Pixel 8')])).inputRetentionMs).toBe(3_600_000);
+    } finally {
+      await publicCloud.close();
+    }
+  });
+
   it('checks a device once at the failure limit before it stays out of service', async () => {
     const warn = async () => {
       const answer = await agent.finish((await claimOne()).deviceRunId, 'WARNING');
