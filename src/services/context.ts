@@ -25,6 +25,8 @@ export interface Limits {
   readonly sessionTtlMs: number;
   /** What an uploaded zip may hold and expand to; one beyond them, or that cannot unpack, is refused (400). */
   readonly zip: ZipLimits;
+  /** Networks hooks may reach although they are internal (domain/hook-destinations.ts); none by default. */
+  readonly hookAllowNetworks: readonly string[];
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -37,6 +39,7 @@ export const DEFAULT_LIMITS: Limits = {
   oauthRefreshTtlMs: 30 * 24 * 60 * 60_000,
   sessionTtlMs: 12 * 60 * 60_000,
   zip: DEFAULT_ZIP_LIMITS,
+  hookAllowNetworks: [],
 };
 
 export interface Context {
