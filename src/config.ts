@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ZipLimits } from './files/zip.ts';
 import { isPostgresUrl } from './store/db.ts';
 
 import { FLAVOURS, type Flavour } from './domain/flavours.ts';
@@ -31,6 +32,14 @@ export interface Config {
   readonly bodyLimit: number;
   /** Largest uploaded file, bytes. */
   readonly maxUploadBytes: number;
+  /**
+   * What a zip (test package, APK, IPA, data) may hold: entries, bytes once expanded, and the
+   * expansion ratio. Checked at upload from the central directory (400 beyond) and again by the
+   * agent while unpacking, counting what it writes: servers and agents of a cloud should agree.
+   */
+  readonly zipMaxEntries: number;
+  readonly zipMaxExpandedBytes: number;
+  readonly zipMaxRatio: number;
   readonly trustProxy: boolean;
   /** Agents: how often they heartbeat; a lost agent's runs are given up after `leaseMs`. */
   readonly heartbeatMs: number;
@@ -74,6 +83,8 @@ export interface Config {
   readonly sandboxDiskMb: number;
   /** Agents: more paths customer code may read (an Android SDK outside /usr, say). */
   readonly sandboxReadOnly: readonly string[];
+  /** Agents: the input cache's size cap, bytes; the least recently used inputs go first. */
+  readonly agentCacheMaxBytes: number;
 }
 
 export const SANDBOX_CHOICES = ['auto', 'bubblewrap', 'none'] as const;
@@ -200,6 +211,30 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
       if (!Number.isSafeInteger(bytes) || bytes < 1024) throw new Error('must be a number of bytes, at least 1024');
       return bytes;
     },
+  },
+  zipMaxEntries: {
+    flag: '--zip-max-entries',
+    env: ['DEVICECLOUD_ZIP_MAX_ENTRIES'],
+    fallback: 20_000,
+    parse: (value) => whole(value, 1, 10_000_000, 'entries'),
+  },
+  zipMaxExpandedBytes: {
+    flag: '--zip-max-expanded-bytes',
+    env: ['DEVICECLOUD_ZIP_MAX_EXPANDED_BYTES'],
+    fallback: 4 * 1024 ** 3,
+    parse: (value) => whole(value, 1024 * 1024, Number.MAX_SAFE_INTEGER, 'bytes'),
+  },
+  zipMaxRatio: {
+    flag: '--zip-max-ratio',
+    env: ['DEVICECLOUD_ZIP_MAX_RATIO'],
+    fallback: 200,
+    parse: (value) => whole(value, 2, 100_000, 'times its compressed size'),
+  },
+  agentCacheMaxBytes: {
+    flag: '--cache-max-bytes',
+    env: ['DEVICECLOUD_AGENT_CACHE_MAX_BYTES'],
+    fallback: 10 * 1024 ** 3,
+    parse: (value) => whole(value, 1024 * 1024, Number.MAX_SAFE_INTEGER, 'bytes'),
   },
   heartbeatMs: {
     flag: '--heartbeat-ms',
@@ -401,7 +436,7 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
 
 function whole(value: Raw, min: number, max: number, unit: string): number {
   const number = Number(text(value));
-  if (!Number.isInteger(number) || number < min || number > max) throw new Error(`must be a whole number of ${unit} from ${min} to ${max}`);
+  if (!Number.isSafeInteger(number) || number < min || number > max) throw new Error(`must be a whole number of ${unit} from ${min} to ${max}`);
   return number;
 }
 
@@ -476,6 +511,11 @@ function readConfigFile(file: string): Record<string, unknown> {
     throw new ConfigError(`Config file ${file} has unknown settings: ${unknown.join(', ')}; known: ${Object.keys(SCHEMA).join(', ')}`);
   }
   return parsed as Record<string, unknown>;
+}
+
+/** The zip limits of the settings, as the zip reader takes them. */
+export function zipLimitsOf(config: Pick<Config, 'zipMaxEntries' | 'zipMaxExpandedBytes' | 'zipMaxRatio'>): ZipLimits {
+  return { maxEntries: config.zipMaxEntries, maxTotalBytes: config.zipMaxExpandedBytes, maxRatio: config.zipMaxRatio };
 }
 
 /** Where the SQLite file lives when no database URL is set. */

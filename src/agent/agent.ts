@@ -5,12 +5,16 @@
  * stop. It never touches the database, and it rides out server restarts by retrying.
  */
 import os from 'node:os';
+import path from 'node:path';
 import type { CleaningKind } from '../domain/flavours.ts';
+import { DEFAULT_AGENT_INPUT_RETENTION_MS } from '../domain/retention.ts';
+import type { ZipLimits } from '../files/zip.ts';
 import { PROTOCOL_VERSION } from '../protocol/v1.ts';
 import { VERSION } from '../version.ts';
 import { protocolClient, sleep } from './client.ts';
 import type { DeviceDescription, Driver } from './driver.ts';
 import { type Execution, execute } from './executor.ts';
+import { inputCache } from './input-cache.ts';
 
 export interface AgentOptions {
   /** Servers of one cloud; the agent moves to the next when one does not answer. */
@@ -21,6 +25,10 @@ export interface AgentOptions {
   readonly log?: (message: string) => void;
   /** How long results keep being retried while the server is away (default 30 min). */
   readonly reportPatienceMs?: number;
+  /** The input cache's size cap (default 10 GiB). */
+  readonly cacheMaxBytes?: number;
+  /** What an input zip may expand to, counted while unpacking (default: the zip reader's). */
+  readonly zipLimits?: ZipLimits;
 }
 
 export interface RunningAgent {
@@ -54,6 +62,8 @@ export function startAgent(options: AgentOptions): RunningAgent {
   let claimWaitMs = 25_000;
   let cleaning: CleaningKind = 'FULL';
   const patience = { maxElapsedMs: options.reportPatienceMs ?? 30 * 60_000 };
+  let inputRetentionMs = DEFAULT_AGENT_INPUT_RETENTION_MS;
+  const cache = inputCache({ dir: path.join(options.dataDir, 'cache'), maxBytes: options.cacheMaxBytes ?? 10 * 1024 ** 3, retentionMs: () => inputRetentionMs, log });
 
   /** A device became free (or the agent stops): the current long poll is redone with the new set. */
   const reclaim = () => claimRound?.abort();
@@ -67,6 +77,8 @@ export function startAgent(options: AgentOptions): RunningAgent {
     heartbeatMs = answer.heartbeatMs;
     claimWaitMs = answer.claimWaitMs;
     cleaning = answer.cleaning ?? 'FULL';
+    inputRetentionMs = answer.inputRetentionMs ?? DEFAULT_AGENT_INPUT_RETENTION_MS;
+    void cache.sweep().catch((error: Error) => log(`input cache: ${error.message}`));
     for (const { serial, deviceId } of answer.devices) {
       const description = devices.find((device) => device.serial === serial)!;
       slots.set(deviceId, { description, deviceId, status: 'busy' });
@@ -75,11 +87,18 @@ export function startAgent(options: AgentOptions): RunningAgent {
     for (const slot of slots.values()) void clean(slot);
   }
 
-  async function clean(slot: DeviceSlot): Promise<void> {
+  /**
+   * Cleans the device for its next run. `check`: it comes back from failures in a row or from
+   * being out of service, so its health is checked first and it is cleaned FULL (a reboot clears
+   * most of what fails runs); a failed check is reported as a failed cleaning, and it stays out.
+   */
+  async function clean(slot: DeviceSlot, check = false): Promise<void> {
     slot.status = 'busy';
     let report: { ok: boolean; report: string };
     try {
-      report = await options.driver.clean(slot.description.serial, cleaning);
+      const health = check ? await options.driver.health(slot.description.serial) : { ok: true as const };
+      report = health.ok ? await options.driver.clean(slot.description.serial, check ? 'FULL' : cleaning) : { ok: false, report: `health check failed: ${health.reason}` };
+      if (check && report.ok) report = { ok: true, report: `health checked; ${report.report}` };
     } catch (error) {
       report = { ok: false, report: (error as Error).message };
     }
@@ -98,12 +117,24 @@ export function startAgent(options: AgentOptions): RunningAgent {
   function start(slot: DeviceSlot, assignment: Parameters<typeof execute>[2]): void {
     slot.status = 'busy';
     log(`device run ${assignment.deviceRunId} on ${slot.description.serial}: starting (${assignment.kind})`);
-    const execution = execute({ client, driver: options.driver, dataDir: options.dataDir, log, reportPatienceMs: patience.maxElapsedMs }, slot.description.serial, assignment);
+    const execution = execute(
+      { client, driver: options.driver, dataDir: options.dataDir, cache, zipLimits: options.zipLimits, log, reportPatienceMs: patience.maxElapsedMs },
+      slot.description.serial,
+      assignment,
+    );
     executions.set(assignment.deviceRunId, execution);
-    void execution.done.finally(() => {
-      executions.delete(assignment.deviceRunId);
-      if (!stopping.signal.aborted) void clean(slot);
-    });
+    void execution.done.then(
+      ({ checkDevice }) => {
+        executions.delete(assignment.deviceRunId);
+        if (checkDevice) log(`${slot.description.displayName} failed device runs in a row: checking its health and cleaning it fully`);
+        if (!stopping.signal.aborted) void clean(slot, checkDevice);
+      },
+      (error: unknown) => {
+        executions.delete(assignment.deviceRunId);
+        log(`device run ${assignment.deviceRunId}: ${(error as Error).message}`);
+        if (!stopping.signal.aborted) void clean(slot);
+      },
+    );
   }
 
   function stopRuns(ids: readonly number[]): void {
@@ -182,7 +213,7 @@ export function startAgent(options: AgentOptions): RunningAgent {
         // Devices this agent gave up on that an operator returned to service: clean them again.
         for (const deviceId of answer.clean ?? []) {
           const slot = slots.get(deviceId);
-          if (slot?.status === 'out') void clean(slot);
+          if (slot?.status === 'out') void clean(slot, true);
         }
       } catch (error) {
         log(`heartbeat failed: ${(error as Error).message}`);

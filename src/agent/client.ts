@@ -20,6 +20,7 @@ import {
   PROTOCOL_PREFIX,
   type ProgressReport,
   type ResultReport,
+  type ResultResponse,
   type StopList,
 } from '../protocol/v1.ts';
 
@@ -115,7 +116,7 @@ export function protocolClient(options: ClientOptions) {
     progress: (deviceRunId: number, report: ProgressReport, policy: RetryPolicy) =>
       post<{ abort: boolean }>(`${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/progress`, report, policy),
     result: (deviceRunId: number, report: ResultReport, policy: RetryPolicy) =>
-      post<{ state: string }>(`${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/result`, report, policy),
+      post<ResultResponse>(`${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/result`, report, policy),
     cleaned: (deviceId: number, report: CleanedReport, policy: RetryPolicy) =>
       post<{ state: string }>(`${PROTOCOL_PREFIX}/devices/${deviceId}/cleaned`, report, policy),
 

@@ -80,7 +80,10 @@ export interface ExecutionContext {
   step(type: StepType): void;
   /** A CPU/memory sample of the app or tests under test, about once a second while tests run. */
   sample(sample: PerformanceSample): void;
-  /** Safe extraction of an uploaded zip (path traversal, bombs and links refused). */
+  /**
+   * Safe extraction of an uploaded zip (path traversal, bombs and links refused, the settings'
+   * limits counted while writing); a zip that cannot be unpacked rejects with a CustomerFault.
+   */
   unzip(zipPath: string, destDir: string): Promise<void>;
 }
 
@@ -105,8 +108,23 @@ export type ExecutionOutcome =
    * against the device nor retried, since another try or another device would end the same.
    */
   | 'REFUSED'
+  /**
+   * The customer's package or its output made the run fail: it cannot be unpacked, has no
+   * run-tests.sh, broke a limit of its sandbox (memory, processes, disk, time), left results the
+   * agent cannot read. FAILED for the user with `failReason` saying why; like REFUSED, neither held
+   * against the device nor retried. A driver returns it, or throws a CustomerFault from anywhere.
+   */
+  | 'CUSTOMER_FAULT'
   /** The signal fired (timeout or abort); the executor knows which. */
   | 'STOPPED';
+
+/** Thrown where the customer's package or output is at fault; the message is what the user reads. */
+export class CustomerFault extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CustomerFault';
+  }
+}
 
 export interface ExecutionResult {
   readonly outcome: ExecutionOutcome;

@@ -1,25 +1,30 @@
 /**
- * Executes one device run on one device, around the driver: downloads the inputs (cached by
- * checksum), enforces the timeout, forwards steps and samples to the server in batches, decides
- * the outcome (test failures and infrastructure failures kept apart), uploads artifacts, reports
- * the result. Partial results of an aborted or timed-out run are still parsed and sent.
+ * Executes one device run on one device, around the driver: puts the inputs in place (from the
+ * checked cache), enforces the timeout, forwards steps and samples to the server in batches,
+ * decides the outcome (test failures, infrastructure failures and the customer's faults kept
+ * apart), uploads artifacts, reports the result. Partial results of an aborted or timed-out run
+ * are still parsed and sent; results too large for the protocol are cut, never dropped.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { StepType } from '../domain/runs.ts';
-import type { TestCase } from '../domain/test-cases.ts';
-import { extractZip } from '../files/zip.ts';
-import type { Assignment, ProgressReport, ResultReport } from '../protocol/v1.ts';
+import { FAIL_REASON_CHARS, type StepType } from '../domain/runs.ts';
+import { type TestCase, cutText, fitTestCasesInto } from '../domain/test-cases.ts';
+import { DEFAULT_ZIP_LIMITS, ZipError, type ZipLimits, extractZip } from '../files/zip.ts';
+import { type Assignment, type ProgressReport, REPORT_BODY_LIMIT_BYTES, type ResultReport } from '../protocol/v1.ts';
 import { parseJUnit } from '../results/junit.ts';
-import type { ProtocolClient, RetryPolicy } from './client.ts';
-import type { Artifact, Driver, ExecutionResult, Job, LocalFile, PerformanceSample } from './driver.ts';
+import { ProtocolError, type ProtocolClient, type RetryPolicy } from './client.ts';
+import { type Artifact, CustomerFault, type Driver, type ExecutionResult, type Job, type LocalFile, type PerformanceSample } from './driver.ts';
+import type { InputCache } from './input-cache.ts';
 
 export interface ExecutorDeps {
   readonly client: ProtocolClient;
   readonly driver: Driver;
-  /** Holds `cache/` (inputs by checksum) and `work/` (one folder per device run). */
+  /** Holds `work/` (one folder per device run). */
   readonly dataDir: string;
+  /** Inputs by checksum, checked at every use. */
+  readonly cache: InputCache;
+  /** What an input zip may expand to, counted while unpacking (the settings'). */
+  readonly zipLimits?: ZipLimits;
   readonly log: (message: string) => void;
   /** How long reports keep being retried while the server is unreachable. */
   readonly reportPatienceMs: number;
@@ -28,8 +33,14 @@ export interface ExecutorDeps {
 export interface Execution {
   /** Stops the run; `reason` decides the outcome (a user abort, or the agent shutting down). */
   stop(reason: 'aborted' | 'shutdown'): void;
-  readonly done: Promise<void>;
+  /** Resolves once reported; `checkDevice`: the server wants the device checked before it takes work again. */
+  readonly done: Promise<{ readonly checkDevice: boolean }>;
 }
+
+/** JUnit files larger than this are not read (the agent would spend its memory on one run's output). */
+export const JUNIT_MAX_BYTES = 128 * 1024 * 1024;
+/** Room left in a result message for what is not test cases (steps, samples, the fail reason). */
+const REPORT_OVERHEAD_BYTES = 2 * 1024 * 1024;
 
 const FLUSH_MS = 1000;
 
@@ -51,7 +62,7 @@ async function run(
   signal: AbortSignal,
   stopReason: () => 'aborted' | 'shutdown' | 'timeout' | null,
   stop: (reason: 'aborted' | 'timeout') => void,
-): Promise<void> {
+): Promise<{ checkDevice: boolean }> {
   const { client, driver } = deps;
   const id = assignment.deviceRunId;
   const policy: RetryPolicy = { maxElapsedMs: deps.reportPatienceMs };
@@ -104,31 +115,64 @@ async function run(
       step,
       sample: (sample) => samples.push(sample),
       unzip: async (zipPath, destDir) => {
-        await extractZip(zipPath, destDir);
+        try {
+          await extractZip(zipPath, destDir, deps.zipLimits ?? DEFAULT_ZIP_LIMITS);
+        } catch (error) {
+          // What the zip is (or lies about) is the package's fault; a full disk is not.
+          throw error instanceof ZipError ? new CustomerFault(error.message) : error;
+        }
       },
     });
   } catch (error) {
-    result = { outcome: 'INFRA_ERROR', failReason: (error as Error).message, testCases: null, exitCode: null, artifacts: [] };
+    const outcome = error instanceof CustomerFault ? 'CUSTOMER_FAULT' : 'INFRA_ERROR';
+    result = { outcome, failReason: (error as Error).message, testCases: null, exitCode: null, artifacts: [] };
   } finally {
     clearTimeout(timer);
   }
 
   step('SENDING_RESULTS');
   const testCases = collectTestCases(result);
-  const report = decide(result, testCases, stopReason());
+  const report = fitReport(decide(result, testCases, stopReason()));
   clearInterval(flusher);
   // The step report and the artifacts go up together, a few artifacts at a time; the last step
   // and samples go with the result.
   await Promise.all([flush(), uploadAll(deps, id, result.artifacts, policy)]);
   step('PROCESSING_RESULTS');
   await flushing;
+  let checkDevice = false;
   try {
-    await client.result(id, { seq: ++seq, ...report, steps: steps.splice(0), samples: samples.splice(0) }, policy);
+    checkDevice = (await sendResult(deps, id, { seq: ++seq, ...report, steps: steps.splice(0), samples: samples.splice(0) }, policy)).checkDevice === true;
     deps.log(`device run ${id} on ${serial}: ${report.outcome}${report.failReason ? ` (${report.failReason})` : ''}`);
   } catch (error) {
     deps.log(`device run ${id}: the result could not be reported: ${(error as Error).message}`);
   }
   await fs.promises.rm(workDir, { recursive: true, force: true });
+  await deps.cache.sweep().catch((error: Error) => deps.log(`input cache: ${error.message}`));
+  return { checkDevice };
+}
+
+/**
+ * A result the server refuses as invalid (400, 413) is not the device's failure: it is sent again
+ * without its test cases, with the server's reason (and FAILED where it said SUCCEEDED), rather
+ * than dropped, which would end the device run by its lease, counted against the device.
+ */
+async function sendResult(deps: ExecutorDeps, id: number, report: ResultReport, policy: RetryPolicy) {
+  try {
+    return await deps.client.result(id, report, policy);
+  } catch (error) {
+    if (!(error instanceof ProtocolError) || (error.status !== 400 && error.status !== 413)) throw error;
+    deps.log(`device run ${id}: the server refused the result (${error.message}); reporting it without test cases`);
+    const failReason = cutText([report.failReason, `the results could not be reported: ${error.message}`].filter((part) => part !== null).join('; '), FAIL_REASON_CHARS);
+    const outcome = report.outcome === 'SUCCEEDED' ? 'FAILED' : report.outcome;
+    return deps.client.result(id, { seq: report.seq + 1, outcome, failReason, testCases: [], ...(report.refused === true && { refused: true }) }, policy);
+  }
+}
+
+/** Test cases within the protocol's limits, cut with markers; the note joins the fail reason. */
+function fitReport(report: Omit<ResultReport, 'seq'>): Omit<ResultReport, 'seq'> {
+  const fitted = fitTestCasesInto(report.testCases, REPORT_BODY_LIMIT_BYTES - REPORT_OVERHEAD_BYTES);
+  const failReason = [report.failReason, fitted.note].filter((part) => part !== null).join('; ');
+  return { ...report, testCases: fitted.cases, failReason: failReason === '' ? null : cutText(failReason, FAIL_REASON_CHARS) };
 }
 
 interface Input {
@@ -136,36 +180,13 @@ interface Input {
   readonly file: LocalFile;
 }
 
-/**
- * Inputs are cached by checksum: the same app on many devices is fetched once per host. A cached
- * file is only ever renamed into place after its checksum was verified, so it is trusted as is.
- */
+/** Each input in the run's own folder: a copy checked against its checksum (input-cache.ts). */
 async function download(deps: ExecutorDeps, assignment: Assignment, workDir: string, policy: RetryPolicy): Promise<Input[]> {
-  const cacheDir = path.join(deps.dataDir, 'cache');
-  await fs.promises.mkdir(cacheDir, { recursive: true });
   return Promise.all(assignment.files.map(async (file): Promise<Input> => {
-    const cached = path.join(cacheDir, file.sha256);
-    if (!fs.existsSync(cached)) {
-      const partial = `${cached}.${process.pid}.${assignment.deviceRunId}.part`;
-      await deps.client.download(file.url, partial, policy);
-      const actual = await sha256Of(partial);
-      if (actual !== file.sha256) {
-        await fs.promises.rm(partial, { force: true });
-        throw new Error(`download of ${file.name} was corrupted (checksum ${actual.slice(0, 12)}, expected ${file.sha256.slice(0, 12)})`);
-      }
-      await fs.promises.rename(partial, cached);
-    }
     const local = path.join(workDir, 'inputs', `${file.id}-${path.basename(file.name)}`);
-    // A copy (a clone where the file system can), so that a test changing its input leaves the cache alone.
-    await fs.promises.copyFile(cached, local, fs.constants.COPYFILE_FICLONE);
+    await deps.cache.provide(file, local, (target) => deps.client.download(file.url, target, policy));
     return { action: file.action, file: { path: local, name: file.name, properties: file.properties } };
   }));
-}
-
-async function sha256Of(filePath: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of fs.createReadStream(filePath)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 /** Test cases the driver knew, else those of its JUnit files; unreadable JUnit is reported, not fatal. */
@@ -175,6 +196,8 @@ function collectTestCases(result: ExecutionResult): { cases: TestCase[]; problem
   const problems: string[] = [];
   for (const artifact of result.artifacts.filter((candidate) => candidate.kind === 'junit')) {
     try {
+      const size = fs.statSync(artifact.path).size;
+      if (size > JUNIT_MAX_BYTES) throw new Error(`${size} bytes, more than the ${JUNIT_MAX_BYTES} read`);
       cases.push(...parseJUnit(fs.readFileSync(artifact.path, 'utf8')));
     } catch (error) {
       problems.push(`${artifact.name}: ${(error as Error).message}`);
@@ -186,7 +209,8 @@ function collectTestCases(result: ExecutionResult): { cases: TestCase[]; problem
 /**
  * The outcome: ABORTED or TIMEOUT when stopped; WARNING for infrastructure failures (and for a
  * shutdown of the agent, which is retryable) and for what the device refused (marked so, which is
- * not); otherwise the tests decide.
+ * not); FAILED, marked the same way, for what the customer's package or output caused; otherwise
+ * the tests decide.
  */
 export function decide(
   result: ExecutionResult,
@@ -199,8 +223,9 @@ export function decide(
   if (stopReason === 'timeout') return outcome('TIMEOUT', 'the tests did not finish within the timeout; partial results kept');
   if (stopReason === 'shutdown') return outcome('WARNING', 'the agent shut down while the device run was in progress');
   // A broken sandbox limit is the tests' doing: FAILED, saying which limit, whatever they reported.
-  if (result.breach !== undefined) return outcome('FAILED', result.breach.message);
+  if (result.breach !== undefined) return { ...outcome('FAILED', result.breach.message), refused: true };
   if (result.outcome === 'REFUSED') return { ...outcome('WARNING', result.failReason ?? 'the device cannot do what the run asked'), refused: true };
+  if (result.outcome === 'CUSTOMER_FAULT') return { ...outcome('FAILED', result.failReason ?? 'the test package made the device run fail'), refused: true };
   if (result.outcome !== 'COMPLETED') return outcome('WARNING', result.failReason ?? 'the device run could not be completed');
   if (testCases.some((testCase) => testCase.result === 'FAILED')) return outcome('FAILED', collected.problem);
   if (collected.problem !== null) return outcome('FAILED', collected.problem);

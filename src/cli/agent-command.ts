@@ -4,12 +4,12 @@ import type { Command } from 'commander';
 import { startAgent } from '../agent/agent.ts';
 import { chooseSandbox } from '../agent/drivers/host/sandbox-choice.ts';
 import { driverFromConfig } from '../agent/drivers/index.ts';
-import { ConfigError } from '../config.ts';
+import { ConfigError, zipLimitsOf } from '../config.ts';
 import type { Lifecycle } from './server-commands.ts';
-import { addDriverOptions, configFrom } from './options.ts';
+import { addDriverOptions, addZipOptions, configFrom } from './options.ts';
 
 export function registerAgentCommand(program: Command, lifecycle: Lifecycle): void {
-  addDriverOptions(program.command('agent'))
+  addZipOptions(addDriverOptions(program.command('agent')))
     .description('Run the agent of a device host: it registers its devices with a server and runs their device runs')
     .option('--server <urls>', 'the server to work for, or several separated by commas, tried in turn (env DEVICECLOUD_SERVER_URL)')
     .option('--token <token>', 'agent token from `devicecloud admin create-agent-token` (prefer env DEVICECLOUD_AGENT_TOKEN: flags show in ps)')
@@ -28,6 +28,8 @@ export function registerAgentCommand(program: Command, lifecycle: Lifecycle): vo
         token: config.agentToken,
         driver: driverFromConfig(config, dataDir, sandbox),
         dataDir,
+        cacheMaxBytes: config.agentCacheMaxBytes,
+        zipLimits: zipLimitsOf(config),
         log: (message) => lifecycle.print(`[agent] ${message}`),
       });
       lifecycle.untilSignal(() => agent.stop());

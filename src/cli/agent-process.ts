@@ -28,7 +28,8 @@ export interface AgentProcessOptions {
     Config,
     | 'driver' | 'virtualDevices' | 'virtualPrefix' | 'iosBinary' | 'iosSigningDir' | 'iosSigner' | 'flavour' | 'sandbox' | 'sandboxNetwork' | 'sandboxUidBase'
     | 'sandboxMemoryMb' | 'sandboxProcesses' | 'sandboxCpuSeconds' | 'sandboxDiskMb' | 'sandboxReadOnly'
-  >;
+  > &
+    Partial<Pick<Config, 'agentCacheMaxBytes' | 'zipMaxEntries' | 'zipMaxExpandedBytes' | 'zipMaxRatio'>>;
   /** Each line the agent prints. */
   readonly log: (line: string) => void;
   /** Trouble with the process itself (it died, it is restarted). */
@@ -49,6 +50,10 @@ export function driverFlags(config: AgentProcessOptions['config']): string[] {
     '--devices', String(config.virtualDevices),
     '--serial-prefix', config.virtualPrefix,
     '--ios-signer', config.iosSigner,
+    ...(config.agentCacheMaxBytes === undefined ? [] : ['--cache-max-bytes', String(config.agentCacheMaxBytes)]),
+    ...(config.zipMaxEntries === undefined ? [] : ['--zip-max-entries', String(config.zipMaxEntries)]),
+    ...(config.zipMaxExpandedBytes === undefined ? [] : ['--zip-max-expanded-bytes', String(config.zipMaxExpandedBytes)]),
+    ...(config.zipMaxRatio === undefined ? [] : ['--zip-max-ratio', String(config.zipMaxRatio)]),
     ...(config.iosBinary === undefined ? [] : ['--ios-bin', config.iosBinary]),
     ...(config.iosSigningDir === undefined ? [] : ['--ios-signing', config.iosSigningDir]),
     // The cloud's flavour decides how strictly the agent sandboxes customer code.

@@ -19,6 +19,9 @@ export function addServerOptions(command: Command): Command {
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env DEVICECLOUD_LOG_LEVEL)')
     .option('--body-limit <bytes>', 'largest form or JSON body (env DEVICECLOUD_BODY_LIMIT)')
     .option('--max-upload-bytes <bytes>', 'largest uploaded file (env DEVICECLOUD_MAX_UPLOAD_BYTES; default 4 GiB)')
+    .option('--zip-max-entries <n>', 'most entries in an uploaded zip (env DEVICECLOUD_ZIP_MAX_ENTRIES; default 20000)')
+    .option('--zip-max-expanded-bytes <bytes>', 'most bytes an uploaded zip may expand to (env DEVICECLOUD_ZIP_MAX_EXPANDED_BYTES; default 4 GiB)')
+    .option('--zip-max-ratio <n>', 'most times its compressed size a zip may expand, beyond 64 MiB (env DEVICECLOUD_ZIP_MAX_RATIO; default 200)')
     .option('--trust-proxy <bool>', 'trust X-Forwarded-* headers from a load balancer (env DEVICECLOUD_TRUST_PROXY)')
     .option('--heartbeat-ms <ms>', 'how often agents heartbeat (env DEVICECLOUD_HEARTBEAT_MS; default 5000)')
     .option('--lease-ms <ms>', 'a silent agent loses its running device runs after this (env DEVICECLOUD_LEASE_MS; default 60000)')
@@ -44,7 +47,16 @@ export function addDriverOptions(command: Command): Command {
     .option('--sandbox-processes <n>', 'processes of one run\'s code at once (env DEVICECLOUD_SANDBOX_PROCESSES; default 512)')
     .option('--sandbox-cpu-seconds <s>', 'CPU time of one run\'s code (env DEVICECLOUD_SANDBOX_CPU_SECONDS; default 3600)')
     .option('--sandbox-disk-mb <mib>', 'what one run\'s code may write (env DEVICECLOUD_SANDBOX_DISK_MB; default 4096)')
-    .option('--sandbox-read-only <paths>', 'more absolute paths the code may read, comma-separated (env DEVICECLOUD_SANDBOX_READ_ONLY)');
+    .option('--sandbox-read-only <paths>', 'more absolute paths the code may read, comma-separated (env DEVICECLOUD_SANDBOX_READ_ONLY)')
+    .option('--cache-max-bytes <bytes>', 'size cap of the input cache, least recently used out first (env DEVICECLOUD_AGENT_CACHE_MAX_BYTES; default 10 GiB)');
+}
+
+/** The agent's zip limits: the same settings as the server's (`local` has them from addServerOptions). */
+export function addZipOptions(command: Command): Command {
+  return command
+    .option('--zip-max-entries <n>', 'most entries in a zip unpacked here (env DEVICECLOUD_ZIP_MAX_ENTRIES; default 20000)')
+    .option('--zip-max-expanded-bytes <bytes>', 'most bytes a zip may expand to here, counted while unpacking (env DEVICECLOUD_ZIP_MAX_EXPANDED_BYTES; default 4 GiB)')
+    .option('--zip-max-ratio <n>', 'most times its compressed size a zip may expand, beyond 64 MiB (env DEVICECLOUD_ZIP_MAX_RATIO; default 200)');
 }
 
 export function configFrom(options: Record<string, string | undefined>, defaults?: Partial<Config>): Config {
@@ -63,6 +75,10 @@ export function configFrom(options: Record<string, string | undefined>, defaults
       logLevel: options.logLevel,
       bodyLimit: options.bodyLimit,
       maxUploadBytes: options.maxUploadBytes,
+      zipMaxEntries: options.zipMaxEntries,
+      zipMaxExpandedBytes: options.zipMaxExpandedBytes,
+      zipMaxRatio: options.zipMaxRatio,
+      agentCacheMaxBytes: options.cacheMaxBytes,
       trustProxy: options.trustProxy,
       heartbeatMs: options.heartbeatMs,
       leaseMs: options.leaseMs,

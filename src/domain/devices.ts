@@ -76,3 +76,25 @@ export const DEVICE_GROUP_LIST: ListSpec<'id' | 'displayName' | 'osType' | 'crea
   },
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };
+
+/**
+ * What the end of a device run does to its device's streak of infrastructure failures: a WARNING
+ * counts one; what was not the device's doing (it refused a setting, or the customer's package
+ * or output failed the run: `refused`) leaves the streak as it was; any other end shows the device
+ * worked, and ends the streak.
+ */
+export function streakEffect(outcome: string, refused: boolean): 'count' | 'keep' | 'reset' {
+  if (refused) return 'keep';
+  return outcome === 'WARNING' ? 'count' : 'reset';
+}
+
+/**
+ * After an infrastructure failure, with `streak` of them in a row: the device is cleaned as after
+ * any run; at the limit it is checked once (health, then a FULL cleaning) before it takes work
+ * again, a failed check taking it out of service; beyond the limit, failing again after that
+ * check, it is out of service until an operator returns it.
+ */
+export function afterInfraFailure(streak: number, maxInfraFailures: number): 'CLEAN' | 'CHECK' | 'OUT' {
+  if (streak < maxInfraFailures) return 'CLEAN';
+  return streak === maxInfraFailures ? 'CHECK' : 'OUT';
+}

@@ -18,3 +18,16 @@ export const ORPHAN_BLOB_GRACE_MS = 60 * 60 * 1000;
 export function removesUnusedProjects(flavour: Flavour): boolean {
   return flavour === 'public';
 }
+
+/**
+ * How long a device host keeps a run's inputs (apps, test packages) after their last use: on the
+ * public cloud, where hosts are shared by every account, only long enough for the same run's other
+ * device runs and retries; elsewhere a week, so that a team's app is not fetched for every run.
+ * The agent's cache cap (agentCacheMaxBytes) may remove them sooner.
+ */
+export function agentInputRetentionMs(flavour: Flavour): number {
+  return flavour === 'public' ? 60 * 60 * 1000 : 7 * DAY_MS;
+}
+
+/** What an agent keeps inputs for when its server does not say (an older server). */
+export const DEFAULT_AGENT_INPUT_RETENTION_MS = 24 * 60 * 60 * 1000;

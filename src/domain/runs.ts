@@ -261,3 +261,6 @@ export const DEVICE_RUN_LIST: ListSpec<'id' | 'state' | 'createTime' | 'startTim
   },
   defaultSort: [{ field: 'id', direction: 'asc' }],
 };
+
+/** Characters of a device run's fail reason kept (it may quote the customer's output). */
+export const FAIL_REASON_CHARS = 4000;

@@ -1,9 +1,12 @@
 /**
  * Reading untrusted zip files (APKs, IPAs, test packages) without trusting them: entry names that
- * escape the destination, symbolic links, too many entries, and archives that expand far beyond
- * their size (zip bombs) are refused before anything is written. yauzl streams entries, checks
- * that each inflates to exactly its declared size, and rejects absolute and `..` names itself;
- * the limits below are ours.
+ * escape the destination or could not be written (duplicates, a name both a file and a folder,
+ * over-long names), symbolic links, too many entries, and archives that expand far beyond their
+ * size (zip bombs, one entry or many) are refused before anything is written. The same checks run
+ * at upload (from the central directory) and again on the device host, where extraction also
+ * counts the bytes it actually writes: a directory that lies about sizes gets no further than its
+ * limits. yauzl streams entries, checks that each inflates to exactly its declared size, and
+ * rejects absolute and `..` names itself; the limits below are ours.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 
-export type ZipProblem = 'CORRUPT' | 'PATH_TRAVERSAL' | 'SYMLINK' | 'TOO_MANY_ENTRIES' | 'TOO_LARGE';
+export type ZipProblem = 'CORRUPT' | 'PATH_TRAVERSAL' | 'SYMLINK' | 'TOO_MANY_ENTRIES' | 'TOO_LARGE' | 'DUPLICATE_ENTRY' | 'BAD_NAME';
 
 export class ZipError extends Error {
   constructor(
@@ -27,11 +30,21 @@ export interface ZipLimits {
   readonly maxEntries: number;
   /** Sum of the uncompressed sizes of all entries. */
   readonly maxTotalBytes: number;
-  /** Largest uncompressed/compressed ratio of an entry (a bomb compresses ~1000:1). */
+  /**
+   * Largest uncompressed/compressed ratio (a bomb compresses ~1000:1), of one entry over 1 MiB and
+   * of the whole archive once it expands beyond 64 MiB: a thousand small bombs are one big one.
+   */
   readonly maxRatio: number;
 }
 
+/** The settings' defaults (config.ts: zipMaxEntries, zipMaxExpandedBytes, zipMaxRatio). */
 export const DEFAULT_ZIP_LIMITS: ZipLimits = { maxEntries: 20_000, maxTotalBytes: 4 * 1024 ** 3, maxRatio: 200 };
+
+const ENTRY_RATIO_FLOOR = 1024 * 1024;
+const ARCHIVE_RATIO_FLOOR = 64 * 1024 * 1024;
+/** File systems refuse longer names (a component over 255 bytes), and paths this long are not a test package's. */
+const MAX_COMPONENT_BYTES = 255;
+const MAX_NAME_BYTES = 1024;
 
 export interface ZipEntryInfo {
   readonly name: string;
@@ -92,7 +105,10 @@ function checkEntry(entry: Entry, limits: ZipLimits): void {
   if (normalized.startsWith('../') || normalized === '..' || path.posix.isAbsolute(normalized) || entry.fileName.includes('\\')) {
     throw new ZipError('PATH_TRAVERSAL', `unsafe entry name: ${entry.fileName}`);
   }
-  if (!isDirectory(entry) && entry.uncompressedSize > 1024 * 1024 && entry.uncompressedSize > entry.compressedSize * limits.maxRatio) {
+  if (normalized === '.' || normalized === '' || Buffer.byteLength(entry.fileName) > MAX_NAME_BYTES || normalized.split('/').some((part) => Buffer.byteLength(part) > MAX_COMPONENT_BYTES)) {
+    throw new ZipError('BAD_NAME', `entry name cannot be unpacked: ${entry.fileName.slice(0, 200)}`);
+  }
+  if (!isDirectory(entry) && entry.uncompressedSize > ENTRY_RATIO_FLOOR && entry.uncompressedSize > entry.compressedSize * limits.maxRatio) {
     throw new ZipError('TOO_LARGE', `entry ${entry.fileName} expands ${Math.round(entry.uncompressedSize / Math.max(1, entry.compressedSize))} times its size (a zip bomb?)`);
   }
 }
@@ -101,14 +117,44 @@ function checkEntry(entry: Entry, limits: ZipLimits): void {
 export async function listEntries(zipPath: string, limits: ZipLimits = DEFAULT_ZIP_LIMITS): Promise<ZipEntryInfo[]> {
   const entries: ZipEntryInfo[] = [];
   let total = 0;
+  let compressed = 0;
   await eachEntry(zipPath, async (entry) => {
     checkEntry(entry, limits);
     total += entry.uncompressedSize;
+    compressed += entry.compressedSize;
     if (entries.length >= limits.maxEntries) throw new ZipError('TOO_MANY_ENTRIES', `the zip has more than ${limits.maxEntries} entries`);
     if (total > limits.maxTotalBytes) throw new ZipError('TOO_LARGE', `the zip expands to more than ${limits.maxTotalBytes} bytes`);
     entries.push({ name: entry.fileName, size: entry.uncompressedSize, compressedSize: entry.compressedSize, isDirectory: isDirectory(entry) });
   });
+  if (total > ARCHIVE_RATIO_FLOOR && total > Math.max(1, compressed) * limits.maxRatio) {
+    throw new ZipError('TOO_LARGE', `the zip expands ${Math.round(total / Math.max(1, compressed))} times its size, to ${total} bytes (a zip bomb?)`);
+  }
+  checkNamesUnpack(entries);
   return entries;
+}
+
+/**
+ * Every entry must be writable where it unpacks: no name twice (the second would replace the
+ * first, or fail), and no name that is a file and also a folder of another entry.
+ */
+function checkNamesUnpack(entries: readonly ZipEntryInfo[]): void {
+  const files = new Set<string>();
+  const folders = new Set<string>();
+  for (const entry of entries) {
+    const name = path.posix.normalize(entry.name).replace(/\/$/, '');
+    if (entry.isDirectory) {
+      folders.add(name);
+      continue;
+    }
+    if (files.has(name)) throw new ZipError('DUPLICATE_ENTRY', `the zip holds ${name} more than once`);
+    files.add(name);
+  }
+  for (const name of [...files, ...folders]) {
+    for (let cut = name.indexOf('/'); cut > 0; cut = name.indexOf('/', cut + 1)) {
+      if (files.has(name.slice(0, cut))) throw new ZipError('BAD_NAME', `${name.slice(0, cut)} is both a file and a folder in the zip`);
+    }
+    if (folders.has(name) && files.has(name)) throw new ZipError('BAD_NAME', `${name} is both a file and a folder in the zip`);
+  }
 }
 
 function openEntry(zip: ZipFile, entry: Entry): Promise<NodeJS.ReadableStream> {
@@ -137,14 +183,19 @@ export async function readEntry(zipPath: string, name: string | ((entryName: str
 
 /**
  * Extracts into `destDir` (which must exist and should be empty). Checks every entry first, so a
- * bad archive writes nothing; counts the bytes actually inflated as well as the declared sizes.
+ * bad archive writes nothing; then counts the bytes actually written, per entry against its
+ * declared size and in all against the limit, and the entries against theirs, so that a central
+ * directory that lies is stopped at the limits whatever it declared.
  */
 export async function extractZip(zipPath: string, destDir: string, limits: ZipLimits = DEFAULT_ZIP_LIMITS): Promise<string[]> {
   await listEntries(zipPath, limits);
   const root = path.resolve(destDir);
   const written: string[] = [];
   let inflated = 0;
+  let count = 0;
   await eachEntry(zipPath, async (entry, zip) => {
+    count += 1;
+    if (count > limits.maxEntries) throw new ZipError('TOO_MANY_ENTRIES', `the zip has more than ${limits.maxEntries} entries`);
     const target = path.resolve(root, entry.fileName);
     if (target !== root && !target.startsWith(root + path.sep)) throw new ZipError('PATH_TRAVERSAL', `unsafe entry name: ${entry.fileName}`);
     if (isDirectory(entry)) {
@@ -152,10 +203,13 @@ export async function extractZip(zipPath: string, destDir: string, limits: ZipLi
       return;
     }
     await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    let entryBytes = 0;
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         inflated += chunk.length;
-        if (inflated > limits.maxTotalBytes) done(new ZipError('TOO_LARGE', `the zip expands to more than ${limits.maxTotalBytes} bytes`));
+        entryBytes += chunk.length;
+        if (entryBytes > entry.uncompressedSize) done(new ZipError('TOO_LARGE', `entry ${entry.fileName} expands beyond the ${entry.uncompressedSize} bytes the zip declares for it`));
+        else if (inflated > limits.maxTotalBytes) done(new ZipError('TOO_LARGE', `the zip expands to more than ${limits.maxTotalBytes} bytes`));
         else done(null, chunk);
       },
     });

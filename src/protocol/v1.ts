@@ -51,6 +51,8 @@ export const HelloResponse = Type.Object({
   claimWaitMs: Type.Integer(),
   /** How thoroughly to clean between device runs: LIGHT on the public cloud (API.md §7). */
   cleaning: Type.Optional(Type.Union([Type.Literal('FULL'), Type.Literal('LIGHT')])),
+  /** How long the agent may keep a run's inputs after their last use (domain/retention.ts, per flavour). */
+  inputRetentionMs: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 export type HelloResponse = Static<typeof HelloResponse>;
 
@@ -154,30 +156,54 @@ export const ProgressReport = Type.Object({
 });
 export type ProgressReport = Static<typeof ProgressReport>;
 
+/**
+ * Largest result and progress message. The agent fits its test cases into it (stack traces,
+ * then messages, then names shortened, with a marker: domain/test-cases.ts fitTestCasesInto).
+ */
+export const REPORT_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+
+// Names, messages, stack traces and the number of cases are what tests wrote: not bounded here
+// (beyond the message size) but cut by the server with the agent's rule (domain/test-cases.ts
+// TEST_CASE_LIMITS), so that an over-long one costs its end, never the whole result.
 export const TestCaseReport = Type.Object({
-  suiteName: Nullable(Type.String({ maxLength: 1000 })),
-  className: Type.String({ maxLength: 1000 }),
-  methodName: Type.String({ maxLength: 1000 }),
+  suiteName: Nullable(Type.String()),
+  className: Type.String(),
+  methodName: Type.String(),
   duration: Type.Number({ minimum: 0 }),
   result: Type.Union([Type.Literal('PASSED'), Type.Literal('FAILED'), Type.Literal('SKIPPED')]),
-  errorMessage: Nullable(Type.String({ maxLength: 100_000 })),
-  stacktrace: Nullable(Type.String({ maxLength: 1_000_000 })),
+  errorMessage: Nullable(Type.String()),
+  stacktrace: Nullable(Type.String()),
 });
 
 export const ResultReport = Type.Object({
   seq: Seq,
   outcome: Type.Union([Type.Literal('SUCCEEDED'), Type.Literal('FAILED'), Type.Literal('WARNING'), Type.Literal('TIMEOUT'), Type.Literal('ABORTED')]),
-  failReason: Nullable(Type.String({ maxLength: 4000 })),
-  testCases: Type.Array(TestCaseReport, { maxItems: 100_000 }),
+  /** Cut to FAIL_REASON_CHARS by the server: it may quote the customer's output. */
+  failReason: Nullable(Type.String()),
+  testCases: Type.Array(TestCaseReport),
   // The last steps and samples travel with the result rather than in a progress report of their
   // own, which would be one more round trip between a device run's end and its result.
   steps: Type.Optional(Type.Array(StepReport, { maxItems: 100 })),
   samples: Type.Optional(Type.Array(SampleReport, { maxItems: 10_000 })),
-  // A WARNING because the device cannot do what the run asked (its settings, its account): not
-  // counted against the device, not retried automatically. Absent: an ordinary infrastructure failure.
+  // Not the device's doing: it cannot do what the run asked (its settings, its account; a WARNING),
+  // or the customer's package or its output made the run fail (it cannot be unpacked, broke its
+  // sandbox's limits; a FAILED). Neither counted against the device (nor for it: the streak of
+  // infrastructure failures stays as it was) nor retried automatically. Absent: the device run
+  // says what it says (a WARNING is an infrastructure failure, counted).
   refused: Type.Optional(Type.Boolean()),
 });
 export type ResultReport = Static<typeof ResultReport>;
+
+export interface ResultResponse {
+  /** The device run's state now. */
+  readonly state: string;
+  /**
+   * The device failed too many device runs in a row for reasons outside the tests: the agent
+   * checks its health and cleans it FULL before it takes work again (or reports it failed, and it
+   * stays out of service). Absent from older servers.
+   */
+  readonly checkDevice?: boolean;
+}
 
 export const ArtifactQuery = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255 }),

@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../api/app.ts';
-import { type Config, sqliteFile } from '../config.ts';
+import { type Config, sqliteFile, zipLimitsOf } from '../config.ts';
 import path from 'node:path';
 import { memoryNotifier, postgresNotifier } from '../scheduler/notifier.ts';
 import { startReaper } from '../scheduler/reaper.ts';
@@ -44,7 +44,7 @@ export async function openStore(config: Config, log?: (message: string) => void)
     clock: Date.now,
     blobs: directoryBlobStore(config.blobDir ?? path.join(config.dataDir, 'blobs')),
     notifier: memoryNotifier(),
-    limits: { ...DEFAULT_LIMITS, maxUploadBytes: config.maxUploadBytes, leaseMs: config.leaseMs, heartbeatMs: config.heartbeatMs, hookAllowNetworks: config.hookAllowNetworks },
+    limits: { ...DEFAULT_LIMITS, maxUploadBytes: config.maxUploadBytes, leaseMs: config.leaseMs, heartbeatMs: config.heartbeatMs, hookAllowNetworks: config.hookAllowNetworks, zip: zipLimitsOf(config) },
     flavour: config.flavour,
   };
   return { database, ctx };

@@ -6,8 +6,10 @@
 import type { Readable } from 'node:stream';
 import { ConflictError, NotFoundError, PayloadTooLargeError } from '../domain/errors.ts';
 import { safeFileName } from '../domain/files.ts';
-import { isFinal, type DeviceRun } from '../domain/runs.ts';
-import type { ArtifactQuery, CleanedReport, ProgressReport, ResultReport } from '../protocol/v1.ts';
+import { afterInfraFailure, streakEffect } from '../domain/devices.ts';
+import { FAIL_REASON_CHARS, isFinal, type DeviceRun } from '../domain/runs.ts';
+import { cutText, fitTestCases } from '../domain/test-cases.ts';
+import type { ArtifactQuery, CleanedReport, ProgressReport, ResultReport, ResultResponse } from '../protocol/v1.ts';
 import type { Agent } from '../store/agents.ts';
 import { BlobTooLargeError } from '../store/blobs.ts';
 import type { Store } from '../store/store.ts';
@@ -100,31 +102,48 @@ export async function storeArtifact(ctx: Context, agent: Agent, deviceRunId: num
   return { fileId: file.id };
 }
 
-export async function reportResult(ctx: Context, agent: Agent, deviceRunId: number, report: ResultReport): Promise<{ state: string }> {
+export async function reportResult(ctx: Context, agent: Agent, deviceRunId: number, report: ResultReport): Promise<ResultResponse> {
   const now = ctx.clock();
   const wakeups: Wakeups = new Set();
-  const state = await ctx.store.transaction(async (store) => {
+  // What tests wrote is cut, never refused (an agent of another version may not have cut it).
+  const fitted = fitTestCases(report.testCases);
+  const failReason = [report.failReason, fitted.note].filter((part) => part !== null).join('; ');
+  const answer = await ctx.store.transaction(async (store): Promise<ResultResponse> => {
     const deviceRun = await requireHeld(store, agent, deviceRunId);
-    if (!(await store.deviceRuns.acceptSeq(deviceRunId, report.seq))) return deviceRun.state;
+    if (!(await store.deviceRuns.acceptSeq(deviceRunId, report.seq))) return { state: deviceRun.state };
     await recordProgress(store, deviceRun, { steps: report.steps ?? [], samples: report.samples ?? [] });
-    // What the device refused to do for this run (its settings) is not the device's failure.
-    if (report.outcome !== 'WARNING' || report.refused === true) {
-      await store.devices.toCleaningAfterRun(deviceRun.deviceId);
-    } else {
-      const streak = await store.devices.recordInfraFailure(deviceRun.deviceId);
-      if (streak >= ctx.limits.maxInfraFailures) {
-        await store.devices.setState(deviceRun.deviceId, 'NOT_OPERATIONAL', `failed ${streak} device runs in a row for reasons outside the tests`);
-      } else {
-        await store.devices.setState(deviceRun.deviceId, 'CLEANING');
-      }
-    }
+    const checkDevice = await recordDeviceOutcome(ctx, store, deviceRun.deviceId, report);
     // Last: it ends by locking the run (PostgreSQL), which is then held only until the commit.
-    await endDeviceRun(store, now, deviceRun, { state: report.outcome, failReason: report.failReason, testCases: report.testCases, retryable: report.refused !== true }, wakeups);
+    await endDeviceRun(
+      store,
+      now,
+      deviceRun,
+      { state: report.outcome, failReason: failReason === '' ? null : cutText(failReason, FAIL_REASON_CHARS), testCases: fitted.cases, retryable: report.refused !== true },
+      wakeups,
+    );
     // A device run the user aborted stays ABORTED.
-    return isFinal(deviceRun.state) ? deviceRun.state : report.outcome;
+    return { state: isFinal(deviceRun.state) ? deviceRun.state : report.outcome, ...(checkDevice && { checkDevice }) };
   });
   wake(ctx, wakeups);
-  return { state };
+  return answer;
+}
+
+/** The device goes to be cleaned; its infrastructure failures in a row decide whether it is checked first, or taken out. */
+async function recordDeviceOutcome(ctx: Context, store: Store, deviceId: number, report: ResultReport): Promise<boolean> {
+  const effect = streakEffect(report.outcome, report.refused === true);
+  if (effect === 'reset') await store.devices.toCleaningAfterRun(deviceId);
+  if (effect === 'keep') await store.devices.setState(deviceId, 'CLEANING');
+  if (effect !== 'count') return false;
+  const streak = await store.devices.recordInfraFailure(deviceId);
+  const next = afterInfraFailure(streak, ctx.limits.maxInfraFailures);
+  if (next === 'OUT') {
+    await store.devices.setState(deviceId, 'NOT_OPERATIONAL', `failed ${streak} device runs in a row for reasons outside the tests, again after an automatic health check and cleaning`);
+  } else if (next === 'CHECK') {
+    await store.devices.setState(deviceId, 'CLEANING', `failed ${streak} device runs in a row for reasons outside the tests: being checked (health, full cleaning) before it takes work again`);
+  } else {
+    await store.devices.setState(deviceId, 'CLEANING');
+  }
+  return next === 'CHECK';
 }
 
 export async function reportCleaned(ctx: Context, agent: Agent, deviceId: number, report: CleanedReport): Promise<{ state: string }> {

@@ -3,6 +3,7 @@
  * (liveness, lease renewal, what to stop) and claims (the queue, long-polled).
  */
 import { cleaningKind } from '../domain/flavours.ts';
+import { agentInputRetentionMs } from '../domain/retention.ts';
 import type { Agent } from '../store/agents.ts';
 import {
   type Assignment,
@@ -42,7 +43,7 @@ export async function hello(ctx: Context, agent: Agent, request: HelloRequest): 
     return registerDevices(store, agent, request.devices, now);
   });
   wake(ctx, wakeups);
-  return { agentId: agent.id, devices, heartbeatMs: ctx.limits.heartbeatMs, leaseMs: ctx.limits.leaseMs, claimWaitMs: ctx.limits.claimWaitMs, cleaning: cleaningKind(ctx.flavour) };
+  return { agentId: agent.id, devices, heartbeatMs: ctx.limits.heartbeatMs, leaseMs: ctx.limits.leaseMs, claimWaitMs: ctx.limits.claimWaitMs, cleaning: cleaningKind(ctx.flavour), inputRetentionMs: agentInputRetentionMs(ctx.flavour) };
 }
 
 /** Devices that appeared on the agent's host since its hello (a phone plugged in). */

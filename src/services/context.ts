@@ -1,5 +1,6 @@
 /** What every use case receives: storage, a clock (injectable, so tests can move time), and limits. */
 import type { Flavour } from '../domain/flavours.ts';
+import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../files/zip.ts';
 import type { Notifier } from '../scheduler/notifier.ts';
 import type { BlobStore } from '../store/blobs.ts';
 import type { Store } from '../store/store.ts';
@@ -22,6 +23,8 @@ export interface Limits {
   readonly oauthRefreshTtlMs: number;
   /** How long a dashboard sign-in lasts. */
   readonly sessionTtlMs: number;
+  /** What an uploaded zip may hold and expand to; one beyond them, or that cannot unpack, is refused (400). */
+  readonly zip: ZipLimits;
   /** Networks hooks may reach although they are internal (domain/hook-destinations.ts); none by default. */
   readonly hookAllowNetworks: readonly string[];
 }
@@ -35,6 +38,7 @@ export const DEFAULT_LIMITS: Limits = {
   oauthAccessTtlMs: 60 * 60_000,
   oauthRefreshTtlMs: 30 * 24 * 60 * 60_000,
   sessionTtlMs: 12 * 60 * 60_000,
+  zip: DEFAULT_ZIP_LIMITS,
   hookAllowNetworks: [],
 };
 

@@ -29,7 +29,7 @@ export async function uploadFile(ctx: Context, user: User, upload: Upload, legac
   const name = safeFileName(upload.fileName);
   const blob = await receive(ctx, upload);
   try {
-    const inspection = await ctx.blobs.withLocalFile(blob.key, (filePath) => inspectFile(filePath, name));
+    const inspection = await ctx.blobs.withLocalFile(blob.key, (filePath) => inspectFile(filePath, name, ctx.limits.zip));
     if (legacy !== undefined) checkSlot(legacy.slot, inspection.inputType, name);
     const duplicate = await ctx.store.files.userHasSha(user.id, blob.sha256);
     return await ctx.store.files.insert({

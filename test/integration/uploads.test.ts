@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { buildExamples } from '../../examples/build.ts';
 import { ENGINES } from '../support/engines.ts';
 import { type Harness, type TestUser, createHarness, parseXml, upload } from '../support/harness.ts';
-import { bombZip, traversalZip } from '../support/zips.ts';
+import { bombZip, duplicateEntryZip, manySmallBombsZip, traversalZip, zip } from '../support/zips.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-uploads-'));
 let samples: Record<string, Buffer>;
@@ -82,6 +82,20 @@ describe.each(ENGINES)('uploads and downloads (%s)', (engine) => {
     const bomb = await put('tests.zip', await bombZip());
     expect(bomb.status).toBe(400);
     expect(bomb.body.message).toContain('zip bomb');
+    // A thousand entries of 1 MiB of zeros: no entry a bomb on its own, 1 GiB together.
+    const smallBombs = await put('tests.zip', manySmallBombsZip(1000));
+    expect(smallBombs.status).toBe(400);
+    expect(smallBombs.body.message).toMatch(/expands \d+ times its size, to 1048576008 bytes \(a zip bomb\?\)/);
+    expect(await count()).toBe(0);
+  });
+
+  it('refuses packages that cannot be unpacked: run-tests.sh twice, a name both a file and a folder', async () => {
+    const duplicate = await put('tests.zip', await duplicateEntryZip());
+    expect(duplicate.status).toBe(400);
+    expect(duplicate.body.message).toBe('tests.zip is not a safe zip file: the zip holds run-tests.sh more than once');
+    const clash = await put('tests.zip', await zip([['run-tests.sh', 'x'], ['lib', 'x'], ['lib/a.sh', 'x']]));
+    expect(clash.status).toBe(400);
+    expect(clash.body.message).toContain('lib is both a file and a folder');
     expect(await count()).toBe(0);
   });
 

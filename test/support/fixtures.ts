@@ -89,7 +89,7 @@ export async function file(
     inputType: 'APPLICATION' | 'TEST' | 'DATA';
     osType?: 'ANDROID' | 'IOS' | null;
     properties?: Record<string, string>;
-    bytes?: string;
+    bytes?: string | Buffer;
     /** A legacy project slot's upload, or (OUTPUT) an artifact of a device run. */
     project?: { id: number; slot: 'application' | 'test' | 'data' };
     outputOf?: number;
@@ -97,7 +97,7 @@ export async function file(
     tags?: string[];
   },
 ): Promise<UserFile> {
-  const blob = await ctx.blobs.put(Readable.from([Buffer.from(spec.bytes ?? `contents of ${spec.name}`)]), { maxBytes: 1e9 });
+  const blob = await ctx.blobs.put(Readable.from([Buffer.isBuffer(spec.bytes) ? spec.bytes : Buffer.from(spec.bytes ?? `contents of ${spec.name}`)]), { maxBytes: 1e9 });
   return ctx.store.files.insert({
     userId: owner.id,
     name: spec.name,

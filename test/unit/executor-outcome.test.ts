@@ -15,6 +15,8 @@ describe('the outcome of a device run', () => {
     expect(decide({ ...completed(null), outcome: 'INFRA_ERROR', failReason: 'install failed' }, { cases: [], problem: null }, null).refused).toBeUndefined();
     // What the device refused to do for the run is a WARNING too, marked so that it is held against neither the device nor retried.
     expect(decide({ ...completed(null), outcome: 'REFUSED', failReason: 'wrong password' }, { cases: [], problem: null }, null)).toMatchObject({ outcome: 'WARNING', failReason: 'wrong password', refused: true });
+    // What the customer's package caused is FAILED for its user, marked the same way: never the device's failure.
+    expect(decide({ ...completed(null), outcome: 'CUSTOMER_FAULT', failReason: 'the test package has no run-tests.sh' }, { cases: [], problem: null }, null)).toMatchObject({ outcome: 'FAILED', failReason: 'the test package has no run-tests.sh', refused: true });
   });
 
   it('says so when tests report nothing or exit badly despite passing', () => {
@@ -71,12 +73,55 @@ describe('progress reports of a device run', () => {
     };
     const assignment = { deviceRunId: 7, deviceId: 1, kind: 'server-side', timeoutSeconds: 60, locale: 'en_US', launchApp: true, parameters: {}, credentials: null, deviceSettings: null, files: [] };
     try {
-      await execute({ client: client as never, driver: driver as never, dataDir, log: () => undefined, reportPatienceMs: 1000 }, 'serial-1', assignment).done;
+      const { inputCache } = await import('../../src/agent/input-cache.ts');
+      const cache = inputCache({ dir: path.join(dataDir, 'cache'), maxBytes: 1024 ** 2, retentionMs: () => 60_000, log: () => undefined });
+      await execute({ client: client as never, driver: driver as never, dataDir, cache, log: () => undefined, reportPatienceMs: 1000 }, 'serial-1', assignment).done;
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
     expect(mostInFlight).toBe(1);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(samples).toEqual([1, 2]);
+  });
+});
+
+describe('a result the server refuses', () => {
+  it('is reported again without its test cases, with the server\'s reason, rather than dropped (which the lease would hold against the device)', async () => {
+    const { execute } = await import('../../src/agent/executor.ts');
+    const { ProtocolError } = await import('../../src/agent/client.ts');
+    const { inputCache } = await import('../../src/agent/input-cache.ts');
+    const os = await import('node:os');
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-executor-'));
+    const sent: Array<{ outcome: string; failReason: string | null; testCases: unknown[]; seq: number }> = [];
+    const client = {
+      progress: async () => ({ abort: false }),
+      async result(_id: number, report: { outcome: string; failReason: string | null; testCases: unknown[]; seq: number }) {
+        sent.push(report);
+        if (sent.length === 1) throw new ProtocolError(400, 'POST /result: 400 body/testCases/0/methodName must NOT have more than 1000 characters');
+        return { state: report.outcome };
+      },
+      artifact: async () => undefined,
+      download: async () => undefined,
+    };
+    const driver = {
+      name: 'scripted',
+      listDevices: async () => [],
+      health: async () => ({ ok: true as const }),
+      clean: async () => ({ ok: true, report: 'clean' }),
+      close: async () => undefined,
+      execute: async () => ({ outcome: 'COMPLETED' as const, failReason: null, testCases: [passed], exitCode: 0, artifacts: [] }),
+    };
+    const assignment = { deviceRunId: 8, deviceId: 1, kind: 'server-side', timeoutSeconds: 60, locale: 'en_US', launchApp: true, parameters: {}, credentials: null, deviceSettings: null, files: [] };
+    try {
+      const cache = inputCache({ dir: path.join(dataDir, 'cache'), maxBytes: 1024 ** 2, retentionMs: () => 60_000, log: () => undefined });
+      await execute({ client: client as never, driver: driver as never, dataDir, cache, log: () => undefined, reportPatienceMs: 1000 }, 'serial-1', assignment).done;
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+    expect(sent.map((report) => [report.outcome, report.testCases.length])).toEqual([['SUCCEEDED', 1], ['FAILED', 0]]);
+    expect(sent[1]!.seq).toBeGreaterThan(sent[0]!.seq);
+    expect(sent[1]!.failReason).toContain('the results could not be reported: POST /result: 400');
   });
 });

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { ArtifactQuery, CleanedReport, ClaimRequest, DevicesRequest, HeartbeatRequest, HelloRequest, PROTOCOL_PREFIX, ProgressReport, ResultReport } from '../../protocol/v1.ts';
+import { ArtifactQuery, CleanedReport, ClaimRequest, DevicesRequest, HeartbeatRequest, HelloRequest, PROTOCOL_PREFIX, ProgressReport, REPORT_BODY_LIMIT_BYTES, ResultReport } from '../../protocol/v1.ts';
 import { NotFoundError } from '../../domain/errors.ts';
 import { openAssignedFile, reportCleaned, reportProgress, reportResult, storeArtifact } from '../../services/agent-reports.ts';
 import { addDevices, claim, heartbeat, hello } from '../../services/agent-session.ts';
@@ -69,7 +69,7 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: Context): void 
     }
   });
 
-  const bodyLimit = 32 * 1024 * 1024;
+  const bodyLimit = REPORT_BODY_LIMIT_BYTES;
   app.post(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/progress`, { config, preHandler: storable, bodyLimit, schema: { ...schema, body: ProgressReport } }, async (request) =>
     json(await reportProgress(ctx, agentOf(request), idParam(request, 'deviceRunId', 'Device run'), request.body as ProgressReport)),
   );

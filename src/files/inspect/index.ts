@@ -3,7 +3,7 @@
  * package (a zip with run-tests.sh), or data; and reads its properties. Content decides, helped by
  * the name: a file named .apk/.ipa that is not one is refused with the reason.
  */
-import { ZipError, listEntries } from '../zip.ts';
+import { DEFAULT_ZIP_LIMITS, ZipError, type ZipLimits, listEntries } from '../zip.ts';
 import { inspectApk } from './apk.ts';
 import { InspectionError } from './errors.ts';
 import { inspectIpa } from './ipa.ts';
@@ -20,13 +20,14 @@ export interface Inspection {
 /** No virus scanner is configured: clients wait for `safe` or `disabled` (API.md). */
 const SCAN = { virus_scan_status: 'disabled' } as const;
 
-export async function inspectFile(filePath: string, originalName: string): Promise<Inspection> {
+/** `limits`: what a zip may expand to (config.ts); one that breaks them, or cannot unpack, is refused. */
+export async function inspectFile(filePath: string, originalName: string, limits: ZipLimits = DEFAULT_ZIP_LIMITS): Promise<Inspection> {
   const lower = originalName.toLowerCase();
   const claimsApk = lower.endsWith('.apk');
   const claimsIpa = lower.endsWith('.ipa');
   let entries: Awaited<ReturnType<typeof listEntries>>;
   try {
-    entries = await listEntries(filePath);
+    entries = await listEntries(filePath, limits);
   } catch (error) {
     if (!(error instanceof ZipError)) throw error;
     if (error.problem === 'CORRUPT' && !claimsApk && !claimsIpa) return data(originalName);

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ENV_NAME } from '../../../domain/values.ts';
-import type { Artifact, ExecutionContext, Job } from '../../driver.ts';
+import { type Artifact, CustomerFault, type ExecutionContext, type Job } from '../../driver.ts';
 import type { LimitBreach, Sandbox, SandboxedProcess } from './sandbox.ts';
 import { watchLimits } from './sandbox-limits.ts';
 
@@ -43,10 +43,12 @@ export async function prepareTestScript(job: Job & { readonly tests: NonNullable
   try {
     await context.unzip(job.tests.path, sandbox);
   } catch (error) {
-    return { failReason: `the test package could not be unpacked: ${(error as Error).message}` };
+    const failReason = `the test package could not be unpacked: ${(error as Error).message}`;
+    if (error instanceof CustomerFault) throw new CustomerFault(failReason);
+    return { failReason };
   }
   const script = ['run-tests.sh', ...fs.readdirSync(sandbox).map((top) => path.join(top, 'run-tests.sh'))].find((candidate) => fs.existsSync(path.join(sandbox, candidate)));
-  if (script === undefined) return { failReason: 'the test package has no run-tests.sh' };
+  if (script === undefined) throw new CustomerFault('the test package has no run-tests.sh');
   return { box, cwd: path.join(sandbox, path.dirname(script)), script: path.basename(script), outputDir, screenshotDir, logFile, tmpDir };
 }
 
@@ -177,7 +179,14 @@ async function endAll(sandboxed: SandboxedProcess): Promise<void> {
 export function collectScriptOutputs(layout: ScriptLayout): Artifact[] {
   const artifacts: Artifact[] = [];
   const walk = (dir: string) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    // The tests may have removed or locked what they wrote: what cannot be read is not collected.
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
       // Only plain files with one name: a link could point the upload at a file of the host.
@@ -189,8 +198,19 @@ export function collectScriptOutputs(layout: ScriptLayout): Artifact[] {
       }
     }
   };
-  walk(layout.outputDir);
+  // The tests may have put a link to a folder of the host in place of $OUTPUT_DIR: walked, it
+  // would upload what the agent can read there. Only the real folder is walked (links below it
+  // are neither files nor folders to readdir's entries, so they are skipped already).
+  if (isRealFolder(layout.outputDir)) walk(layout.outputDir);
   return [...artifacts, { kind: 'log', path: layout.logFile, name: 'test.log' }];
+}
+
+function isRealFolder(dir: string): boolean {
+  try {
+    return fs.lstatSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function kindOf(file: string, screenshotDir: string): Artifact['kind'] {
@@ -200,7 +220,12 @@ function kindOf(file: string, screenshotDir: string): Artifact['kind'] {
 }
 
 function looksLikeJUnit(file: string): boolean {
-  const fd = fs.openSync(file, 'r');
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return false;
+  }
   try {
     const head = Buffer.alloc(4096);
     const read = fs.readSync(fd, head, 0, head.length, 0);
