@@ -68,7 +68,7 @@ done
 if [ -n "\${ADB_SERVER_SOCKET:-}" ]; then
   adb=$(python3 adb-probe.py 2>&1 | tail -1)
   case "$adb" in
-    "listed  reached  killed no") refused adb-other-phones;;
+    "own yes listed  reached  killed no") refused adb-other-phones;;
     *) breach adb-other-phones "$adb";;
   esac
 fi
@@ -85,7 +85,8 @@ echo "<testsuite name=\\"attacks\\">$cases</testsuite>" > "$OUTPUT_DIR/junit.xml
  * Speaks the ADB server protocol (4 hex digits of length, then the request) to $ADB_SERVER_SOCKET:
  * which serials it lists besides the script's own, which of the host's other phones (ADB_SERIALS,
  * known to the attacker) it can select, and whether it can kill the host's ADB server. Prints
- * "listed <serials> reached <serials> killed yes|no".
+ * "own yes|no listed <serials> reached <serials> killed yes|no": its own phone must be there
+ * (else the probe proved nothing), and nothing else.
  */
 const ADB_PROBE = String.raw`import os, socket
 spec = os.environ['ADB_SERVER_SOCKET']
@@ -112,12 +113,14 @@ def read_exactly(s, n):
             break
         data += chunk
     return data
-listed, reached, killed = [], [], 'no'
+listed, reached, killed, mine = [], [], 'no', 'no'
 try:
     s, status = ask('host:devices')
     if status == b'OKAY':
         listing = read_exactly(s, int(read_exactly(s, 4), 16)).decode()
-        listed = [line.split('	')[0] for line in listing.splitlines() if line and line.split('	')[0] != own]
+        serials = [line.split('\t')[0] for line in listing.splitlines() if line]
+        mine = 'yes' if own in serials else 'no'
+        listed = [serial for serial in serials if serial != own]
     s.close()
     for serial in os.environ.get('ADB_SERIALS', '').split():
         if serial == own:
@@ -132,7 +135,7 @@ try:
         killed = 'yes'
 except Exception as error:
     print('probe error', error)
-print('listed', ' '.join(listed), 'reached', ' '.join(reached), 'killed', killed)
+print('own', mine, 'listed', ' '.join(listed), 'reached', ' '.join(reached), 'killed', killed)
 `;
 
 /** The attacker's package: the attack script, and the package it puts in the victim's place. */

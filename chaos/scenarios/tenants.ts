@@ -55,7 +55,7 @@ export async function tenantsScenario(options: TenantOptions): Promise<ScenarioR
   const errors: string[] = [];
   const lost: string[] = [];
   const figures: Record<string, number | string> = {};
-  const cloud = await startCloud({ devices: 6, serverFlags: ['--flavour', 'public'] });
+  const cloud = await startCloud({ devices: 6, serverFlags: ['--flavour', 'public'], agentFlags: ['--flavour', 'public'] });
   const call = caller(traffic, cloud.url);
   const adb = await FakeAdbServer.start(PHONES.map((serial) => ({ serial })));
   fs.rmSync(TMP_MARK, { force: true });

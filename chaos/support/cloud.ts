@@ -16,6 +16,12 @@ export interface CloudOptions {
   readonly devices: number;
   /** Extra flags for the server (rate limits, say). */
   readonly serverFlags?: readonly string[];
+  /**
+   * Flags for every agent; default `--sandbox none`: the faults and load scenarios' scripts write a
+   * ledger on the host, which the sandbox forbids, so their agents run unsandboxed (the private
+   * flavour, chosen knowingly). The tenants scenario gives `--flavour public` instead.
+   */
+  readonly agentFlags?: readonly string[];
 }
 
 export interface Cloud {
@@ -50,6 +56,7 @@ export async function startCloud(options: CloudOptions): Promise<Cloud> {
   let killedServer = false;
   let agentToken: string | undefined;
   const extraAgents: RunningProcess[] = [];
+  const agentFlags = options.agentFlags ?? ['--sandbox', 'none'];
 
   const admin = async (args: string[]) => {
     const result = await runCli(['admin', ...args, '--json', '--data-dir', path.join(dir, 'server'), ...store]);
@@ -82,9 +89,7 @@ export async function startCloud(options: CloudOptions): Promise<Cloud> {
     async startAgent() {
       agentToken ??= (await admin(['create-agent-token', '--name', 'chaos-host'])).token as string;
       if (agent !== undefined) outputs.agent += agent.output();
-      // The faults scenario's script writes a ledger on the host, which the sandbox forbids: this
-      // agent runs unsandboxed (private flavour, chosen knowingly).
-      agent = startCli(['agent', '--server', cloud.url(), '--devices', String(options.devices), '--serial-prefix', 'chaos', '--data-dir', path.join(dir, 'agent'), '--sandbox', 'none'], {
+      agent = startCli(['agent', '--server', cloud.url(), '--devices', String(options.devices), '--serial-prefix', 'chaos', '--data-dir', path.join(dir, 'agent'), ...agentFlags], {
         DEVICECLOUD_AGENT_TOKEN: agentToken,
       });
       await agent.waitFor(/registered \d+ device/);
@@ -92,7 +97,7 @@ export async function startCloud(options: CloudOptions): Promise<Cloud> {
     killAgent: () => kill(agent),
     async addAgent(name, args, env = {}) {
       const { token } = await admin(['create-agent-token', '--name', name]);
-      const extra = startCli(['agent', '--server', cloud.url(), '--data-dir', path.join(dir, name), ...args], { ...env, DEVICECLOUD_AGENT_TOKEN: token as string });
+      const extra = startCli(['agent', '--server', cloud.url(), '--data-dir', path.join(dir, name), ...agentFlags, ...args], { ...env, DEVICECLOUD_AGENT_TOKEN: token as string });
       extraAgents.push(extra);
       await extra.waitFor(/registered \d+ device/);
     },

@@ -2,11 +2,13 @@
  * The chaos suite's scenarios in their quick form (`npm run chaos` runs them longer, with more
  * seeds of hostile input): real server and agent processes killed with SIGKILL during uploads,
  * run starts and result posts, an agent killed mid-run, PostgreSQL restarted under load; and 200
- * concurrent clients against `devicecloud local`. Nothing may be lost and nothing may break.
+ * concurrent clients against `devicecloud local`; a hostile tenant's packages beside an honest
+ * tenant's runs on a public cloud's device hosts. Nothing may be lost and nothing may break.
  */
 import { describe, expect, it } from 'vitest';
 import { faultsScenario } from '../../chaos/scenarios/faults.ts';
 import { loadScenario } from '../../chaos/scenarios/load.ts';
+import { tenantsScenario } from '../../chaos/scenarios/tenants.ts';
 import type { ScenarioReport } from '../../chaos/support/report.ts';
 import { ENGINES } from '../support/engines.ts';
 
@@ -35,4 +37,14 @@ describe('load', () => {
     expectPromisesKept(report);
     expect(report.traffic.requests).toBeGreaterThan(1000);
   }, 180_000);
+});
+
+describe('hostile tenants', () => {
+  it('refuses every attack of one tenant from inside and outside its runs, while an honest tenant runs on the same hosts', async () => {
+    const report = await tenantsScenario({ quick: true, log });
+    expectPromisesKept(report);
+    // The attacks ran on every Android device of both hosts (virtual and adb) and reported.
+    expect(report.figures['Android devices']).toBe(6);
+    expect(report.figures['attempts from inside']).toBeGreaterThanOrEqual(6 * 9);
+  }, 300_000);
 });
