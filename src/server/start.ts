@@ -18,6 +18,7 @@ import { directoryBlobStore } from '../store/blobs.ts';
 import { type Database, openDatabase } from '../store/db.ts';
 import { migrate } from '../store/migrations/index.ts';
 import { createStore } from '../store/store.ts';
+import { openKeyRing } from './secret-keys.ts';
 import { VERSION } from '../version.ts';
 
 export interface RunningServer {
@@ -32,9 +33,11 @@ export interface RunningServer {
 }
 
 export async function openStore(config: Config, log?: (message: string) => void): Promise<{ database: Database; ctx: Context }> {
+  // Before the database: a start without its key (or with a bad one) stops here, having changed nothing.
+  const keyRing = openKeyRing(config);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFile(config), log });
   try {
-    await migrate(database);
+    await migrate(database, { keyRing });
   } catch (error) {
     await database.close();
     throw error;
@@ -46,6 +49,7 @@ export async function openStore(config: Config, log?: (message: string) => void)
     notifier: memoryNotifier(),
     limits: { ...DEFAULT_LIMITS, maxUploadBytes: config.maxUploadBytes, leaseMs: config.leaseMs, heartbeatMs: config.heartbeatMs },
     flavour: config.flavour,
+    keyRing,
   };
   return { database, ctx };
 }

@@ -1,6 +1,7 @@
 /** What every use case receives: storage, a clock (injectable, so tests can move time), and limits. */
 import type { Flavour } from '../domain/flavours.ts';
 import type { Notifier } from '../scheduler/notifier.ts';
+import type { KeyRing } from './secret-box.ts';
 import type { BlobStore } from '../store/blobs.ts';
 import type { Store } from '../store/store.ts';
 
@@ -22,6 +23,8 @@ export interface Limits {
   readonly oauthRefreshTtlMs: number;
   /** How long a dashboard sign-in lasts. */
   readonly sessionTtlMs: number;
+  /** How long after the password was entered a session may reveal or reset the API key. */
+  readonly recentSignInMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -33,6 +36,7 @@ export const DEFAULT_LIMITS: Limits = {
   oauthAccessTtlMs: 60 * 60_000,
   oauthRefreshTtlMs: 30 * 24 * 60 * 60_000,
   sessionTtlMs: 12 * 60 * 60_000,
+  recentSignInMs: 10 * 60_000,
 };
 
 export interface Context {
@@ -43,4 +47,6 @@ export interface Context {
   readonly limits: Limits;
   /** What may be done to devices (domain/flavours.ts). */
   readonly flavour: Flavour;
+  /** The keys that seal API keys in the store, kept outside it (server/secret-keys.ts). */
+  readonly keyRing: KeyRing;
 }

@@ -15,7 +15,7 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
     const databases = await Promise.all([open(engine, name), open(engine, name), open(engine, name)]);
     try {
       // Three servers starting together on PostgreSQL; on SQLite, one process migrating three times.
-      if (engine === 'postgres') await Promise.all(databases.map(migrate));
+      if (engine === 'postgres') await Promise.all(databases.map((database) => migrate(database)));
       else await migrate(databases[0]!);
       await migrate(databases[0]!);
       const db = databases[0]!.db as any;
