@@ -8,7 +8,8 @@
  * public API with the cookie.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ForbiddenError, InvalidParameterError, UnsupportedMediaTypeError } from '../domain/errors.ts';
+import { ConflictError, ForbiddenError, InvalidParameterError, UnsupportedMediaTypeError } from '../domain/errors.ts';
+import { SecretKeyError } from '../services/secret-box.ts';
 import type { User } from '../domain/users.ts';
 import type { Context } from '../services/context.ts';
 import { revealApiKey } from '../services/users.ts';
@@ -74,7 +75,14 @@ export function registerWebSession(app: FastifyInstance, ctx: Context, publicUrl
   app.post('/auth/api-key', { schema: { hide: true }, config: { access: 'user' } }, async (request, reply) => {
     const session = sessionOfRequest(request);
     requireRecentSignIn(ctx, session);
-    const apiKey = await revealApiKey(ctx, session.user);
+    let apiKey: string;
+    try {
+      apiKey = await revealApiKey(ctx, session.user);
+    } catch (error) {
+      if (!(error instanceof SecretKeyError)) throw error;
+      request.log.error({ userId: session.user.id, reason: error.message }, 'an API key cannot be unsealed');
+      throw new ConflictError('Your API key cannot be shown: this server lacks the key it was encrypted with (tell the operator). It still works; regenerate it to see a new one.');
+    }
     return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send({ apiKey });
   });
 

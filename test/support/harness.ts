@@ -65,13 +65,13 @@ export const START_TIME = Date.UTC(2026, 0, 15, 12, 0, 0);
 
 export async function createHarness(
   engine: Engine,
-  options: { flavour?: Flavour; publicUrl?: string; limits?: Partial<Limits>; rateLimits?: RateLimits; keyRing?: KeyRing } = {},
+  options: { flavour?: Flavour; publicUrl?: string; limits?: Partial<Limits>; rateLimits?: RateLimits; keyRing?: KeyRing; sqliteFile?: string } = {},
 ): Promise<Harness> {
   const queries: string[] = [];
   const schema = engine === 'postgres' ? `${process.env.DEVICECLOUD_TEST_SCHEMA_PREFIX ?? 'dct_'}${randomBytes(6).toString('hex')}` : undefined;
   const database = await openDatabase({
     databaseUrl: engine === 'postgres' ? POSTGRES_URL : undefined,
-    sqliteFile: ':memory:',
+    sqliteFile: options.sqliteFile ?? ':memory:',
     pgSchema: schema,
     pgPoolSize: 4,
     onQuery: (sql) => queries.push(sql),
