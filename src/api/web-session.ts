@@ -25,7 +25,8 @@ function cookieOptions(request: FastifyRequest, publicUrl: string | undefined, m
 
 export function registerWebSession(app: FastifyInstance, ctx: Context, publicUrl: string | undefined): void {
   // The token itself only ever travels in the cookie.
-  // `recentUntil`: until when the API key may be revealed without entering the password again.
+  // `recentUntil`: until when the API key may be revealed without entering the password again
+  // (`recent`: whether it still may, by the server's clock).
   const answer = (reply: FastifyReply, session: { user: User; csrfToken: string; expiresTime: number; authTime: number }) =>
     reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send({
       userId: session.user.id,
@@ -33,6 +34,7 @@ export function registerWebSession(app: FastifyInstance, ctx: Context, publicUrl
       csrfToken: session.csrfToken,
       expiresTime: session.expiresTime,
       recentUntil: recentUntil(ctx, session),
+      recent: ctx.clock() <= recentUntil(ctx, session),
     });
 
   /** The caller's dashboard session: these routes are the dashboard's, not for keys or tokens. */

@@ -32,6 +32,7 @@ describe.each(ENGINES)('dashboard sign-in sessions (%s)', (engine) => {
       csrfToken: expect.any(String),
       expiresTime: expect.any(Number),
       recentUntil: h.ctx.clock() + h.ctx.limits.recentSignInMs,
+      recent: true,
     });
     expect(setCookie).toMatch(/^dc_session=[\w-]{40,};/);
     expect(setCookie).toMatch(/HttpOnly/);
