@@ -70,6 +70,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   });
   const opened = await openStore(config, (message) => logger.warn(message));
   const { database } = opened;
+  await warnOfForeignKeys(opened.ctx, (message) => logger.warn(message));
   let app: FastifyInstance;
   let connections: ReturnType<typeof trackConnections>;
   let ctx = opened.ctx;
@@ -153,4 +154,19 @@ function trackConnections(server: FastifyInstance['server']): { drain(close: () 
       }
     },
   };
+}
+
+/**
+ * Servers of one cloud that do not share the API key encryption keys cannot show each other's
+ * users their keys: said at start rather than found out by a user. (No key is named but by id.)
+ */
+async function warnOfForeignKeys(ctx: Context, warn: (message: string) => void): Promise<void> {
+  const known = new Set(ctx.keyRing.ids());
+  const foreign = [...(await ctx.store.users.countByKeyId())].filter(([id]) => !known.has(id));
+  if (foreign.length === 0) return;
+  warn(
+    `${foreign.reduce((sum, [, count]) => sum + count, 0)} API keys are encrypted with keys that ${ctx.keyRing.origin} does not hold ` +
+      `(${foreign.map(([id]) => id).join(', ')}): they keep working, but the dashboard cannot show them. ` +
+      'Every server of a cloud needs the same keys (DEVICECLOUD_API_KEY_ENCRYPTION_KEYS; docs/deploy.md, "Secrets").',
+  );
 }
