@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import type { Config } from '../config.ts';
 import { checkEnum } from '../domain/text.ts';
 import { PLANS, ROLES, type User } from '../domain/users.ts';
-import { openStore } from '../server/start.ts';
+import { openStore, warnOfForeignKeys } from '../server/start.ts';
 import type { Context } from '../services/context.ts';
 import { issueAgentToken } from '../services/agents.ts';
 import { createUser, findUser, setPlan, setRole } from '../services/users.ts';
@@ -96,6 +96,8 @@ const withStore: WithStore = async (options, work) => {
   const config = configFrom(options);
   const { database, ctx } = await openStore(config);
   try {
+    // An operator on a machine without the cloud's keys would seal new keys no server can open.
+    await warnOfForeignKeys(ctx, (message) => process.stderr.write(`warning: ${message}\n`));
     await work(ctx, config);
   } finally {
     await database.close();

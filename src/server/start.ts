@@ -160,7 +160,7 @@ function trackConnections(server: FastifyInstance['server']): { drain(close: () 
  * Servers of one cloud that do not share the API key encryption keys cannot show each other's
  * users their keys: said at start rather than found out by a user. (No key is named but by id.)
  */
-async function warnOfForeignKeys(ctx: Context, warn: (message: string) => void): Promise<void> {
+export async function warnOfForeignKeys(ctx: Context, warn: (message: string) => void): Promise<void> {
   const known = new Set(ctx.keyRing.ids());
   const foreign = [...(await ctx.store.users.countByKeyId())].filter(([id]) => !known.has(id));
   if (foreign.length === 0) return;
