@@ -352,6 +352,12 @@ describe('secrets in the log of a real server', () => {
       const csrf = (JSON.parse(session.text) as { csrfToken: string }).csrfToken;
       secrets.push(cookie.split('=')[1]!, csrf);
       expect((await request('GET', '/api/me', { headers: { cookie } })).status).toBe(200);
+      // The dashboard's reveal answers the key, and confirming the sign-in takes the password.
+      const json = { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' };
+      expect(JSON.parse((await request('POST', '/auth/api-key', { headers: { cookie, 'x-csrf-token': csrf } })).text).apiKey).toBe(user.apiKey);
+      expect((await request('POST', '/auth/session/confirm', { headers: json, body: JSON.stringify({ password: `${password}-confirm` }) })).status).toBe(400);
+      expect((await request('POST', '/auth/session/confirm', { headers: json, body: JSON.stringify({ password }) })).status).toBe(200);
+      secrets.push(`${password}-confirm`);
       expect((await request('POST', '/api/me/projects', { headers: { cookie, 'x-csrf-token': csrf, ...form }, body: 'name=logged' })).status).toBe(201);
       expect((await request('POST', '/agent/v1/heartbeat', { headers: { authorization: `Bearer ${agentToken}`, 'content-type': 'application/json' }, body: '{"running":[],"unhealthy":[]}' })).status).toBe(200);
       // Refused attempts carry secrets too: a wrong password, a password change, a wrong key that is almost right.

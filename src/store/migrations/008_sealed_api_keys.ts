@@ -15,6 +15,9 @@ export interface MigrationSecrets {
 }
 
 export async function up(db: Kysely<unknown>, t: ColumnTypes, secrets: MigrationSecrets): Promise<void> {
+  // SQLite overwrites what is deleted only with secure_delete, a setting of the connection: on for
+  // this step, then back as it was (retention deletes much; zeroing it all is not needed).
+  const secureDelete = t.dialect === 'sqlite' ? (await sql<{ secure_delete: number }>`PRAGMA secure_delete`.execute(db)).rows[0]?.secure_delete : undefined;
   if (t.dialect === 'sqlite') await sql`PRAGMA secure_delete = ON`.execute(db);
   await db.schema.alterTable('users').addColumn('api_key_sealed', 'text').execute();
   await db.schema.alterTable('users').addColumn('api_key_key_id', 'text').execute();
@@ -33,4 +36,5 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes, secrets: Migration
   await db.schema.alterTable('web_sessions').addColumn('auth_time', t.timestamp, (c) => c.notNull().defaultTo(0)).execute();
   await sql`UPDATE web_sessions SET auth_time = create_time`.execute(db);
   await db.schema.alterTable('web_sessions').addColumn('confirm_failures', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  if (secureDelete !== undefined) await sql.raw(`PRAGMA secure_delete = ${Number(secureDelete)}`).execute(db);
 }
