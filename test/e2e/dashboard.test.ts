@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { type Browser, type BrowserContext, type Locator, type Page, chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/api-client.ts';
@@ -132,6 +133,27 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor(); // the session is gone, not only the page
+  }, 60_000);
+
+  it('asks for the password again before revealing the key when the sign-in is no longer recent', async () => {
+    const page = await openPage();
+    await signIn(page, 'web@example.com', password);
+    await page.getByRole('link', { name: 'Account' }).click();
+    await page.getByRole('heading', { name: 'API key' }).waitFor();
+    expect(await page.getByLabel('Confirm with your password').isHidden()).toBe(true); // not asked for until needed
+    // As if the password had been entered long ago (the server's clock cannot be moved here).
+    const db = new BetterSqlite3(path.join(cloud.dataDir, 'devicecloud.db'));
+    try {
+      db.prepare('UPDATE web_sessions SET auth_time = 0').run();
+    } finally {
+      db.close();
+    }
+    await page.getByRole('button', { name: 'Reveal' }).click();
+    await page.getByLabel('Confirm with your password').fill(password);
+    expect(await page.getByLabel('API key').textContent()).not.toContain(user.apiKey);
+    await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+    await expect.poll(() => page.getByLabel('API key').textContent()).toBe(user.apiKey);
+    expect(await page.getByLabel('Confirm with your password').isHidden()).toBe(true);
   }, 60_000);
 
   it('shows a run live until it finishes, device by device', async () => {

@@ -103,5 +103,10 @@ describe('the API key encryption key, from the command line (SQLite)', () => {
     // A key that never sealed it cannot open it.
     const stranger = { DEVICECLOUD_API_KEY_ENCRYPTION_KEYS: formatSecretKey(generateSecretKey()) };
     await expect(withStore(async (ctx) => revealApiKey(ctx, (await authenticateApiKey(ctx, key))!), stranger)).rejects.toThrow(/no longer holds/);
+    // An operator's command on a machine without the cloud's keys says so (naming key ids only).
+    const elsewhere = await admin(['list-users'], stranger);
+    expect(elsewhere.code).toBe(0);
+    expect(elsewhere.stderr).toMatch(/warning: 1 API keys are encrypted with keys that the setting .* does not hold \(k[0-9a-f]{12}\)/);
+    expect(elsewhere.output).not.toContain(stranger.DEVICECLOUD_API_KEY_ENCRYPTION_KEYS.split(':')[1]);
   });
 });
