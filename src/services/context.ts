@@ -25,6 +25,8 @@ export interface Limits {
   readonly sessionTtlMs: number;
   /** How long after the password was entered a session may reveal or reset the API key. */
   readonly recentSignInMs: number;
+  /** Networks hooks may reach although they are internal (domain/hook-destinations.ts); none by default. */
+  readonly hookAllowNetworks: readonly string[];
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -37,6 +39,7 @@ export const DEFAULT_LIMITS: Limits = {
   oauthRefreshTtlMs: 30 * 24 * 60 * 60_000,
   sessionTtlMs: 12 * 60 * 60_000,
   recentSignInMs: 10 * 60_000,
+  hookAllowNetworks: [],
 };
 
 export interface Context {
