@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ZipLimits } from './files/zip.ts';
 import { isPostgresUrl } from './store/db.ts';
+import { type SecretKey, parseSecretKeys } from './services/secret-box.ts';
 
 import { FLAVOURS, type Flavour } from './domain/flavours.ts';
 import { parseNetwork } from './domain/hook-destinations.ts';
@@ -85,6 +86,13 @@ export interface Config {
   readonly sandboxReadOnly: readonly string[];
   /** Agents: the input cache's size cap, bytes; the least recently used inputs go first. */
   readonly agentCacheMaxBytes: number;
+  /**
+   * The keys that encrypt API keys in the database, the current one first (`id:base64`, comma
+   * separated). Servers sharing one PostgreSQL must all have the same. When absent, the key file.
+   */
+  readonly apiKeyEncryptionKeys: readonly SecretKey[] | undefined;
+  /** The key file when no keys are set; default <dataDir>/secrets/api-key-encryption.key, created on first start. */
+  readonly apiKeyEncryptionKeyFile: string | undefined;
 }
 
 export const SANDBOX_CHOICES = ['auto', 'bubblewrap', 'none'] as const;
@@ -101,6 +109,8 @@ interface Setting<T> {
   readonly flag: string;
   readonly env: readonly string[];
   readonly fallback: T;
+  /** The value is a secret: an error about it does not repeat it. */
+  readonly secret?: boolean;
   parse(value: Raw): T;
 }
 
@@ -421,6 +431,23 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
       return count;
     },
   },
+  apiKeyEncryptionKeys: {
+    flag: '--api-key-encryption-keys',
+    env: ['DEVICECLOUD_API_KEY_ENCRYPTION_KEYS'],
+    fallback: undefined,
+    secret: true,
+    parse: (value) => (text(value) === '' ? undefined : parseSecretKeys(text(value))),
+  },
+  apiKeyEncryptionKeyFile: {
+    flag: '--api-key-encryption-key-file',
+    env: ['DEVICECLOUD_API_KEY_ENCRYPTION_KEY_FILE'],
+    fallback: undefined,
+    parse: (value) => {
+      const file = text(value);
+      if (file === '') throw new Error('must be the path of a key file');
+      return path.resolve(file);
+    },
+  },
   trustProxy: {
     flag: '--trust-proxy',
     env: ['DEVICECLOUD_TRUST_PROXY'],
@@ -490,7 +517,8 @@ export function loadConfig(sources: ConfigSources = {}): Config {
       config[key] = setting.parse(value!);
     } catch (error) {
       const from = origin === setting.flag ? setting.flag : `${setting.flag} (from ${origin})`;
-      throw new ConfigError(`Invalid ${from}: '${String(value)}' ${(error as Error).message}`);
+      const shown = setting.secret === true ? '(value not shown)' : `'${String(value)}'`;
+      throw new ConfigError(`Invalid ${from}: ${shown} ${(error as Error).message}`);
     }
   }
   return config as unknown as Config;

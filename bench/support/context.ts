@@ -15,6 +15,7 @@ import { directoryBlobStore } from '../../src/store/blobs.ts';
 import { openDatabase, postgresAnswers } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrations/index.ts';
 import { createStore } from '../../src/store/store.ts';
+import { fixedKeyRing, generateSecretKey } from '../../src/services/secret-box.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -54,7 +55,7 @@ export async function openBenchContext(engine: Engine, options: { sqliteFile?: s
   });
   await migrate(database);
   const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-bench-'));
-  const ctx: Context = { store: createStore(database), clock: Date.now, blobs: directoryBlobStore(blobDir), notifier: memoryNotifier(), limits: DEFAULT_LIMITS, flavour: 'private' };
+  const ctx: Context = { store: createStore(database), clock: Date.now, blobs: directoryBlobStore(blobDir), notifier: memoryNotifier(), limits: DEFAULT_LIMITS, flavour: 'private', keyRing: fixedKeyRing([generateSecretKey()], 'the bench') };
   const app = await buildApp({ ctx, version: 'bench' });
   await app.ready();
   return {

@@ -100,14 +100,18 @@ interface Account {
   readonly files: Array<{ id: number; action: string }>;
 }
 
-/** An account made by the operator, its key read with an OAuth token, and its app and tests uploaded. */
+/**
+ * An account made by the operator, its key revealed as the dashboard does (signed in, so the
+ * sign-in is recent; an OAuth token is not shown the key), and its app and tests uploaded.
+ */
 async function account(call: Call, operatorKey: string, index: number): Promise<Account> {
   const email = `team${index}@load.example`;
   const password = 'load-password-1';
   must(await call('POST', '/api/v2/admin/users', { key: operatorKey, form: { email, password, plan: ['SILVER', 'GOLD', 'PLATINUM'][index % 3]! } }), 'create an account');
-  const token = must(await call('POST', '/oauth/token', { form: { client_id: 'testdroid-cloud-api', grant_type: 'password', username: email, password } }), 'get a token');
-  const me = must(await call('GET', '/api/me', { headers: { authorization: `Bearer ${token.body.access_token}` } }), 'read the account');
-  const key = me.body.apiKey as string;
+  const session = must(await call('POST', '/auth/session', { json: { email, password } }), 'sign in');
+  const cookie = String(session.headers.get('set-cookie')).split(';')[0]!;
+  const revealed = must(await call('POST', '/auth/api-key', { headers: { cookie, 'x-csrf-token': session.body.csrfToken } }), 'reveal the key');
+  const key = revealed.body.apiKey as string;
   const upload = async (name: string, bytes: Buffer) => {
     const form = new FormData();
     form.append('file', new Blob([bytes]), name);

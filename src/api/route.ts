@@ -11,6 +11,7 @@ import type { Context } from '../services/context.ts';
 import type { ListLinks } from './present/list.ts';
 import type { PresentContext } from './present/context.ts';
 import type { Rep } from './present/representation.ts';
+import type { Credential } from './plugins/auth.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** Who may call: signed-in users, anyone, admins, or device-host agents (agent protocol only). */
@@ -28,6 +29,8 @@ export interface Call<Params, Input, Who extends User | null> {
   /** Query parameters, merged with form or JSON body parameters on writes (the body wins). */
   readonly input: Input;
   readonly user: Who;
+  /** How the caller authenticated (null when anonymous). */
+  readonly credential: Credential | null;
   readonly ctx: Context;
   readonly present: PresentContext;
   readonly request: FastifyRequest;

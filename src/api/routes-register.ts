@@ -96,6 +96,7 @@ function registerOne(app: FastifyInstance, spec: RouteSpec, url: string, documen
         params: request.params as Record<string, number>,
         input,
         user: request.user,
+        credential: request.credential,
         ctx: options.ctx,
         present,
         request,

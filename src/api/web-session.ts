@@ -2,13 +2,18 @@
  * The dashboard's sign-in, outside /api (the established API has no such routes):
  * `POST /auth/session` (e-mail, password) sets the session cookie and answers the CSRF token;
  * `GET /auth/session` answers who is signed in (after a page reload); `DELETE /auth/session`
- * signs out. Everything else the dashboard does goes through the public API with the cookie.
+ * signs out. The API key is shown again only here, and only shortly after the password was
+ * entered: `POST /auth/session/confirm` (password) makes the sign-in recent again, and
+ * `POST /auth/api-key` answers the key. Everything else the dashboard does goes through the
+ * public API with the cookie.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidParameterError, UnsupportedMediaTypeError } from '../domain/errors.ts';
+import { ConflictError, ForbiddenError, InvalidParameterError, UnsupportedMediaTypeError } from '../domain/errors.ts';
+import { SecretKeyError } from '../services/secret-box.ts';
 import type { User } from '../domain/users.ts';
 import type { Context } from '../services/context.ts';
-import { sessionOf, signIn, signOut } from '../services/web-sessions.ts';
+import { revealApiKey } from '../services/users.ts';
+import { type Session, confirmPassword, recentUntil, requireRecentSignIn, sessionOf, signIn, signOut } from '../services/web-sessions.ts';
 
 export const SESSION_COOKIE = 'dc_session';
 
@@ -20,11 +25,23 @@ function cookieOptions(request: FastifyRequest, publicUrl: string | undefined, m
 
 export function registerWebSession(app: FastifyInstance, ctx: Context, publicUrl: string | undefined): void {
   // The token itself only ever travels in the cookie.
-  const answer = (reply: FastifyReply, session: { user: User; csrfToken: string; expiresTime: number }) =>
-    reply
-      .header('cache-control', 'no-store')
-      .type('application/json; charset=utf-8')
-      .send({ userId: session.user.id, email: session.user.email, csrfToken: session.csrfToken, expiresTime: session.expiresTime });
+  // `recentUntil`: until when the API key may be revealed without entering the password again
+  // (`recent`: whether it still may, by the server's clock).
+  const answer = (reply: FastifyReply, session: { user: User; csrfToken: string; expiresTime: number; authTime: number }) =>
+    reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send({
+      userId: session.user.id,
+      email: session.user.email,
+      csrfToken: session.csrfToken,
+      expiresTime: session.expiresTime,
+      recentUntil: recentUntil(ctx, session),
+      recent: ctx.clock() <= recentUntil(ctx, session),
+    });
+
+  /** The caller's dashboard session: these routes are the dashboard's, not for keys or tokens. */
+  const sessionOfRequest = (request: FastifyRequest): Session => {
+    if (request.credential?.kind !== 'session') throw new ForbiddenError('Only a dashboard session (signed in with the password) can do this');
+    return request.credential.session;
+  };
 
   // No auth hook (no `access`): signing in again while signed in needs no CSRF token. JSON only: a
   // page of another site cannot post JSON here, so it cannot sign a browser in to its own account.
@@ -48,6 +65,27 @@ export function registerWebSession(app: FastifyInstance, ctx: Context, publicUrl
     // Not being signed in is an answer, not an error: the dashboard asks before showing anything.
     if (session === undefined) return reply.code(204).send();
     return answer(reply, session);
+  });
+
+  app.post('/auth/session/confirm', { schema: { hide: true }, config: { access: 'user', takesPassword: true } }, async (request, reply) => {
+    const session = sessionOfRequest(request);
+    const password = (request.body as Record<string, unknown> | undefined)?.password;
+    if (typeof password !== 'string' || password === '') throw new InvalidParameterError('password', "Parameter 'password' is required");
+    return answer(reply, await confirmPassword(ctx, session, password));
+  });
+
+  app.post('/auth/api-key', { schema: { hide: true }, config: { access: 'user' } }, async (request, reply) => {
+    const session = sessionOfRequest(request);
+    requireRecentSignIn(ctx, session);
+    let apiKey: string;
+    try {
+      apiKey = await revealApiKey(ctx, session.user);
+    } catch (error) {
+      if (!(error instanceof SecretKeyError)) throw error;
+      request.log.error({ userId: session.user.id, reason: error.message }, 'an API key cannot be unsealed');
+      throw new ConflictError('Your API key cannot be shown: this server lacks the key it was encrypted with (tell the operator). It still works; regenerate it to see a new one.');
+    }
+    return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send({ apiKey });
   });
 
   // Signing out needs the session (and, being a change, its CSRF token): the auth hook checks both.

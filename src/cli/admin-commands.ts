@@ -1,18 +1,24 @@
-/** `devicecloud admin …`: operators manage accounts directly against the store. */
+/**
+ * `devicecloud admin …`: operators manage accounts directly against the store. Output never holds
+ * an API key, except `create-user`'s: the new account's key, shown that once (as an agent token is
+ * by `create-agent-token`, and a new encryption key by `generate-secrets-key`).
+ */
 import type { Command } from 'commander';
+import type { Config } from '../config.ts';
 import { checkEnum } from '../domain/text.ts';
 import { PLANS, ROLES, type User } from '../domain/users.ts';
-import { openStore } from '../server/start.ts';
+import { openStore, warnOfForeignKeys } from '../server/start.ts';
 import type { Context } from '../services/context.ts';
 import { issueAgentToken } from '../services/agents.ts';
 import { createUser, findUser, setPlan, setRole } from '../services/users.ts';
+import { registerSecretsCommands } from './secrets-commands.ts';
 import { addStoreOptions, configFrom } from './options.ts';
 
 export function registerAdminCommands(program: Command, print: (line: string) => void): void {
   const admin = program.command('admin').description('Manage accounts (runs against the database directly)');
 
   addStoreOptions(admin.command('create-user'))
-    .description('Create a user and print it (with --json: one JSON object with id, email, apiKey, ...)')
+    .description('Create a user and print it with its API key, shown this once (with --json: one JSON object with id, email, apiKey, ...)')
     .requiredOption('--email <email>', 'e-mail address, used to sign in')
     .requiredOption('--password <password>', 'password, at least 8 characters')
     .option('--plan <plan>', `${PLANS.join(', ')}`, 'SILVER')
@@ -30,7 +36,7 @@ export function registerAdminCommands(program: Command, print: (line: string) =>
           firstName: options.firstName,
           lastName: options.lastName,
         });
-        printUser(print, user, options.json === true);
+        printUser(print, user, options.json === true, user.apiKey);
       }),
     );
 
@@ -70,39 +76,57 @@ export function registerAdminCommands(program: Command, print: (line: string) =>
       }),
     );
 
+  registerSecretsCommands(admin, print, withStore);
+
   addStoreOptions(admin.command('list-users'))
     .description('List users')
     .option('--json', 'print JSON (one array)')
     .action(async (options) =>
       withStore(options, async (ctx) => {
         const users = await ctx.store.users.list();
-        if (options.json === true) print(JSON.stringify(users.map(userJson)));
+        if (options.json === true) print(JSON.stringify(users.map((user) => userJson(user))));
         else for (const user of users) print(`${user.id}\t${user.email}\t${user.plan}\t${user.role}\t${user.status}`);
       }),
     );
 }
 
-async function withStore(options: Record<string, string | undefined>, work: (ctx: Context) => Promise<void>): Promise<void> {
-  const { database, ctx } = await openStore(configFrom(options));
+export type WithStore = (options: Record<string, string | undefined>, work: (ctx: Context, config: Config) => Promise<void>) => Promise<void>;
+
+const withStore: WithStore = async (options, work) => {
+  const config = configFrom(options);
+  const { database, ctx } = await openStore(config);
   try {
-    await work(ctx);
+    // An operator on a machine without the cloud's keys would seal new keys no server can open.
+    await warnOfForeignKeys(ctx, (message) => process.stderr.write(`warning: ${message}\n`));
+    await work(ctx, config);
   } finally {
     await database.close();
   }
+};
+
+function userJson(user: User, apiKey?: string) {
+  return {
+    id: user.id,
+    email: user.email,
+    ...(apiKey !== undefined && { apiKey }),
+    plan: user.plan,
+    role: user.role,
+    status: user.status,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    createTime: user.createTime,
+  };
 }
 
-function userJson(user: User) {
-  return { id: user.id, email: user.email, apiKey: user.apiKey, plan: user.plan, role: user.role, status: user.status, firstName: user.firstName, lastName: user.lastName, createTime: user.createTime };
-}
-
-function printUser(print: (line: string) => void, user: User, json: boolean): void {
+/** `apiKey` only for a user just created: the one time the key is printed. */
+function printUser(print: (line: string) => void, user: User, json: boolean, apiKey?: string): void {
   if (json) {
-    print(JSON.stringify(userJson(user)));
+    print(JSON.stringify(userJson(user, apiKey)));
     return;
   }
   print(`User ${user.id}: ${user.email}`);
   print(`  plan     ${user.plan}`);
   print(`  role     ${user.role}`);
-  print(`  API key  ${user.apiKey}`);
+  if (apiKey !== undefined) print(`  API key  ${apiKey}   (shown this once; the user sees it again on the dashboard's account page)`);
 }
 

@@ -6,7 +6,11 @@ export function addStoreOptions(command: Command): Command {
   return command
     .option('--data-dir <dir>', 'where SQLite and files live (env DEVICECLOUD_DATA_DIR; default ./data)')
     .option('--database-url <url>', 'postgres://… to use PostgreSQL instead of SQLite (env DATABASE_URL)')
-    .option('--config <file>', 'JSON file of settings (env DEVICECLOUD_CONFIG)');
+    .option('--config <file>', 'JSON file of settings (env DEVICECLOUD_CONFIG)')
+    .option(
+      '--api-key-encryption-key-file <file>',
+      'file of the keys that encrypt API keys in the database (env DEVICECLOUD_API_KEY_ENCRYPTION_KEY_FILE; default <data-dir>/secrets/api-key-encryption.key; or give the keys themselves in env DEVICECLOUD_API_KEY_ENCRYPTION_KEYS)',
+    );
 }
 
 export function addServerOptions(command: Command): Command {
@@ -102,6 +106,7 @@ export function configFrom(options: Record<string, string | undefined>, defaults
       sandboxCpuSeconds: options.sandboxCpuSeconds,
       sandboxDiskMb: options.sandboxDiskMb,
       sandboxReadOnly: options.sandboxReadOnly,
+      apiKeyEncryptionKeyFile: options.apiKeyEncryptionKeyFile,
     },
   };
   return loadConfig(sources);

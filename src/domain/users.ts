@@ -17,6 +17,7 @@ export type Role = (typeof ROLES)[number];
 export const USER_STATUSES = ['ENABLED', 'DISABLED', 'INACTIVE'] as const;
 export type UserStatus = (typeof USER_STATUSES)[number];
 
+/** An account. Its API key is not part of it: the store keeps only its hash and its sealed form. */
 export interface User {
   readonly id: number;
   readonly email: string;
@@ -28,7 +29,6 @@ export interface User {
   readonly status: UserStatus;
   readonly role: Role;
   readonly plan: Plan;
-  readonly apiKey: string;
   readonly createTime: number;
   readonly lastLoginTime: number | null;
   readonly lastLaunchedTestTime: number | null;
@@ -60,3 +60,8 @@ export function checkPassword(password: string): string {
 
 /** API keys are 32 alphanumeric characters (API.md §3). */
 export const API_KEY_PATTERN = /^[A-Za-z0-9]{32}$/;
+
+/** A user with the API key just issued (creation, reset): the only moments the key is at hand. */
+export interface UserWithKey extends User {
+  readonly apiKey: string;
+}

@@ -18,6 +18,7 @@ import { directoryBlobStore } from '../store/blobs.ts';
 import { type Database, openDatabase } from '../store/db.ts';
 import { migrate } from '../store/migrations/index.ts';
 import { createStore } from '../store/store.ts';
+import { openKeyRing } from './secret-keys.ts';
 import { VERSION } from '../version.ts';
 
 export interface RunningServer {
@@ -32,9 +33,11 @@ export interface RunningServer {
 }
 
 export async function openStore(config: Config, log?: (message: string) => void): Promise<{ database: Database; ctx: Context }> {
+  // Before the database: a start without its key (or with a bad one) stops here, having changed nothing.
+  const keyRing = openKeyRing(config);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFile(config), log });
   try {
-    await migrate(database);
+    await migrate(database, { keyRing });
   } catch (error) {
     await database.close();
     throw error;
@@ -46,6 +49,7 @@ export async function openStore(config: Config, log?: (message: string) => void)
     notifier: memoryNotifier(),
     limits: { ...DEFAULT_LIMITS, maxUploadBytes: config.maxUploadBytes, leaseMs: config.leaseMs, heartbeatMs: config.heartbeatMs, hookAllowNetworks: config.hookAllowNetworks, zip: zipLimitsOf(config) },
     flavour: config.flavour,
+    keyRing,
   };
   return { database, ctx };
 }
@@ -66,6 +70,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   });
   const opened = await openStore(config, (message) => logger.warn(message));
   const { database } = opened;
+  await warnOfForeignKeys(opened.ctx, (message) => logger.warn(message));
   let app: FastifyInstance;
   let connections: ReturnType<typeof trackConnections>;
   let ctx = opened.ctx;
@@ -149,4 +154,19 @@ function trackConnections(server: FastifyInstance['server']): { drain(close: () 
       }
     },
   };
+}
+
+/**
+ * Servers of one cloud that do not share the API key encryption keys cannot show each other's
+ * users their keys: said at start rather than found out by a user. (No key is named but by id.)
+ */
+export async function warnOfForeignKeys(ctx: Context, warn: (message: string) => void): Promise<void> {
+  const known = new Set(ctx.keyRing.ids());
+  const foreign = [...(await ctx.store.users.countByKeyId())].filter(([id]) => !known.has(id));
+  if (foreign.length === 0) return;
+  warn(
+    `${foreign.reduce((sum, [, count]) => sum + count, 0)} API keys are encrypted with keys that ${ctx.keyRing.origin} does not hold ` +
+      `(${foreign.map(([id]) => id).join(', ')}): they keep working, but the dashboard cannot show them. ` +
+      'Every server of a cloud needs the same keys (DEVICECLOUD_API_KEY_ENCRYPTION_KEYS; docs/deploy.md, "Secrets").',
+  );
 }

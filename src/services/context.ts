@@ -2,6 +2,7 @@
 import type { Flavour } from '../domain/flavours.ts';
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../files/zip.ts';
 import type { Notifier } from '../scheduler/notifier.ts';
+import type { KeyRing } from './secret-box.ts';
 import type { BlobStore } from '../store/blobs.ts';
 import type { Store } from '../store/store.ts';
 
@@ -25,6 +26,8 @@ export interface Limits {
   readonly sessionTtlMs: number;
   /** What an uploaded zip may hold and expand to; one beyond them, or that cannot unpack, is refused (400). */
   readonly zip: ZipLimits;
+  /** How long after the password was entered a session may reveal or reset the API key. */
+  readonly recentSignInMs: number;
   /** Networks hooks may reach although they are internal (domain/hook-destinations.ts); none by default. */
   readonly hookAllowNetworks: readonly string[];
 }
@@ -39,6 +42,7 @@ export const DEFAULT_LIMITS: Limits = {
   oauthRefreshTtlMs: 30 * 24 * 60 * 60_000,
   sessionTtlMs: 12 * 60 * 60_000,
   zip: DEFAULT_ZIP_LIMITS,
+  recentSignInMs: 10 * 60_000,
   hookAllowNetworks: [],
 };
 
@@ -50,4 +54,6 @@ export interface Context {
   readonly limits: Limits;
   /** What may be done to devices (domain/flavours.ts). */
   readonly flavour: Flavour;
+  /** The keys that seal API keys in the store, kept outside it (server/secret-keys.ts). */
+  readonly keyRing: KeyRing;
 }

@@ -1,10 +1,12 @@
 /** Accounts: creating users, authenticating API keys, resetting keys, profiles and plans. */
 import { ConflictError, InvalidParameterError, NotFoundError } from '../domain/errors.ts';
 import { checkText } from '../domain/text.ts';
-import { type Plan, type Role, type User, API_KEY_PATTERN, checkPassword, normalizeEmail } from '../domain/users.ts';
+import { type Plan, type Role, type User, type UserWithKey, API_KEY_PATTERN, checkPassword, normalizeEmail } from '../domain/users.ts';
+import type { Store } from '../store/store.ts';
 import type { ProfileChanges } from '../store/users.ts';
 import type { Context } from './context.ts';
-import { apiKeyHash, generateApiKey, hashPassword, sameSecret, verifyPassword } from './credentials.ts';
+import { apiKeyHash, generateApiKey, hashPassword, verifyPassword } from './credentials.ts';
+import { apiKeyAssociatedData, open, seal } from './secret-box.ts';
 
 export interface NewUserInput {
   readonly email: string;
@@ -17,7 +19,8 @@ export interface NewUserInput {
   readonly apiKey?: string;
 }
 
-export async function createUser(ctx: Context, input: NewUserInput): Promise<User> {
+/** Creates the account; the answer carries its API key, which is not kept anywhere in the clear. */
+export async function createUser(ctx: Context, input: NewUserInput): Promise<UserWithKey> {
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(checkPassword(input.password));
   if (input.apiKey !== undefined && !API_KEY_PATTERN.test(input.apiKey)) {
@@ -26,25 +29,42 @@ export async function createUser(ctx: Context, input: NewUserInput): Promise<Use
   const apiKey = input.apiKey ?? generateApiKey();
   return ctx.store.transaction(async (store) => {
     if (await store.users.findByEmail(email)) throw new ConflictError(`A user with e-mail ${email} already exists`);
-    return store.users.insert({
+    const user = await store.users.insert({
       email,
       passwordHash,
       firstName: checkText('firstName', input.firstName ?? '', { maxLength: 255 }),
       lastName: checkText('lastName', input.lastName ?? '', { maxLength: 255 }),
       plan: input.plan,
       role: input.role ?? 'USER',
-      apiKey,
       apiKeyHash: apiKeyHash(apiKey),
       createTime: ctx.clock(),
     });
+    // Sealed for the row it belongs to, whose id the insert just gave.
+    await storeApiKey(ctx, store, user.id, apiKey);
+    return { ...user, apiKey };
   });
+}
+
+async function storeApiKey(ctx: Context, store: Store, userId: number, apiKey: string): Promise<void> {
+  await store.users.setApiKey(userId, apiKeyHash(apiKey), seal(ctx.keyRing.current(), apiKey, apiKeyAssociatedData(userId)));
+}
+
+/**
+ * The user's API key, unsealed, for the few places that show it again: the dashboard's reveal
+ * (after a recent sign-in) and the local cloud's demo banner. Never for another user.
+ */
+export async function revealApiKey(ctx: Context, user: User): Promise<string> {
+  const sealed = await ctx.store.users.sealedApiKeyOf(user.id);
+  if (sealed === undefined) throw new NotFoundError('API key of user', user.id);
+  return open(ctx.keyRing, sealed, apiKeyAssociatedData(user.id));
 }
 
 /** The user holding this API key, if any and if enabled. */
 export async function authenticateApiKey(ctx: Context, key: string): Promise<User | undefined> {
   if (!API_KEY_PATTERN.test(key)) return undefined;
+  // The lookup is by the key's SHA-256: equality on a hash reveals nothing about near misses.
   const user = await ctx.store.users.findByApiKeyHash(apiKeyHash(key));
-  if (user === undefined || !sameSecret(user.apiKey, key) || user.status !== 'ENABLED') return undefined;
+  if (user === undefined || user.status !== 'ENABLED') return undefined;
   return user;
 }
 
@@ -72,18 +92,27 @@ export async function verifyCredentials(ctx: Context, rawEmail: string, password
 /** A valid scrypt hash of no one's password, checked when the user does not exist. */
 const DUMMY_PASSWORD_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
-/** Issues a new key; the old one, and every OAuth token of the user, stop working with this commit. */
-export async function resetApiKey(ctx: Context, user: User): Promise<User> {
+/**
+ * Issues a new key; the old one, every OAuth token of the user and every dashboard session but
+ * `keepSession` (the token hash of the session that asked, if one did) stop working with this
+ * commit.
+ */
+export async function resetApiKey(ctx: Context, user: User, keepSession?: string): Promise<UserWithKey> {
   const apiKey = generateApiKey();
   await ctx.store.transaction(async (store) => {
-    await store.users.setApiKey(user.id, apiKey, apiKeyHash(apiKey));
+    await storeApiKey(ctx, store, user.id, apiKey);
     await store.oauthTokens.revokeAllOf(user.id);
+    await store.webSessions.revokeAllOf(user.id, keepSession);
   });
-  return requireUser(ctx, user.id);
+  return { ...(await requireUser(ctx, user.id)), apiKey };
 }
 
-/** A new password, given the current one; every OAuth token and dashboard session of the user stops working. */
-export async function changePassword(ctx: Context, user: User, currentPassword: string, newPassword: string): Promise<void> {
+/**
+ * A new password, given the current one; every OAuth token and dashboard session of the user stops
+ * working, but `keepSession` (the token hash of the session that changed it, if one did), in which
+ * the password was just entered.
+ */
+export async function changePassword(ctx: Context, user: User, currentPassword: string, newPassword: string, keepSession?: string): Promise<void> {
   const stored = await ctx.store.users.passwordHashOf(user.id);
   if (stored === undefined || !(await verifyPassword(currentPassword, stored))) {
     throw new InvalidParameterError('currentPassword', 'The current password is not right');
@@ -92,8 +121,15 @@ export async function changePassword(ctx: Context, user: User, currentPassword: 
   await ctx.store.transaction(async (store) => {
     await store.users.setPasswordHash(user.id, passwordHash);
     await store.oauthTokens.revokeAllOf(user.id);
-    await store.webSessions.revokeAllOf(user.id);
+    await store.webSessions.revokeAllOf(user.id, keepSession);
+    if (keepSession !== undefined) await store.webSessions.markAuthenticated(keepSession, ctx.clock());
   });
+}
+
+/** Whether this is the user's password (for a session confirming it); not a sign-in. */
+export async function passwordMatches(ctx: Context, user: User, password: string): Promise<boolean> {
+  const stored = await ctx.store.users.passwordHashOf(user.id);
+  return stored !== undefined && (await verifyPassword(password, stored));
 }
 
 export interface ProfileInput {

@@ -19,8 +19,12 @@ export interface UsersTable {
   status: string;
   role: string;
   plan: string;
-  api_key: string;
+  /** SHA-256 of the key, for lookup (keys are random: no salt needed). */
   api_key_hash: string;
+  /** The key, AES-256-GCM sealed with a key kept outside the database (services/secret-box.ts). */
+  api_key_sealed: string | null;
+  /** Which key sealed it (rotation re-seals the rows of older keys). */
+  api_key_key_id: string | null;
   create_time: number;
   last_login_time: number | null;
   last_launched_test_time: number | null;
@@ -214,6 +218,10 @@ export interface WebSessionsTable {
   csrf_token: string;
   create_time: number;
   expires_time: number;
+  /** When the password was last entered in this session: revealing the API key needs a recent one. */
+  auth_time: number;
+  /** Wrong passwords given to confirm the sign-in; a few end the session. */
+  confirm_failures: Generated<number>;
 }
 
 export interface AgentsTable {

@@ -10,9 +10,14 @@ export interface NewUserRow {
   readonly lastName: string;
   readonly plan: Plan;
   readonly role: Role;
-  readonly apiKey: string;
   readonly apiKeyHash: string;
   readonly createTime: number;
+}
+
+/** A user's API key as stored: sealed, with the id of the key that sealed it. */
+export interface SealedApiKey {
+  readonly keyId: string;
+  readonly ciphertext: string;
 }
 
 export interface ProfileChanges {
@@ -39,7 +44,6 @@ export function usersStore(db: Kysely<Tables>) {
           status: 'ENABLED',
           role: row.role,
           plan: row.plan,
-          api_key: row.apiKey,
           api_key_hash: row.apiKeyHash,
           create_time: row.createTime,
         })
@@ -68,8 +72,48 @@ export function usersStore(db: Kysely<Tables>) {
       return row?.password_hash;
     },
 
-    async setApiKey(id: number, apiKey: string, apiKeyHash: string): Promise<void> {
-      await db.updateTable('users').set({ api_key: apiKey, api_key_hash: apiKeyHash }).where('id', '=', id).execute();
+    /** A new key: its lookup hash and its sealed form (the key itself is never stored). */
+    async setApiKey(id: number, apiKeyHash: string, sealed: SealedApiKey): Promise<void> {
+      await db
+        .updateTable('users')
+        .set({ api_key_hash: apiKeyHash, api_key_sealed: sealed.ciphertext, api_key_key_id: sealed.keyId })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async sealedApiKeyOf(id: number): Promise<SealedApiKey | undefined> {
+      const row = await db.selectFrom('users').select(['api_key_sealed', 'api_key_key_id']).where('id', '=', id).executeTakeFirst();
+      return row?.api_key_sealed == null || row.api_key_key_id == null ? undefined : { keyId: row.api_key_key_id, ciphertext: row.api_key_sealed };
+    },
+
+    /** Users whose key was sealed with another key than `keyId`, oldest first, a page at a time. */
+    async sealedWithOtherKey(keyId: string, afterId: number, limit: number): Promise<Array<SealedApiKey & { userId: number }>> {
+      const rows = await db
+        .selectFrom('users')
+        .select(['id', 'api_key_sealed', 'api_key_key_id'])
+        .where('api_key_key_id', '!=', keyId)
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ userId: row.id, keyId: row.api_key_key_id!, ciphertext: row.api_key_sealed! }));
+    },
+
+    /** Re-seals one key, unless it changed meanwhile (a reset): then the reset's row stands. */
+    async resealApiKey(id: number, from: SealedApiKey, to: SealedApiKey): Promise<boolean> {
+      const result = await db
+        .updateTable('users')
+        .set({ api_key_sealed: to.ciphertext, api_key_key_id: to.keyId })
+        .where('id', '=', id)
+        .where('api_key_sealed', '=', from.ciphertext)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** How many keys each key id sealed. */
+    async countByKeyId(): Promise<Map<string, number>> {
+      const rows = await db.selectFrom('users').select(['api_key_key_id']).select((eb) => eb.fn.countAll<number>().as('count')).groupBy('api_key_key_id').execute();
+      return new Map(rows.map((row) => [row.api_key_key_id ?? '(none)', Number(row.count)]));
     },
 
     async setPlan(id: number, plan: Plan): Promise<void> {
@@ -125,7 +169,6 @@ export function toUser(row: Selectable<UsersTable>): User {
     status: row.status as UserStatus,
     role: row.role as Role,
     plan: row.plan as Plan,
-    apiKey: row.api_key,
     createTime: row.create_time,
     lastLoginTime: row.last_login_time,
     lastLaunchedTestTime: row.last_launched_test_time,

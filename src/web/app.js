@@ -31,7 +31,7 @@ const ROUTES = [
   [/^\/(?:projects\/\d+\/runs\/\d+\/)?device-sessions\/(\d+)$/, (id) => deviceSessionView(id)],
   [/^\/devices$/, () => devicesView()],
   [/^\/groups\/(\d+)$/, (id) => groupView(id)],
-  [/^\/account$/, () => accountView(() => signedOut('Your password was changed: sign in with the new one.'))],
+  [/^\/account$/, () => accountView()],
   [/^\/admin$/, () => (isAdmin() ? adminView(me) : notForYouView())],
 ];
 

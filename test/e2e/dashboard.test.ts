@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { type Browser, type BrowserContext, type Locator, type Page, chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/api-client.ts';
@@ -103,8 +104,10 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'API key' }).waitFor();
     await expect.poll(() => page.getByText('web@example.com', { exact: true }).count()).toBeGreaterThan(0);
     expect(await page.getByLabel('API key').textContent()).not.toContain(user.apiKey);
+    expect(await page.content()).not.toContain(user.apiKey);
+    // The key is not in the page until revealed: it is fetched then (the sign-in is recent).
     await page.getByRole('button', { name: 'Reveal' }).click();
-    expect(await page.getByLabel('API key').textContent()).toBe(user.apiKey);
+    await expect.poll(() => page.getByLabel('API key').textContent()).toBe(user.apiKey);
     await screenshot(page, 'account');
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: cloud.url });
     await page.getByRole('button', { name: 'Copy' }).click();
@@ -130,6 +133,27 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor(); // the session is gone, not only the page
+  }, 60_000);
+
+  it('asks for the password again before revealing the key when the sign-in is no longer recent', async () => {
+    const page = await openPage();
+    await signIn(page, 'web@example.com', password);
+    await page.getByRole('link', { name: 'Account' }).click();
+    await page.getByRole('heading', { name: 'API key' }).waitFor();
+    expect(await page.getByLabel('Confirm with your password').isHidden()).toBe(true); // not asked for until needed
+    // As if the password had been entered long ago (the server's clock cannot be moved here).
+    const db = new BetterSqlite3(path.join(cloud.dataDir, 'devicecloud.db'));
+    try {
+      db.prepare('UPDATE web_sessions SET auth_time = 0').run();
+    } finally {
+      db.close();
+    }
+    await page.getByRole('button', { name: 'Reveal' }).click();
+    await page.getByLabel('Confirm with your password').fill(password);
+    expect(await page.getByLabel('API key').textContent()).not.toContain(user.apiKey);
+    await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+    await expect.poll(() => page.getByLabel('API key').textContent()).toBe(user.apiKey);
+    expect(await page.getByLabel('Confirm with your password').isHidden()).toBe(true);
   }, 60_000);
 
   it('shows a run live until it finishes, device by device', async () => {
@@ -487,7 +511,9 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     expect(page.url()).toMatch(/#\/devices$/); // skipping is not navigating
   }, 30_000);
 
-  it('changes the password; the old one is refused and the new one signs in', async () => {
+  it('changes the password, signing out the other sessions only; the old one is refused and the new one signs in', async () => {
+    const other = await openPage();
+    await signIn(other, 'web@example.com', password);
     const page = await openPage();
     await signIn(page, 'web@example.com', password);
     await page.getByRole('link', { name: 'Account' }).click();
@@ -495,9 +521,15 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await page.getByLabel('New password', { exact: true }).fill('a-brand-new-password');
     await page.getByLabel('Repeat the new password').fill('a-brand-new-password');
     await page.getByRole('button', { name: 'Change password' }).click();
-    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    expect(await page.getByRole('alert').textContent()).toContain('Your password was changed');
+    await page.getByText('Your password was changed').waitFor();
+    // This session goes on (its key can be revealed: the password was just entered); the other one ended.
+    await page.getByRole('button', { name: 'Reveal' }).click();
+    await expect.poll(() => page.getByLabel('API key').textContent()).toBe(user.apiKey);
+    await other.reload();
+    await other.getByRole('heading', { name: 'Sign in' }).waitFor();
 
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.getByLabel('E-mail').fill('web@example.com');
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -505,8 +537,6 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     password = 'a-brand-new-password';
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Account' }).waitFor(); // back where the user was
-    await page.goto(`${cloud.url}/#/`);
     await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
     await screenshot(page, 'projects');
   }, 60_000);

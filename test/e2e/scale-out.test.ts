@@ -12,6 +12,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DevicecloudClient, createClient } from '../../src/client/api-client.ts';
+import { formatSecretKey, generateSecretKey } from '../../src/services/secret-box.ts';
 import { type RunningProcess, runCli, startCli } from '../support/cli.ts';
 import { ENGINES, POSTGRES_URL } from '../support/engines.ts';
 import { until } from '../support/cloud.ts';
@@ -43,14 +44,16 @@ describe.runIf(ENGINES.includes('postgres'))('two servers and two agents on one 
   const serverUrls: string[] = [];
   const users: Array<{ plan: (typeof PLANS)[number]; apiKey: string; client: DevicecloudClient; files: Array<{ id: number; action: 'INSTALL' | 'RUN_TEST' }> }> = [];
   const common = ['--database-url', databaseUrl, '--blob-dir', path.join(dir, 'blobs')];
+  // Every server (and the operator's commands) of one cloud shares the keys that seal API keys (docs/deploy.md).
+  const secrets = { DEVICECLOUD_API_KEY_ENCRYPTION_KEYS: formatSecretKey(generateSecretKey()) };
 
   const cli = async (args: string[]) => {
-    const answer = await runCli([...args, '--json', '--database-url', databaseUrl, '--data-dir', path.join(dir, 'admin')]);
+    const answer = await runCli([...args, '--json', '--database-url', databaseUrl, '--data-dir', path.join(dir, 'admin')], secrets);
     if (answer.code !== 0) throw new Error(`${args.join(' ')}: ${answer.stderr}`);
     return JSON.parse(answer.stdout);
   };
   const startServer = async (id: string) => {
-    const server = startCli(['serve', '--port', '0', '--log-level', 'warn', '--heartbeat-ms', '500', '--lease-ms', '4000', '--data-dir', path.join(dir, id), ...common]);
+    const server = startCli(['serve', '--port', '0', '--log-level', 'warn', '--heartbeat-ms', '500', '--lease-ms', '4000', '--data-dir', path.join(dir, id), ...common], secrets);
     processes.set(id, server);
     const [, base] = await server.waitFor(/running at (http:\/\/\S+)/);
     return base!;

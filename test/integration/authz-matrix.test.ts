@@ -16,6 +16,7 @@ import { routeTable } from '../../src/api/app.ts';
 import type { RouteSpec } from '../../src/api/route.ts';
 import { adminRoutes } from '../../src/api/routes/admin.ts';
 import { PROTOCOL_PREFIX } from '../../src/protocol/v1.ts';
+import { revealApiKey } from '../../src/services/users.ts';
 import { runCli, startCli } from '../support/cli.ts';
 import { ENGINES } from '../support/engines.ts';
 import { type FakeAgent, androidDevice, fakeAgent } from '../support/fake-agent.ts';
@@ -92,7 +93,7 @@ describe.each(ENGINES)('authorization matrix (%s)', (engine) => {
       for (const secret of owner.secrets) if (text.includes(secret)) problems.push(`${who}: ${method} ${url} shows the owner's '${secret.slice(0, 20)}'`);
     };
     // Keys are read afresh: a stranger's own reset-api-key (a route of the table) changes theirs.
-    const keyOf = async (id: number) => (await h.ctx.store.users.findById(id))!.apiKey;
+    const keyOf = async (id: number) => revealApiKey(h.ctx, (await h.ctx.store.users.findById(id))!);
     const strangers: Caller[] = [
       { name: 'another user', headers: basic(await keyOf(other.user.user.id)) },
       { name: 'an operator', headers: basic(await keyOf(admin.user.id)) },
@@ -216,7 +217,7 @@ describe.each(ENGINES)('authorization matrix (%s)', (engine) => {
     expect((await list(basic(owner.user.key))).statusCode).toBe(403);
     expect((await list({ authorization: `Bearer ${ownerBearer}` })).statusCode).toBe(403);
     expect((await list({ cookie: ownerCookie })).statusCode).toBe(403);
-    const answer = await list(basic((await h.ctx.store.users.findById(admin.user.id))!.apiKey));
+    const answer = await list(basic(await revealApiKey(h.ctx, admin.user)));
     expect(answer.statusCode).toBe(200);
     expect(answer.body).toContain(owner.user.user.email);
   });
@@ -351,6 +352,12 @@ describe('secrets in the log of a real server', () => {
       const csrf = (JSON.parse(session.text) as { csrfToken: string }).csrfToken;
       secrets.push(cookie.split('=')[1]!, csrf);
       expect((await request('GET', '/api/me', { headers: { cookie } })).status).toBe(200);
+      // The dashboard's reveal answers the key, and confirming the sign-in takes the password.
+      const json = { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' };
+      expect(JSON.parse((await request('POST', '/auth/api-key', { headers: { cookie, 'x-csrf-token': csrf } })).text).apiKey).toBe(user.apiKey);
+      expect((await request('POST', '/auth/session/confirm', { headers: json, body: JSON.stringify({ password: `${password}-confirm` }) })).status).toBe(400);
+      expect((await request('POST', '/auth/session/confirm', { headers: json, body: JSON.stringify({ password }) })).status).toBe(200);
+      secrets.push(`${password}-confirm`);
       expect((await request('POST', '/api/me/projects', { headers: { cookie, 'x-csrf-token': csrf, ...form }, body: 'name=logged' })).status).toBe(201);
       expect((await request('POST', '/agent/v1/heartbeat', { headers: { authorization: `Bearer ${agentToken}`, 'content-type': 'application/json' }, body: '{"running":[],"unhealthy":[]}' })).status).toBe(200);
       // Refused attempts carry secrets too: a wrong password, a password change, a wrong key that is almost right.

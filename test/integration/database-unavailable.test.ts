@@ -14,7 +14,7 @@ import { DEFAULT_LIMITS } from '../../src/services/context.ts';
 import { directoryBlobStore } from '../../src/store/blobs.ts';
 import { type Database, openDatabase } from '../../src/store/db.ts';
 import { createStore } from '../../src/store/store.ts';
-import { parseXml } from '../support/harness.ts';
+import { parseXml, testKeyRing } from '../support/harness.ts';
 
 describe('a database that does not answer', () => {
   let app: FastifyInstance;
@@ -24,7 +24,7 @@ describe('a database that does not answer', () => {
   beforeAll(async () => {
     // Port 9 (discard) has no PostgreSQL: connections are refused at once.
     database = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:9/none' });
-    const ctx = { store: createStore(database), clock: Date.now, blobs: directoryBlobStore(blobDir), notifier: memoryNotifier(), limits: DEFAULT_LIMITS, flavour: 'private' as const };
+    const ctx = { store: createStore(database), clock: Date.now, blobs: directoryBlobStore(blobDir), notifier: memoryNotifier(), limits: DEFAULT_LIMITS, flavour: 'private' as const, keyRing: testKeyRing() };
     app = await buildApp({ ctx, version: 'test' });
     await app.ready();
   });

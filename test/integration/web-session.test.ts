@@ -26,7 +26,14 @@ describe.each(ENGINES)('dashboard sign-in sessions (%s)', (engine) => {
     const { answer, setCookie, cookie } = await signIn();
     expect((await alice.call('GET', '/api/me', { json: true })).body.lastLoginTime).toBe(h.ctx.clock());
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({ userId: alice.user.id, email: 'alice@example.com', csrfToken: expect.any(String), expiresTime: expect.any(Number) });
+    expect(answer.body).toEqual({
+      userId: alice.user.id,
+      email: 'alice@example.com',
+      csrfToken: expect.any(String),
+      expiresTime: expect.any(Number),
+      recentUntil: h.ctx.clock() + h.ctx.limits.recentSignInMs,
+      recent: true,
+    });
     expect(setCookie).toMatch(/^dc_session=[\w-]{40,};/);
     expect(setCookie).toMatch(/HttpOnly/);
     expect(setCookie).toMatch(/SameSite=Strict/);
@@ -85,18 +92,31 @@ describe.each(ENGINES)('dashboard sign-in sessions (%s)', (engine) => {
     expect((await call(h.app, 'GET', '/auth/session', { json: true, headers: withSession(cookie) })).status).toBe(204);
   });
 
-  it('ends sessions when they expire and when the password changes', async () => {
+  it('ends sessions when they expire, and the other sessions when the password changes or the key is reset', async () => {
     const first = await signIn();
     h.advance(h.ctx.limits.sessionTtlMs + 1);
     expect((await call(h.app, 'GET', '/api/me', { json: true, headers: withSession(first.cookie) })).status).toBe(401);
 
+    const me = async (session: { cookie: string }) => (await call(h.app, 'GET', '/api/me', { json: true, headers: withSession(session.cookie) })).status;
     const second = await signIn();
-    // A key reset is made from the dashboard: it keeps the session that made it.
-    expect((await call(h.app, 'POST', '/api/me/reset-api-key', { json: true, headers: withSession(second.cookie, second.answer.body.csrfToken) })).status).toBe(200);
-    expect((await call(h.app, 'GET', '/api/me', { json: true, headers: withSession(second.cookie) })).status).toBe(200);
+    const elsewhere = await signIn();
+    // A key reset made from the dashboard keeps the session that made it, and only that one.
+    const reset = await call(h.app, 'POST', '/api/me/reset-api-key', { json: true, headers: withSession(second.cookie, second.answer.body.csrfToken) });
+    expect(reset.status).toBe(200);
+    expect(await me(second)).toBe(200);
+    expect(await me(elsewhere)).toBe(401);
+
+    const third = await signIn();
     const changed = await call(h.app, 'POST', '/api/me/password', { headers: withSession(second.cookie, second.answer.body.csrfToken), form: { currentPassword: 'password-1234', newPassword: 'another-password-2' } });
     expect(changed.status).toBe(204);
-    expect((await call(h.app, 'GET', '/api/me', { json: true, headers: withSession(second.cookie) })).status).toBe(401);
+    expect(await me(second)).toBe(200); // the session that changed it, where the password was just entered
+    expect(await me(third)).toBe(401);
+    // Changed with the API key, no session is the one acting: all of them end.
+    const fourth = await signIn('another-password-2');
+    const byKey = await call(h.app, 'POST', '/api/me/password', { key: reset.body.apiKey, form: { currentPassword: 'another-password-2', newPassword: 'a-third-password-3' } });
+    expect(byKey.status).toBe(204);
+    expect(await me(second)).toBe(401);
+    expect(await me(fourth)).toBe(401);
   });
 
   it("keeps a session to its own user's data", async () => {

@@ -20,6 +20,7 @@ import { createUser } from '../../src/services/users.ts';
 import { type Database, openDatabase } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrations/index.ts';
 import { createStore } from '../../src/store/store.ts';
+import { type KeyRing, fixedKeyRing, generateSecretKey } from '../../src/services/secret-box.ts';
 import { type Engine, POSTGRES_URL } from './engines.ts';
 
 export interface Harness {
@@ -64,18 +65,19 @@ export const START_TIME = Date.UTC(2026, 0, 15, 12, 0, 0);
 
 export async function createHarness(
   engine: Engine,
-  options: { flavour?: Flavour; publicUrl?: string; limits?: Partial<Limits>; rateLimits?: RateLimits } = {},
+  options: { flavour?: Flavour; publicUrl?: string; limits?: Partial<Limits>; rateLimits?: RateLimits; keyRing?: KeyRing; sqliteFile?: string } = {},
 ): Promise<Harness> {
   const queries: string[] = [];
   const schema = engine === 'postgres' ? `${process.env.DEVICECLOUD_TEST_SCHEMA_PREFIX ?? 'dct_'}${randomBytes(6).toString('hex')}` : undefined;
   const database = await openDatabase({
     databaseUrl: engine === 'postgres' ? POSTGRES_URL : undefined,
-    sqliteFile: ':memory:',
+    sqliteFile: options.sqliteFile ?? ':memory:',
     pgSchema: schema,
     pgPoolSize: 4,
     onQuery: (sql) => queries.push(sql),
   });
-  await migrate(database);
+  const keyRing = options.keyRing ?? testKeyRing();
+  await migrate(database, { keyRing });
   let now = START_TIME;
   // In a folder of its own, so that a test can see that nothing was written beside it (other
   // tests, running at the same time, create their folders in the system's temporary one).
@@ -89,6 +91,7 @@ export async function createHarness(
     notifier: memoryNotifier(),
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     flavour: options.flavour ?? 'private',
+    keyRing,
   };
   const app = await buildApp({ ctx, version: 'test', rateLimits: options.rateLimits, publicUrl: options.publicUrl });
   await app.ready();
@@ -127,6 +130,11 @@ export async function createHarness(
     },
   };
   return harness;
+}
+
+/** A key ring of one fresh key, as a server's first start makes. */
+export function testKeyRing(): KeyRing {
+  return fixedKeyRing([generateSecretKey()], 'the test key ring');
 }
 
 export function testUser(app: FastifyInstance, user: User, key: string): TestUser {

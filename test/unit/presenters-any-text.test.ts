@@ -42,7 +42,7 @@ function textsFrom(values: readonly string[], keys: readonly string[]): Texts {
 }
 
 function user(s: Texts): User {
-  return { id: 1, email: s(), firstName: s(), lastName: s(), organization: s(), country: s(), timeZone: s(), status: s.as(), role: s.as(), plan: s.as(), apiKey: s(), createTime: 1, lastLoginTime: null, lastLaunchedTestTime: 2 };
+  return { id: 1, email: s(), firstName: s(), lastName: s(), organization: s(), country: s(), timeZone: s(), status: s.as(), role: s.as(), plan: s.as(), createTime: 1, lastLoginTime: null, lastLaunchedTestTime: 2 };
 }
 function context(s: Texts): PresentContext {
   return { user: user(s), baseUrl: s(), now: 1000 };
@@ -131,7 +131,7 @@ const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
   },
   presentTestRun: async (s) => (await import('../../src/api/present/test-run.ts')).presentTestRun(runView(s), context(s)),
   presentStoredConfig: async (s) => (await import('../../src/api/present/test-run.ts')).presentStoredConfig(testRun(s).config),
-  presentUser: async (s) => (await import('../../src/api/present/user.ts')).presentUser(user(s)),
+  presentUser: async (s) => (await import('../../src/api/present/user.ts')).presentUser(user(s), s()),
   presentManagedUser: async (s) => (await import('../../src/api/present/user.ts')).presentManagedUser(user(s)),
 };
 

@@ -12,15 +12,25 @@ import type { Context } from '../../services/context.ts';
 import { authenticateAgent } from '../../services/agents.ts';
 import { authenticateAccessToken } from '../../services/oauth.ts';
 import { authenticateApiKey } from '../../services/users.ts';
-import { csrfMatches, sessionOf } from '../../services/web-sessions.ts';
+import { type Session, csrfMatches, sessionOf } from '../../services/web-sessions.ts';
 import { SESSION_COOKIE } from '../web-session.ts';
 import type { Agent } from '../../store/agents.ts';
 import type { Access } from '../route.ts';
+
+/**
+ * How the caller proved who they are. The permanent credential (the API key) is shown only to a
+ * caller that presented it; short-lived ones (OAuth tokens, dashboard sessions) do not reveal it.
+ */
+export type Credential =
+  | { readonly kind: 'apiKey'; readonly key: string }
+  | { readonly kind: 'oauth' }
+  | { readonly kind: 'session'; readonly session: Session };
 
 declare module 'fastify' {
   interface FastifyRequest {
     user: User | null;
     agent: Agent | null;
+    credential: Credential | null;
   }
   interface FastifyContextConfig {
     access?: Access;
@@ -32,6 +42,7 @@ export const REALM = 'devicecloud';
 export function registerAuth(app: FastifyInstance, ctx: Context): void {
   app.decorateRequest('user', null);
   app.decorateRequest('agent', null);
+  app.decorateRequest('credential', null);
   app.addHook('onRequest', async (request, reply) => {
     const access = request.routeOptions.config.access;
     if (access === undefined) return; // unknown route: the not-found handler answers
@@ -43,12 +54,14 @@ export function registerAuth(app: FastifyInstance, ctx: Context): void {
       }
       return;
     }
-    const user = await authenticate(ctx, request);
-    if (user === 'bad') {
+    const credential = await authenticate(ctx, request);
+    if (credential === 'bad') {
       reply.header('WWW-Authenticate', `Basic realm="${REALM}"`);
       throw new UnauthorizedError('Invalid API key: check the key shown in your account, or reset it');
     }
+    const user = credential?.user ?? null;
     request.user = user;
+    request.credential = credential?.credential ?? null;
     if (access === 'anonymous') return;
     if (user === null) {
       reply.header('WWW-Authenticate', `Basic realm="${REALM}"`);
@@ -70,7 +83,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * The dashboard's session cookie. A request that changes something must carry the session's CSRF
  * token in X-CSRF-Token: another site can make a browser send the cookie, never the header.
  */
-async function authenticateSession(ctx: Context, request: FastifyRequest): Promise<User | null> {
+async function authenticateSession(ctx: Context, request: FastifyRequest): Promise<Authenticated | null> {
   const token = request.cookies?.[SESSION_COOKIE];
   if (token === undefined || token === '') return null;
   const session = await sessionOf(ctx, token);
@@ -78,7 +91,16 @@ async function authenticateSession(ctx: Context, request: FastifyRequest): Promi
   if (!SAFE_METHODS.has(request.method) && !csrfMatches(session.csrfToken, request.headers['x-csrf-token'] as string | undefined)) {
     throw new ForbiddenError('This change needs the X-CSRF-Token header of the signed-in session (GET /auth/session answers it)');
   }
-  return session.user;
+  return { user: session.user, credential: { kind: 'session', session } };
+}
+
+interface Authenticated {
+  readonly user: User;
+  readonly credential: Credential;
+}
+
+async function bearer(ctx: Context, token: string): Promise<Authenticated> {
+  return { user: await authenticateAccessToken(ctx, token), credential: { kind: 'oauth' } };
 }
 
 /**
@@ -86,18 +108,19 @@ async function authenticateSession(ctx: Context, request: FastifyRequest): Promi
  * access token (`Authorization: Bearer …` or `?access_token=…`) that does not work throws
  * invalid_token, answered in OAuth's shape.
  */
-async function authenticate(ctx: Context, request: FastifyRequest): Promise<User | null | 'bad'> {
+async function authenticate(ctx: Context, request: FastifyRequest): Promise<Authenticated | null | 'bad'> {
   const header = request.headers.authorization;
   const queryToken = (request.query as Record<string, unknown> | undefined)?.access_token;
   if (header === undefined || header === '') {
-    if (typeof queryToken === 'string' && queryToken !== '') return authenticateAccessToken(ctx, queryToken);
+    if (typeof queryToken === 'string' && queryToken !== '') return bearer(ctx, queryToken);
     return authenticateSession(ctx, request);
   }
   const [scheme, token] = header.split(' ', 2);
-  if (scheme?.toLowerCase() === 'bearer' && token !== undefined) return authenticateAccessToken(ctx, token);
+  if (scheme?.toLowerCase() === 'bearer' && token !== undefined) return bearer(ctx, token);
   if (scheme?.toLowerCase() !== 'basic' || token === undefined) return 'bad';
   const decoded = Buffer.from(token, 'base64').toString('utf8');
   const separator = decoded.indexOf(':');
   const key = separator === -1 ? decoded : decoded.slice(0, separator);
-  return (await authenticateApiKey(ctx, key)) ?? 'bad';
+  const user = await authenticateApiKey(ctx, key);
+  return user === undefined ? 'bad' : { user, credential: { kind: 'apiKey', key } };
 }

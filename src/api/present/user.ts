@@ -1,8 +1,11 @@
 import { type User, fullName } from '../../domain/users.ts';
 import { type Rep, rep } from './representation.ts';
 
-/** The account record. It carries the API key: only ever presented to its owner. */
-export function presentUser(user: User): Rep {
+/**
+ * The account record. `apiKey` is there only when given: to its owner, and only when they used the
+ * key itself or just received a new one (routes/users.ts decides).
+ */
+export function presentUser(user: User, apiKey?: string): Rep {
   return rep('apiUser', {
     id: user.id,
     selfURI: `/users/${user.id}`,
@@ -18,7 +21,7 @@ export function presentUser(user: User): Rep {
     lastLaunchedTestTime: user.lastLaunchedTestTime,
     enabled: user.status === 'ENABLED',
     status: user.status,
-    apiKey: user.apiKey,
+    ...(apiKey !== undefined && { apiKey }),
     plan: user.plan,
     roles: [
       rep('apiRole', { id: 1, name: user.role, value: null, expireTime: null }),

@@ -1,19 +1,28 @@
 /** The caller's own account: `/me` (= `/users/{myId}`), profile updates, API key reset, password change. */
 import Type from 'typebox';
+import { ForbiddenError } from '../../domain/errors.ts';
+import type { Credential } from '../plugins/auth.ts';
 import { presentUser } from '../present/user.ts';
 import { type RouteSpec, noContent, ok, route } from '../route.ts';
 import { NoInput, Text } from '../schemas.ts';
 import { changePassword, resetApiKey, updateProfile } from '../../services/users.ts';
+import { requireRecentSignIn } from '../../services/web-sessions.ts';
 
 const TAGS = ['Account'];
+
+/** The API key is echoed to a caller that sent it; OAuth tokens and sessions do not get it. */
+const keyShownTo = (credential: Credential | null) => (credential?.kind === 'apiKey' ? credential.key : undefined);
+
+/** The session acting, whose own sign-in survives the change it makes. */
+const actingSession = (credential: Credential | null) => (credential?.kind === 'session' ? credential.session.tokenHash : undefined);
 
 export const userRoutes: readonly RouteSpec[] = [
   route({
     method: 'GET',
     path: '/me',
-    summary: 'The authenticated user',
+    summary: 'The authenticated user (apiKey only when authenticated with the API key itself)',
     tags: TAGS,
-    handle: async ({ user }) => ok(presentUser(user)),
+    handle: async ({ user, credential }) => ok(presentUser(user, keyShownTo(credential))),
   }),
   route({
     method: 'POST',
@@ -27,27 +36,37 @@ export const userRoutes: readonly RouteSpec[] = [
       country: Type.Optional(Text('Country', 255)),
       timeZone: Type.Optional(Text('Time zone', 255)),
     }),
-    handle: async ({ ctx, user, input }) => ok(presentUser(await updateProfile(ctx, user, input))),
+    handle: async ({ ctx, user, credential, input }) => ok(presentUser(await updateProfile(ctx, user, input), keyShownTo(credential))),
   }),
   route({
     method: 'POST',
     path: '/me/reset-api-key',
-    summary: 'Issue a new API key; the old key stops working at once',
+    summary:
+      'Issue a new API key; the old key, every OAuth token and every other dashboard session stop working at once. ' +
+      'With the API key, or a dashboard session within 10 minutes of entering the password; not with an OAuth token',
     tags: TAGS,
     input: NoInput,
-    handle: async ({ ctx, user }) => ok(presentUser(await resetApiKey(ctx, user))),
+    handle: async ({ ctx, user, credential }) => {
+      // Its answer is a permanent credential: a short-lived one may not obtain it.
+      if (credential?.kind === 'oauth') {
+        throw new ForbiddenError('An OAuth token cannot reset the API key: use the key itself, or the account page of the dashboard');
+      }
+      if (credential?.kind === 'session') requireRecentSignIn(ctx, credential.session);
+      const updated = await resetApiKey(ctx, user, actingSession(credential));
+      return ok(presentUser(updated, updated.apiKey));
+    },
   }),
   route({
     method: 'POST',
     path: '/me/password',
-    summary: 'Change the password (the current one is required); every OAuth token of the user stops working',
+    summary: 'Change the password (the current one is required); every OAuth token and every other dashboard session of the user stop working',
     tags: TAGS,
     input: Type.Object({
       currentPassword: Text('The current password', 1024),
       newPassword: Text('The new password', 1024),
     }),
-    handle: async ({ ctx, user, input }) => {
-      await changePassword(ctx, user, input.currentPassword, input.newPassword);
+    handle: async ({ ctx, user, credential, input }) => {
+      await changePassword(ctx, user, input.currentPassword, input.newPassword, actingSession(credential));
       return noContent();
     },
   }),

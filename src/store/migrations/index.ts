@@ -18,8 +18,15 @@ import * as m004 from './004_web_sessions.ts';
 import * as m005 from './005_final_tallies.ts';
 import * as m006 from './006_recorder.ts';
 import * as m007 from './007_unknown_memory.ts';
+import * as m008 from './008_sealed_api_keys.ts';
 
-type Step = (db: Kysely<unknown>, types: ColumnTypes) => Promise<void>;
+/** What a step may need besides the database: the key that seals API keys (008). */
+export type MigrationOptions = m008.MigrationSecrets & {
+  /** Tests only: stop after this step, to see a later one move older data. */
+  readonly through?: string;
+};
+
+type Step = (db: Kysely<unknown>, types: ColumnTypes, options: MigrationOptions) => Promise<void>;
 
 const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['001_core', m001.up],
@@ -29,16 +36,18 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['005_final_tallies', m005.up],
   ['006_recorder', m006.up],
   ['007_unknown_memory', m007.up],
+  ['008_sealed_api_keys', m008.up],
 ];
 
 const TABLE = 'kysely_migration';
 /** Any constant both roles agree on: "devicecloud" in ASCII, as a bigint. */
 const ADVISORY_LOCK_KEY = 0x6465766963656c6fn;
 
-export async function migrate(database: Database): Promise<void> {
+export async function migrate(database: Database, options: MigrationOptions = {}): Promise<void> {
   const types = columnTypes(database.dialect);
   const db = database.db as unknown as Kysely<{ kysely_migration: { name: string; timestamp: string } }>;
   let current = '';
+  const applied: string[] = [];
   try {
     await db.transaction().execute(async (trx) => {
       if (database.dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_KEY.toString()}::bigint)`.execute(trx);
@@ -54,12 +63,21 @@ export async function migrate(database: Database): Promise<void> {
         throw new Error(`the database was migrated by a newer devicecloud (${unknown.join(', ')}); upgrade this one`);
       }
       for (const [name, up] of STEPS) {
-        if (done.has(name)) continue;
-        current = name;
-        await up(trx as unknown as Kysely<unknown>, types);
-        await trx.insertInto(TABLE).values({ name, timestamp: new Date().toISOString() }).execute();
+        if (!done.has(name)) {
+          current = name;
+          await up(trx as unknown as Kysely<unknown>, types, options);
+          await trx.insertInto(TABLE).values({ name, timestamp: new Date().toISOString() }).execute();
+          applied.push(name);
+        }
+        if (name === options.through) break;
       }
     });
+    // The write-ahead log still holds pages written before (users inserted with their plain API
+    // key): empty it, so that only the sealed keys remain on disk.
+    if (database.dialect === 'sqlite' && applied.includes('008_sealed_api_keys')) {
+      current = 'checkpoint';
+      await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(database.db);
+    }
   } catch (error) {
     throw new Error(`Database migration ${current || 'setup'} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
