@@ -9,9 +9,8 @@ import type { ZipLimits } from './files/zip.ts';
 import { isPostgresUrl } from './store/db.ts';
 import { type SecretKey, parseSecretKeys } from './services/secret-box.ts';
 
-import { FLAVOURS, type Flavour } from './domain/flavours.ts';
+import { FLAVOURS, type Flavour, SANDBOX_NETWORKS, type SandboxNetwork } from './domain/flavours.ts';
 import { parseNetwork } from './domain/hook-destinations.ts';
-import { SANDBOX_NETWORKS, type SandboxNetwork } from './agent/drivers/host/sandbox.ts';
 
 export { FLAVOURS, type Flavour };
 

@@ -26,6 +26,13 @@ export interface DeviceSettingsFields {
 
 const SETTINGS_FIELDS = ['deviceLocale', 'wifiEnabled', 'googleAccountEmail', 'googleAccountPassword'] as const satisfies readonly (keyof DeviceSettingsFields)[];
 
+/**
+ * What customer code on a device host may reach: none (only its sandbox's own loopback; the
+ * public flavour's, which allows nothing else) or host (the host's network, loopback included).
+ */
+export const SANDBOX_NETWORKS = ['none', 'host'] as const;
+export type SandboxNetwork = (typeof SANDBOX_NETWORKS)[number];
+
 /** FULL: uninstall, clear, revert settings, reboot, verify. LIGHT: the first three only. */
 export type CleaningKind = 'FULL' | 'LIGHT';
 

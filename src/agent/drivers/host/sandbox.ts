@@ -7,14 +7,14 @@
  * Limits (memory, processes, CPU time, disk) are watched by sandbox-limits.ts on both.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import type { SandboxNetwork } from '../../../domain/flavours.ts';
 import { type ProcessStat, sessionProcesses, signalSession } from './process-tree.ts';
 
 export const SANDBOX_KINDS = ['bubblewrap', 'none'] as const;
 export type SandboxKind = (typeof SANDBOX_KINDS)[number];
 
-/** none: only the sandbox's own loopback; host: the host's network, loopback included. */
-export const SANDBOX_NETWORKS = ['none', 'host'] as const;
-export type SandboxNetwork = (typeof SANDBOX_NETWORKS)[number];
+// Which networks a sandbox may have is a rule of the flavours (domain/flavours.ts).
+export { SANDBOX_NETWORKS, type SandboxNetwork } from '../../../domain/flavours.ts';
 
 export interface SandboxLimits {
   /** Summed resident memory of every process, MiB. */
