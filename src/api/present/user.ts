@@ -1,8 +1,9 @@
+import type { Storage } from '../../domain/storage.ts';
 import { type User, fullName } from '../../domain/users.ts';
 import { type Rep, rep } from './representation.ts';
 
 /** The account record. It carries the API key: only ever presented to its owner. */
-export function presentUser(user: User): Rep {
+export function presentUser(user: User, storage: Storage): Rep {
   return rep('apiUser', {
     id: user.id,
     selfURI: `/users/${user.id}`,
@@ -26,11 +27,17 @@ export function presentUser(user: User): Rep {
     ],
     accountId: user.id,
     isMainUser: true,
+    ...presentStorage(storage),
   });
 }
 
+/** Bytes of files and artifacts the account keeps, and its quota (domain/storage.ts). */
+function presentStorage(storage: Storage) {
+  return { storageUsedBytes: storage.usedBytes, storageQuotaBytes: storage.quotaBytes };
+}
+
 /** A user as operators see it (`/admin/users`): plan, role and status, never the API key. */
-export function presentManagedUser(user: User): Rep {
+export function presentManagedUser(user: User, storage: Storage): Rep {
   return rep('apiUser', {
     id: user.id,
     selfURI: `/admin/users/${user.id}`,
@@ -46,5 +53,6 @@ export function presentManagedUser(user: User): Rep {
     status: user.status,
     plan: user.plan,
     role: user.role,
+    ...presentStorage(storage),
   });
 }

@@ -3,7 +3,13 @@ import Type from 'typebox';
 import { presentUser } from '../present/user.ts';
 import { type RouteSpec, noContent, ok, route } from '../route.ts';
 import { NoInput, Text } from '../schemas.ts';
+import type { Context } from '../../services/context.ts';
+import { storageOfUser } from '../../services/storage.ts';
 import { changePassword, resetApiKey, updateProfile } from '../../services/users.ts';
+import type { User } from '../../domain/users.ts';
+
+/** The account as its owner sees it, with its storage used and quota. */
+const me = async (ctx: Context, user: User) => presentUser(user, await storageOfUser(ctx.store, user));
 
 const TAGS = ['Account'];
 
@@ -13,7 +19,7 @@ export const userRoutes: readonly RouteSpec[] = [
     path: '/me',
     summary: 'The authenticated user',
     tags: TAGS,
-    handle: async ({ user }) => ok(presentUser(user)),
+    handle: async ({ ctx, user }) => ok(await me(ctx, user)),
   }),
   route({
     method: 'POST',
@@ -27,7 +33,7 @@ export const userRoutes: readonly RouteSpec[] = [
       country: Type.Optional(Text('Country', 255)),
       timeZone: Type.Optional(Text('Time zone', 255)),
     }),
-    handle: async ({ ctx, user, input }) => ok(presentUser(await updateProfile(ctx, user, input))),
+    handle: async ({ ctx, user, input }) => ok(await me(ctx, await updateProfile(ctx, user, input))),
   }),
   route({
     method: 'POST',
@@ -35,7 +41,7 @@ export const userRoutes: readonly RouteSpec[] = [
     summary: 'Issue a new API key; the old key stops working at once',
     tags: TAGS,
     input: NoInput,
-    handle: async ({ ctx, user }) => ok(presentUser(await resetApiKey(ctx, user))),
+    handle: async ({ ctx, user }) => ok(await me(ctx, await resetApiKey(ctx, user))),
   }),
   route({
     method: 'POST',

@@ -18,6 +18,7 @@ import * as m004 from './004_web_sessions.ts';
 import * as m005 from './005_final_tallies.ts';
 import * as m006 from './006_recorder.ts';
 import * as m007 from './007_unknown_memory.ts';
+import * as m009 from './009_storage_quotas.ts';
 
 type Step = (db: Kysely<unknown>, types: ColumnTypes) => Promise<void>;
 
@@ -29,6 +30,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['005_final_tallies', m005.up],
   ['006_recorder', m006.up],
   ['007_unknown_memory', m007.up],
+  ['009_storage_quotas', m009.up],
 ];
 
 const TABLE = 'kysely_migration';
