@@ -3,7 +3,7 @@
  * and each device clean again. A report for a device run the agent does not hold (never had, or
  * lost when its lease ran out) is refused with 409 and changes nothing.
  */
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { ConflictError, NotFoundError, PayloadTooLargeError, StorageQuotaExceededError } from '../domain/errors.ts';
 import { safeFileName } from '../domain/files.ts';
 import { isFinal, type DeviceRun } from '../domain/runs.ts';
@@ -99,9 +99,20 @@ async function storeWithinQuota(ctx: Context, owner: User, deviceRun: DeviceRun,
   }
   const { maxBytes, quotaBound } = streamLimit(ctx, room.remaining);
   let blob;
+  // Through a pass-through: a store that stops early destroys what it reads, and destroying the
+  // request itself would cut the connection before the 413 could be answered.
+  const source = new PassThrough();
+  // pipe() does not pass on a cut connection: without this the store would wait for the rest.
+  const cut = (error?: Error) => source.destroy(error ?? new Error('the artifact upload was cut off'));
+  body.once('error', cut);
+  body.once('close', () => {
+    if (!body.readableEnded) cut();
+  });
+  body.pipe(source);
   try {
-    blob = await ctx.blobs.put(body, { maxBytes });
+    blob = await ctx.blobs.put(source, { maxBytes });
   } catch (error) {
+    body.unpipe(source);
     if (error instanceof BlobTooLargeError && quotaBound) throw quotaExceeded(room.storage, `Artifact ${name} is larger than the ${room.remaining} bytes left`);
     if (error instanceof BlobTooLargeError) throw new PayloadTooLargeError(`Artifact ${name} is larger than ${ctx.limits.maxUploadBytes} bytes`);
     throw error;

@@ -59,7 +59,7 @@ export function parseQuotaInput(value: unknown): number | null {
   if (value === null || value === 'default') return null;
   if (typeof value === 'number') return checkQuota(value);
   if (typeof value === 'string' && /^\d{1,16}$/.test(value.trim())) return checkQuota(Number(value.trim()));
-  throw new InvalidParameterError('storageQuotaBytes', "storageQuotaBytes is a whole number of bytes, or 'default' for the plan's default");
+  throw new InvalidParameterError('storageQuotaBytes', "storageQuotaBytes must be a whole number of bytes, or 'default' for the plan's default");
 }
 
 /** Every account's storage for operators' listing, in one query. */
@@ -70,7 +70,7 @@ export async function storageOfAccounts(ctx: Context, users: readonly User[]): P
 
 function checkQuota(quotaBytes: number | null): number | null {
   if (quotaBytes !== null && (!Number.isSafeInteger(quotaBytes) || quotaBytes < 0 || quotaBytes > MAX_STORAGE_QUOTA_BYTES)) {
-    throw new InvalidParameterError('storageQuotaBytes', `A storage quota is a whole number of bytes from 0 to ${MAX_STORAGE_QUOTA_BYTES}, or the plan's default`);
+    throw new InvalidParameterError('storageQuotaBytes', `storageQuotaBytes must be a whole number of bytes from 0 to ${MAX_STORAGE_QUOTA_BYTES}, or 'default' for the plan's default`);
   }
   return quotaBytes;
 }

@@ -37,7 +37,8 @@ const TABLE = 'kysely_migration';
 /** Any constant both roles agree on: "devicecloud" in ASCII, as a bigint. */
 const ADVISORY_LOCK_KEY = 0x6465766963656c6fn;
 
-export async function migrate(database: Database): Promise<void> {
+/** `upTo` (tests): stop after that step, to seed a database as an older version left it. */
+export async function migrate(database: Database, options: { upTo?: string } = {}): Promise<void> {
   const types = columnTypes(database.dialect);
   const db = database.db as unknown as Kysely<{ kysely_migration: { name: string; timestamp: string } }>;
   let current = '';
@@ -55,7 +56,8 @@ export async function migrate(database: Database): Promise<void> {
       if (unknown.length > 0) {
         throw new Error(`the database was migrated by a newer devicecloud (${unknown.join(', ')}); upgrade this one`);
       }
-      for (const [name, up] of STEPS) {
+      const steps = options.upTo === undefined ? STEPS : STEPS.slice(0, STEPS.findIndex(([step]) => step === options.upTo) + 1);
+      for (const [name, up] of steps) {
         if (done.has(name)) continue;
         current = name;
         await up(trx as unknown as Kysely<unknown>, types);

@@ -2,10 +2,19 @@
 // warns that scripts holding the old key stop working) and the password.
 
 import { api } from '../api.js';
-import { h, statusLine } from '../dom.js';
+import { bytes, h, statusLine } from '../dom.js';
 import { current, page } from '../page.js';
 
 const HIDDEN_KEY = '••••••••••••••••••••••••••••••••';
+
+/** Files and artifacts kept, against the quota; uploads beyond it are refused. */
+function storage(me) {
+  const full = me.storageUsedBytes >= me.storageQuotaBytes;
+  return h('span', { 'data-key': 'storage' },
+    h('progress', { value: Math.min(me.storageUsedBytes, me.storageQuotaBytes), max: Math.max(me.storageQuotaBytes, 1), 'aria-label': 'Storage used' }),
+    ` ${bytes(me.storageUsedBytes)} of ${bytes(me.storageQuotaBytes)} used`,
+    full ? h('span', { class: 'error' }, ' — full: new uploads and artifacts are refused until files are deleted') : '');
+}
 
 /** `onPasswordChanged` is told when the change signed the user out (every session ends). */
 export async function accountView(onPasswordChanged) {
@@ -90,7 +99,8 @@ export async function accountView(onPasswordChanged) {
       h('div', {}, h('dt', {}, 'Name'), h('dd', {}, me.name || '—')),
       h('div', {}, h('dt', {}, 'E-mail'), h('dd', {}, me.email)),
       h('div', {}, h('dt', {}, 'Plan'), h('dd', {}, me.plan)),
-      h('div', {}, h('dt', {}, 'Role'), h('dd', {}, role))),
+      h('div', {}, h('dt', {}, 'Role'), h('dd', {}, role)),
+      h('div', {}, h('dt', {}, 'Storage'), h('dd', {}, storage(me)))),
     h('h2', {}, 'API key'),
     h('p', { class: 'help' }, 'Scripts and CI use it as the user name of HTTP Basic, with an empty password.'),
     h('div', { class: 'row' }, key, reveal, copy, regenerate),
