@@ -36,6 +36,8 @@ export interface Config {
   /** Requests per minute per signed-in user, and per address on anonymous routes; 0: no limit. */
   readonly rateLimitPerUser: number;
   readonly rateLimitPerIp: number;
+  /** Failed sign-ins per account in a sliding window of 15 minutes, whatever the address; 0: no limit. */
+  readonly passwordGuessesPerAccount: number;
   /** How often the retention job runs (domain/retention.ts). */
   readonly retentionIntervalMs: number;
   /** Agent role: the server to work for, and its token. */
@@ -201,6 +203,17 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     env: ['DEVICECLOUD_RATE_LIMIT_PER_IP'],
     fallback: 300,
     parse: (value) => perMinute(value),
+  },
+  passwordGuessesPerAccount: {
+    flag: '--password-guesses-per-account',
+    env: ['DEVICECLOUD_PASSWORD_GUESSES_PER_ACCOUNT'],
+    // Enough for a person mistyping; a guesser spread over many addresses gets 40 an hour.
+    fallback: 10,
+    parse: (value) => {
+      const count = Number(text(value));
+      if (!Number.isInteger(count) || count < 0 || count > 1_000_000) throw new Error('must be a number of failed sign-ins per 15 minutes (0: no limit)');
+      return count;
+    },
   },
   retentionIntervalMs: {
     flag: '--retention-interval-ms',

@@ -22,6 +22,9 @@ export interface Limits {
   readonly oauthRefreshTtlMs: number;
   /** How long a dashboard sign-in lasts. */
   readonly sessionTtlMs: number;
+  /** Failed sign-ins per account within `passwordGuessWindowMs` (services/password-guesses.ts); 0: no limit. */
+  readonly passwordGuesses: number;
+  readonly passwordGuessWindowMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -33,6 +36,8 @@ export const DEFAULT_LIMITS: Limits = {
   oauthAccessTtlMs: 60 * 60_000,
   oauthRefreshTtlMs: 30 * 24 * 60 * 60_000,
   sessionTtlMs: 12 * 60 * 60_000,
+  passwordGuesses: 10,
+  passwordGuessWindowMs: 15 * 60_000,
 };
 
 export interface Context {

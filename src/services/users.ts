@@ -5,6 +5,7 @@ import { type Plan, type Role, type User, API_KEY_PATTERN, checkPassword, normal
 import type { ProfileChanges } from '../store/users.ts';
 import type { Context } from './context.ts';
 import { apiKeyHash, generateApiKey, hashPassword, sameSecret, verifyPassword } from './credentials.ts';
+import { startGuess } from './password-guesses.ts';
 
 export interface NewUserInput {
   readonly email: string;
@@ -54,6 +55,8 @@ export async function authenticateApiKey(ctx: Context, key: string): Promise<Use
  * or OAuth password grant): it becomes the user's `lastLoginTime`.
  */
 export async function verifyCredentials(ctx: Context, rawEmail: string, password: string): Promise<User | undefined> {
+  // Counted per account before anything is checked (services/password-guesses.ts).
+  const guess = await startGuess(ctx, rawEmail);
   let email: string | undefined;
   try {
     email = normalizeEmail(rawEmail);
@@ -64,6 +67,7 @@ export async function verifyCredentials(ctx: Context, rawEmail: string, password
   const hash = user === undefined ? undefined : await ctx.store.users.passwordHashOf(user.id);
   const matches = await verifyPassword(password, hash ?? DUMMY_PASSWORD_HASH);
   if (user === undefined || hash === undefined || !matches || user.status !== 'ENABLED') return undefined;
+  await guess.succeeded();
   const now = ctx.clock();
   await ctx.store.users.touchLogin(user.id, now);
   return { ...user, lastLoginTime: now };
