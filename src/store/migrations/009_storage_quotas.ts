@@ -45,8 +45,11 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
         ON CONFLICT (user_id) DO UPDATE SET used_bytes = storage_usage.used_bytes + EXCLUDED.used_bytes;
       RETURN NULL;
     END $$`.execute(db);
+    // The rows are locked in user order first: two retention passes removing files of the same
+    // users at once (several servers) then wait for each other instead of deadlocking.
     await sql`CREATE FUNCTION files_usage_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
+      PERFORM 1 FROM storage_usage WHERE user_id IN (SELECT user_id FROM old_files) ORDER BY user_id FOR UPDATE;
       UPDATE storage_usage SET used_bytes = storage_usage.used_bytes - gone.bytes
         FROM (SELECT user_id, SUM(size) AS bytes FROM old_files GROUP BY user_id) AS gone
         WHERE storage_usage.user_id = gone.user_id;
