@@ -8,6 +8,7 @@ import path from 'node:path';
 import { isPostgresUrl } from './store/db.ts';
 
 import { FLAVOURS, type Flavour } from './domain/flavours.ts';
+import { parseNetwork } from './domain/hook-destinations.ts';
 
 export { FLAVOURS, type Flavour };
 
@@ -40,6 +41,8 @@ export interface Config {
   readonly passwordGuessesPerAccount: number;
   /** How often the retention job runs (domain/retention.ts). */
   readonly retentionIntervalMs: number;
+  /** Internal networks run-finished hooks may reach all the same (CIDRs); none by default. */
+  readonly hookAllowNetworks: readonly string[];
   /** Agent role: the server to work for, and its token. */
   /** Agents: the servers to work for, tried in turn when one does not answer. */
   readonly serverUrls: readonly string[] | undefined;
@@ -220,6 +223,20 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     env: ['DEVICECLOUD_RETENTION_INTERVAL_MS'],
     fallback: 3_600_000,
     parse: (value) => milliseconds(value, 1000, 7 * 24 * 3_600_000),
+  },
+  hookAllowNetworks: {
+    flag: '--hook-allow-networks',
+    env: ['DEVICECLOUD_HOOK_ALLOW_NETWORKS'],
+    fallback: [],
+    parse: (value) =>
+      text(value)
+        .split(',')
+        .filter((part) => part.trim() !== '')
+        .map((part) => {
+          const network = parseNetwork(part);
+          if (network === null) throw new Error(`must be networks separated by commas, such as 10.20.0.0/16,127.0.0.1,fd00::/8 ('${part.trim()}' is not one)`);
+          return `${network.address}/${network.prefix}`;
+        }),
   },
   serverUrls: {
     flag: '--server',

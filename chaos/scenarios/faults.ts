@@ -16,6 +16,7 @@ import { type Cloud, startCloud } from '../support/cloud.ts';
 import { type PrivatePostgres, startPrivatePostgres } from '../support/postgres.ts';
 import { type ScenarioReport, keepLogs } from '../support/report.ts';
 import { type Call, NoAnswer, caller, newTraffic, patiently } from '../support/traffic.ts';
+import { uploadFile } from '../support/uploads.ts';
 
 export interface FaultOptions {
   readonly engine: 'sqlite' | 'postgres';
@@ -242,26 +243,6 @@ async function postgresFor(skipped: string[]): Promise<Database> {
       await client.end();
     },
   };
-}
-
-/** A multipart upload of `bytes`, trickled in `chunk`s every `everyMs` when asked (to be in flight when a kill comes). */
-function uploadFile(call: Call, key: string, name: string, bytes: Buffer, trickle?: { chunk: number; everyMs: number }) {
-  const boundary = `chaos${randomBytes(8).toString('hex')}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  const chunk = trickle?.chunk ?? bytes.length;
-  const body = new ReadableStream({
-    async start(controller) {
-      controller.enqueue(head);
-      for (let offset = 0; offset < bytes.length; offset += chunk) {
-        if (trickle !== undefined) await sleep(trickle.everyMs);
-        controller.enqueue(bytes.subarray(offset, offset + chunk));
-      }
-      controller.enqueue(tail);
-      controller.close();
-    },
-  });
-  return call('POST', '/api/me/files', { key, body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, label: 'upload', signal: AbortSignal.timeout(120_000) });
 }
 
 /** Polls the user's runs and each unfinished one until `signal` aborts; faults make some polls go unanswered. */

@@ -28,6 +28,8 @@ export interface Cloud {
   killServer(): Promise<void>;
   startAgent(): Promise<void>;
   killAgent(): Promise<void>;
+  /** Another agent on the same server (a second device host: `--driver adb`, say), stopped with the cloud. */
+  addAgent(name: string, args: readonly string[], env?: NodeJS.ProcessEnv): Promise<void>;
   /** Whether the server died without being killed by us (a crash), and its output. */
   crashed(): string | undefined;
   output(): { server: string; agent: string };
@@ -47,6 +49,7 @@ export async function startCloud(options: CloudOptions): Promise<Cloud> {
   let agent: RunningProcess | undefined;
   let killedServer = false;
   let agentToken: string | undefined;
+  const extraAgents: RunningProcess[] = [];
 
   const admin = async (args: string[]) => {
     const result = await runCli(['admin', ...args, '--json', '--data-dir', path.join(dir, 'server'), ...store]);
@@ -85,14 +88,25 @@ export async function startCloud(options: CloudOptions): Promise<Cloud> {
       await agent.waitFor(/registered \d+ device/);
     },
     killAgent: () => kill(agent),
+    async addAgent(name, args, env = {}) {
+      const { token } = await admin(['create-agent-token', '--name', name]);
+      const extra = startCli(['agent', '--server', cloud.url(), '--data-dir', path.join(dir, name), ...args], { ...env, DEVICECLOUD_AGENT_TOKEN: token as string });
+      extraAgents.push(extra);
+      await extra.waitFor(/registered \d+ device/);
+    },
     crashed() {
       if (server === undefined || killedServer || (server.child.exitCode === null && server.child.signalCode === null)) return undefined;
       // An uncaught error prints the objects involved at length: the unindented lines say what happened.
       const summary = server.output().split('\n').filter((line) => /^\S/.test(line)).slice(-12).join('\n');
       return `the server exited by itself (${server.child.exitCode ?? server.child.signalCode}):\n${summary}`;
     },
-    output: () => ({ server: outputs.server + (server?.output() ?? ''), agent: outputs.agent + (agent?.output() ?? '') }),
+    output: () => ({
+      server: outputs.server + (server?.output() ?? ''),
+      agent: outputs.agent + (agent?.output() ?? ''),
+      ...Object.fromEntries(extraAgents.map((extra, index) => [`agent-${index + 2}`, extra.output()])),
+    }),
     async stop() {
+      for (const extra of extraAgents) await extra.stop();
       await agent?.stop();
       await server?.stop();
       fs.rmSync(dir, { recursive: true, force: true });

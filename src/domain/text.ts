@@ -5,11 +5,7 @@
  * and carriage return are fine.
  */
 import { InvalidParameterError } from './errors.ts';
-
-// eslint-disable-next-line no-control-regex
-const FORBIDDEN_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/;
-// Lone surrogates (from invalid UTF-16 / mangled UTF-8) cannot be written as UTF-8 either.
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+import { NOT_XML_CHARACTER } from './xml-text.ts';
 
 export interface TextRule {
   readonly maxLength: number;
@@ -19,7 +15,7 @@ export interface TextRule {
 
 /** Checks one text parameter and returns it trimmed. */
 export function checkText(parameter: string, value: string, rule: TextRule): string {
-  if (FORBIDDEN_CHARACTERS.test(value) || LONE_SURROGATE.test(value)) {
+  if (NOT_XML_CHARACTER.test(value)) {
     throw new InvalidParameterError(parameter, `Parameter '${parameter}' must not contain control characters`);
   }
   const trimmed = value.trim();

@@ -2,9 +2,12 @@
  * Test cases as JUnit XML, whatever produced them (JUnit files, instrumentation output, the
  * crawler): one device run's report (`.../junit.xml`), or several device runs merged into one
  * `<testsuites>` file for a CI's test report (`devicecloud run --junit`). CI systems read this dialect.
+ * The builder escapes markup; the text (names, failure messages: test output, often with ANSI
+ * colours) goes through xmlSafe first, as in the API's encoder, so that the file always parses.
  */
 import { XMLBuilder } from 'fast-xml-parser';
 import type { TestCase } from '../domain/test-cases.ts';
+import { xmlSafe } from '../domain/xml-text.ts';
 
 const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', format: true, suppressEmptyNode: true });
 
@@ -20,7 +23,7 @@ function suiteOf({ name: suiteName, testCases, timestamp }: JUnitSuite) {
   const skipped = testCases.filter((testCase) => testCase.result === 'SKIPPED').length;
   const time = testCases.reduce((sum, testCase) => sum + testCase.duration, 0) / 1000;
   const suite = {
-    '@name': suiteName,
+    '@name': xmlSafe(suiteName),
     '@tests': testCases.length,
     '@failures': failures,
     '@errors': 0,
@@ -28,10 +31,10 @@ function suiteOf({ name: suiteName, testCases, timestamp }: JUnitSuite) {
     '@time': time.toFixed(3),
     ...(timestamp !== null && { '@timestamp': new Date(timestamp).toISOString().slice(0, 19) }),
     testcase: testCases.map((testCase) => ({
-      '@classname': testCase.className,
-      '@name': testCase.methodName,
+      '@classname': xmlSafe(testCase.className),
+      '@name': xmlSafe(testCase.methodName),
       '@time': (testCase.duration / 1000).toFixed(3),
-      ...(testCase.result === 'FAILED' && { failure: { '@message': testCase.errorMessage ?? '', '#text': testCase.stacktrace ?? '' } }),
+      ...(testCase.result === 'FAILED' && { failure: { '@message': xmlSafe(testCase.errorMessage ?? ''), '#text': xmlSafe(testCase.stacktrace ?? '') } }),
       ...(testCase.result === 'SKIPPED' && { skipped: '' }),
     })),
   };
@@ -52,7 +55,7 @@ export function junitSuites(name: string, suites: readonly JUnitSuite[]): string
   return (
     XML_DECLARATION +
     builder.build({
-      testsuites: { '@name': name, '@tests': total('@tests'), '@failures': total('@failures'), '@errors': 0, '@skipped': total('@skipped'), '@time': time.toFixed(3), testsuite: built },
+      testsuites: { '@name': xmlSafe(name), '@tests': total('@tests'), '@failures': total('@failures'), '@errors': 0, '@skipped': total('@skipped'), '@time': time.toFixed(3), testsuite: built },
     })
   );
 }

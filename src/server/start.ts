@@ -44,7 +44,14 @@ export async function openStore(config: Config, log?: (message: string) => void)
     clock: Date.now,
     blobs: directoryBlobStore(config.blobDir ?? path.join(config.dataDir, 'blobs')),
     notifier: memoryNotifier(),
-    limits: { ...DEFAULT_LIMITS, maxUploadBytes: config.maxUploadBytes, leaseMs: config.leaseMs, heartbeatMs: config.heartbeatMs, passwordGuesses: config.passwordGuessesPerAccount },
+    limits: {
+      ...DEFAULT_LIMITS,
+      maxUploadBytes: config.maxUploadBytes,
+      leaseMs: config.leaseMs,
+      heartbeatMs: config.heartbeatMs,
+      hookAllowNetworks: config.hookAllowNetworks,
+      passwordGuesses: config.passwordGuessesPerAccount,
+    },
     flavour: config.flavour,
   };
   return { database, ctx };

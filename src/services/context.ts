@@ -22,6 +22,8 @@ export interface Limits {
   readonly oauthRefreshTtlMs: number;
   /** How long a dashboard sign-in lasts. */
   readonly sessionTtlMs: number;
+  /** Networks hooks may reach although they are internal (domain/hook-destinations.ts); none by default. */
+  readonly hookAllowNetworks: readonly string[];
   /** Failed sign-ins per account within `passwordGuessWindowMs` (services/password-guesses.ts); 0: no limit. */
   readonly passwordGuesses: number;
   readonly passwordGuessWindowMs: number;
@@ -36,6 +38,7 @@ export const DEFAULT_LIMITS: Limits = {
   oauthAccessTtlMs: 60 * 60_000,
   oauthRefreshTtlMs: 30 * 24 * 60 * 60_000,
   sessionTtlMs: 12 * 60 * 60_000,
+  hookAllowNetworks: [],
   passwordGuesses: 10,
   passwordGuessWindowMs: 15 * 60_000,
 };

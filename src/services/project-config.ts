@@ -1,5 +1,6 @@
 /** The legacy project config (seed endpoints 7 and 8) and its key/value parameters. */
 import { NotFoundError } from '../domain/errors.ts';
+import { checkHookUrl, hookDestinationRules } from '../domain/hook-destinations.ts';
 import {
   type ConfigParameter,
   type ProjectConfig,
@@ -31,6 +32,8 @@ export async function updateProjectConfig(ctx: Context, user: User, projectId: n
     const stored = await store.projectConfigs.get(project.id);
     const current = stored ?? defaultConfig(project.id, project.type);
     const next = applyConfigChange(current, change, { projectType: project.type, maxTimeout: PLAN_MAX_TIMEOUT_SECONDS[user.plan] });
+    // Refused here already, rather than at every run started from this config.
+    if (next.hookURL !== null && next.hookURL !== current.hookURL) checkHookUrl(next.hookURL, hookDestinationRules(ctx.limits.hookAllowNetworks));
     if (next.usedDeviceGroupId !== null && next.usedDeviceGroupId !== current.usedDeviceGroupId) {
       const group = await store.devices.findUsableGroup(user.id, next.usedDeviceGroupId);
       if (group === undefined) throw new NotFoundError('Device group', next.usedDeviceGroupId);

@@ -9,6 +9,7 @@ import { InvalidParameterError, NotFoundError } from '../domain/errors.ts';
 import { type FileAction, type UserFile, defaultAction } from '../domain/files.ts';
 import { type Framework, frameworkById } from '../domain/frameworks.ts';
 import { type DeviceSettings, checkSettingsSupported, deviceSettingsOf } from '../domain/flavours.ts';
+import { checkHookUrl, hookDestinationRules } from '../domain/hook-destinations.ts';
 import { DEFAULT_TIMEOUT_SECONDS, type Scheduler } from '../domain/project-config.ts';
 import type { Project, ProjectType } from '../domain/projects.ts';
 import type { RunParameter, RunRequest } from '../domain/run-config.ts';
@@ -46,6 +47,7 @@ export interface RunPlan {
 export async function planRun(ctx: Context, user: User, request: RunRequest): Promise<RunPlan> {
   const { store } = ctx;
   const deviceSettings = deviceSettingsOf(ctx.flavour, request);
+  if (request.hookURL !== null) checkHookUrl(request.hookURL, hookDestinationRules(ctx.limits.hookAllowNetworks));
   const project = await resolveProject(ctx, user, request);
   if (request.frameworkId === null) {
     throw new InvalidParameterError('frameworkId', `Parameter 'frameworkId' is required; /api/me/available-frameworks lists them`);

@@ -459,7 +459,7 @@ describe('adb driver', () => {
     }
   });
 
-  it('runs server-side packages with the phone\'s serial and ADB server in the environment', async () => {
+  it('runs server-side packages with the phone\'s serial and its ADB endpoint in the environment', async () => {
     // The script speaks the ADB protocol itself (bash's /dev/tcp), as adb or Appium would.
     const script = `set -e
 exec 3<>/dev/tcp/$ANDROID_ADB_SERVER_ADDRESS/$ANDROID_ADB_SERVER_PORT
@@ -481,15 +481,48 @@ XML
     } finally {
       delete process.env.DEVICECLOUD_AGENT_TOKEN;
     }
-    expect(result.outcome).toBe('COMPLETED');
+    expect(result.outcome, result.failReason ?? '').toBe('COMPLETED');
     expect(result.exitCode).toBe(0);
     const junit = fs.readFileSync(result.artifacts.find((artifact) => artifact.kind === 'junit')!.path, 'utf8');
     expect(junit).toContain('name="model Pixel 7"');
     const env = fs.readFileSync(result.artifacts.find((artifact) => artifact.name === 'env.txt')!.path, 'utf8');
-    for (const line of [`ANDROID_SERIAL=${PIXEL}`, `ADB_SERVER_SOCKET=tcp:127.0.0.1:${fake.port}`, 'APP_PACKAGE=com.devicecloud.sample', 'APP_ACTIVITY=com.devicecloud.sample.MainActivity', 'DEVICE_API_LEVEL=34', 'BASE_URL=https://staging']) expect(env).toContain(line);
+    for (const line of [`ANDROID_SERIAL=${PIXEL}`, `ADB_SERVER_SOCKET=localfilesystem:${path.join(dataDir, 'work', String(jobs), 'adb.sock')}`, 'ANDROID_ADB_SERVER_ADDRESS=127.0.0.1', 'APP_PACKAGE=com.devicecloud.sample', 'APP_ACTIVITY=com.devicecloud.sample.MainActivity', 'DEVICE_API_LEVEL=34', 'BASE_URL=https://staging']) expect(env).toContain(line);
+    // The host's ADB server, which reaches every phone, is named nowhere: only the run's endpoint is.
+    expect(env).not.toContain(String(fake.port));
     expect(env).not.toContain('ANDROID_SERIAL=other');
     expect(env).not.toContain('dca_never_leaks');
     expect(result.artifacts.map((artifact) => artifact.name)).toEqual(expect.arrayContaining(['test.log', 'logcat.txt', '01-final.png']));
+    expect((await driver.clean(PIXEL)).ok).toBe(true);
+  });
+
+  it('gives a server-side script its own phone only: the other phone, the server\'s stop and garbage are refused, its own phone still answers', async () => {
+    // The script plays the attacker through its endpoint's port (bash's /dev/tcp) and, where the
+    // host has adb, through ADB_SERVER_SOCKET as the adb command line finds it.
+    const script = `
+ask() { exec 3<>/dev/tcp/127.0.0.1/$ANDROID_ADB_SERVER_PORT; printf '%04x%s' "\${#1}" "$1" >&3; cat <&3; exec 3<&-; }
+{ ask host:devices; echo; ask "host:transport:$OTHER"; echo; ask host:kill; echo; } > "$OUTPUT_DIR/wire.txt"
+exec 3<>/dev/tcp/127.0.0.1/$ANDROID_ADB_SERVER_PORT; printf 'zz%%garbage' >&3; head -c 1 <&3 > /dev/null; exec 3<&-
+if command -v adb > /dev/null; then
+  { adb devices; adb -s "$OTHER" shell getprop ro.product.model 2>&1; adb shell getprop ro.product.model; adb kill-server; adb -s "$ANDROID_SERIAL" get-state; } > "$OUTPUT_DIR/adb.txt" 2>&1
+fi
+`;
+    const tests = path.join(root, 'one-device.zip');
+    fs.writeFileSync(tests, await zip([['run-tests.sh', script, 0o100755]]));
+    const moto = fake.device(MOTO).commands.length;
+    const result = await driver.execute(job({ kind: 'server-side', app, tests: { path: tests, name: 'one-device.zip', properties: {} }, parameters: { OTHER: MOTO } }), recorder().context);
+    expect(result.outcome, result.failReason ?? '').toBe('COMPLETED');
+    const output = (name: string) => fs.readFileSync(result.artifacts.find((artifact) => artifact.name === name)!.path, 'utf8');
+    const hex = (text: string) => `${text.length.toString(16).padStart(4, '0')}${text}`;
+    const refused = `device '${MOTO}' is not this run's device: this ADB endpoint serves ${PIXEL} only`;
+    expect(output('wire.txt')).toBe(`OKAY${hex(`${PIXEL}\tdevice\n`)}\nFAIL${hex(refused)}\nFAIL${hex('the ADB server is shared by every phone on this host: a run may not stop it')}\n`);
+    if (fs.existsSync('/usr/bin/adb')) {
+      expect(output('adb.txt')).toBe(`List of devices attached\n${PIXEL}\tdevice\n\nerror: ${refused}\nPixel 7\ndevice\n`);
+    }
+    expect(fake.device(MOTO).commands).toHaveLength(moto);
+    expect(fake.killed).toBe(false);
+    // The endpoint went with the run.
+    expect(fs.existsSync(path.join(dataDir, 'work', String(jobs), 'adb.sock'))).toBe(false);
+    expect((await driver.health(PIXEL)).ok).toBe(true);
     expect((await driver.clean(PIXEL)).ok).toBe(true);
   });
 

@@ -306,7 +306,7 @@ describe.each(ENGINES)('running on devices through the agent protocol (%s)', (en
     }
 
     // Device runs of one run ending all at once still finish the run, exactly once.
-    const parallel = await start({ frameworkId: CRAWLER, projectName: 'PARALLEL', files: [{ id: app.id }], deviceIds, hookURL: 'http://127.0.0.1:9/hook' });
+    const parallel = await start({ frameworkId: CRAWLER, projectName: 'PARALLEL', files: [{ id: app.id }], deviceIds, hookURL: 'https://ci.example.com/hook' });
     const claimed = await Promise.all(hosts.map(({ host, serial }) => host.claim([serial])));
     expect(claimed.flatMap((answer) => answer.assignments)).toHaveLength(8);
     await Promise.all(claimed.map((answer, index) => hosts[index]!.host.finish(answer.assignments[0]!.deviceRunId, 'SUCCEEDED')));

@@ -27,3 +27,14 @@ describe('JUnit report', () => {
     expect(parsed.testsuite.map((suite: { name: string; tests: string }) => [suite.name, suite.tests])).toEqual([['Pixel 8', '2'], ['iPhone 15', '1']]);
   });
 });
+
+describe('JUnit report of text XML cannot carry', () => {
+  it('replaces it as the API does, in attributes and text, so that the file parses', () => {
+    const xml = junitReport('Run \u0001', [
+      { suiteName: null, className: 'a.B\uffff', methodName: 'bad\ud800', duration: 1, result: 'FAILED', errorMessage: '\u001b[31mexpected\u001b[0m', stacktrace: 'at\u000b a.B' },
+    ], null);
+    const suite = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml).testsuite;
+    expect(suite.name).toBe('Run \\u0001');
+    expect(suite.testcase).toMatchObject({ classname: 'a.B\\uffff', name: 'bad\ufffd', failure: { message: '\\u001b[31mexpected\\u001b[0m', '#text': 'at\\u000b a.B' } });
+  });
+});

@@ -55,3 +55,25 @@ describe('XML lists', () => {
     expect(xml).toContain('<data><a><id>1</id></a><b><id>2</id></b><a><id>3</id></a></data><none></none>');
   });
 });
+
+describe('text XML 1.0 cannot carry', () => {
+  const entity = rep('apiTestCaseRun', { errorMessage: 'bell\u0007 \u001b[31mred\u001b[0m vt\u000b nul\u0000 \ufffe\uffff lone\ud800 pair\ud83d\ude00 back\\slash' });
+
+  it('is shown as \\uXXXX in XML, a lone surrogate as U+FFFD; the rest is kept', () => {
+    const xml = encodeXml(entity);
+    expect(xml).toContain('<errorMessage>bell\\u0007 \\u001b[31mred\\u001b[0m vt\\u000b nul\\u0000 \\ufffe\\uffff lone\ufffd pair\ud83d\ude00 back\\slash</errorMessage>');
+  });
+
+  it('is kept exactly in JSON, except a lone surrogate, which is no character (U+FFFD)', () => {
+    const text = encodeJson(entity);
+    expect(text).toContain('\\u001b[31m');
+    expect(JSON.parse(text).errorMessage).toBe('bell\u0007 \u001b[31mred\u001b[0m vt\u000b nul\u0000 \ufffe\uffff lone\ufffd pair\ud83d\ude00 back\\slash');
+    // A backslash before `ud800` in the text is text, not an escape.
+    expect(JSON.parse(encodeJson(rep('x', { a: '\\ud800', b: '\\\ud800' })))).toEqual({ a: '\\ud800', b: '\\\ufffd' });
+  });
+
+  it('makes names that came from data (keys of a stored object) valid element names', () => {
+    const xml = encodeXml(rep('apiTestRunConfig', { 'a b': 1, '1st': 2, 'x:y': 3, '': 4, 'é\u0001': 5, ok_name: 6 }));
+    expect(xml).toContain('<a_b>1</a_b><_1st>2</_1st><x_y>3</x_y><_>4</_><__>5</__><ok_name>6</ok_name>');
+  });
+});

@@ -13,6 +13,26 @@ import type { Agent } from '../../store/agents.ts';
 
 const ID = /^[1-9]\d{0,15}$/;
 const config = { access: 'agent' as const };
+
+/**
+ * What agents report is text from tests and devices, stored as it came, except NUL: PostgreSQL
+ * text cannot hold it (the insert would fail, and the agent retry it for ever), so it becomes
+ * U+FFFD on both engines. What else XML cannot carry is kept and replaced only when shown.
+ * Run as a preHandler: on a body the schema has accepted, so of bounded depth.
+ */
+function withoutNul(value: unknown): unknown {
+  if (typeof value === 'string') return value.includes('\u0000') ? value.replaceAll('\u0000', '\ufffd') : value;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) value[index] = withoutNul(value[index]);
+  } else if (typeof value === 'object' && value !== null) {
+    const object = value as Record<string, unknown>;
+    for (const key of Object.keys(object)) object[key] = withoutNul(object[key]);
+  }
+  return value;
+}
+const storable = async (request: FastifyRequest) => {
+  request.body = withoutNul(request.body);
+};
 const schema = { hide: true };
 
 function idParam(request: FastifyRequest, name: string, resource: string): number {
@@ -25,10 +45,10 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: Context): void 
   const agentOf = (request: FastifyRequest): Agent => request.agent!;
   const json = <T>(value: T) => value;
 
-  app.post(`${PROTOCOL_PREFIX}/hello`, { config, schema: { ...schema, body: HelloRequest } }, async (request) => json(await hello(ctx, agentOf(request), request.body as HelloRequest)));
-  app.post(`${PROTOCOL_PREFIX}/devices`, { config, schema: { ...schema, body: DevicesRequest } }, async (request) => json(await addDevices(ctx, agentOf(request), request.body as DevicesRequest)));
+  app.post(`${PROTOCOL_PREFIX}/hello`, { config, preHandler: storable, schema: { ...schema, body: HelloRequest } }, async (request) => json(await hello(ctx, agentOf(request), request.body as HelloRequest)));
+  app.post(`${PROTOCOL_PREFIX}/devices`, { config, preHandler: storable, schema: { ...schema, body: DevicesRequest } }, async (request) => json(await addDevices(ctx, agentOf(request), request.body as DevicesRequest)));
 
-  app.post(`${PROTOCOL_PREFIX}/heartbeat`, { config, schema: { ...schema, body: HeartbeatRequest } }, async (request) =>
+  app.post(`${PROTOCOL_PREFIX}/heartbeat`, { config, preHandler: storable, schema: { ...schema, body: HeartbeatRequest } }, async (request) =>
     json(await heartbeat(ctx, agentOf(request), request.body as HeartbeatRequest)),
   );
 
@@ -50,11 +70,11 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: Context): void 
   });
 
   const bodyLimit = 32 * 1024 * 1024;
-  app.post(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/progress`, { config, bodyLimit, schema: { ...schema, body: ProgressReport } }, async (request) =>
+  app.post(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/progress`, { config, preHandler: storable, bodyLimit, schema: { ...schema, body: ProgressReport } }, async (request) =>
     json(await reportProgress(ctx, agentOf(request), idParam(request, 'deviceRunId', 'Device run'), request.body as ProgressReport)),
   );
 
-  app.post(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/result`, { config, bodyLimit, schema: { ...schema, body: ResultReport } }, async (request) =>
+  app.post(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/result`, { config, preHandler: storable, bodyLimit, schema: { ...schema, body: ResultReport } }, async (request) =>
     json(await reportResult(ctx, agentOf(request), idParam(request, 'deviceRunId', 'Device run'), request.body as ResultReport)),
   );
 
@@ -73,7 +93,7 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: Context): void 
     return reply.type('application/octet-stream').header('content-length', file.size).send(stream);
   });
 
-  app.post(`${PROTOCOL_PREFIX}/devices/:deviceId/cleaned`, { config, schema: { ...schema, body: CleanedReport } }, async (request) =>
+  app.post(`${PROTOCOL_PREFIX}/devices/:deviceId/cleaned`, { config, preHandler: storable, schema: { ...schema, body: CleanedReport } }, async (request) =>
     json(await reportCleaned(ctx, agentOf(request), idParam(request, 'deviceId', 'Device'), request.body as CleanedReport)),
   );
 

@@ -3,12 +3,14 @@
  * one child element per non-null field, arrays as a wrapper holding one element per item named
  * after the item's type (`<item>` for strings and numbers).
  *
- * Written directly rather than through a generic builder: element names are our own field and
- * type names, so only text needs escaping, and building an intermediate tree for a general-purpose
- * builder took a third of the CPU of an XML list request (docs/benchmarks.md). Carriage return is
- * escaped because XML parsers turn a raw CR into LF, and text must round-trip exactly; other
- * control characters never get this far (domain/text.ts refuses them).
+ * Written directly rather than through a generic builder: building an intermediate tree for a
+ * general-purpose builder took a third of the CPU of an XML list request (docs/benchmarks.md).
+ * Carriage return is escaped because XML parsers turn a raw CR into LF, and text must round-trip
+ * exactly. Text comes from anywhere (JUnit output, agents), so characters XML 1.0 cannot carry
+ * are replaced here (domain/xml-text.ts), and a name that came from data (a stored config's keys)
+ * is made a valid element name: every answer parses.
  */
+import { escapeXmlText, xmlName } from '../../domain/xml-text.ts';
 import { KIND, type Rep, type Value, isRep } from '../present/representation.ts';
 import { PLAIN_ARRAY } from './json.ts';
 
@@ -16,18 +18,23 @@ export const XML_CONTENT_TYPE = 'application/xml; charset=utf-8';
 
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
 
-const SPECIAL = /[&<>"'\r]/g;
-const ENTITY: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\r': '&#13;' };
-const escapeChar = (char: string): string => ENTITY[char]!;
+// Names are nearly always our own few hundred type and field names: checked once each.
+const names = new Map<string, string>();
+const NAMES_LIMIT = 2048;
 
-export function escapeText(text: string): string {
-  SPECIAL.lastIndex = 0;
-  return SPECIAL.test(text) ? text.replace(SPECIAL, escapeChar) : text;
+function elementName(name: string): string {
+  let checked = names.get(name);
+  if (checked === undefined) {
+    checked = xmlName(name);
+    if (names.size >= NAMES_LIMIT) names.clear();
+    names.set(name, checked);
+  }
+  return checked;
 }
 
 export function encodeXml(value: Rep): string {
-  const kind = value[KIND];
-  const body = kind === PLAIN_ARRAY ? arrayContent(value.items as readonly Value[]) : entityContent(value);
+  const kind = elementName(value[KIND]);
+  const body = value[KIND] === PLAIN_ARRAY ? arrayContent(value.items as readonly Value[]) : entityContent(value);
   return `${DECLARATION}<${kind}>${body}</${kind}>`;
 }
 
@@ -36,13 +43,14 @@ function entityContent(entity: Rep): string {
   for (const field of Object.keys(entity)) {
     const value = entity[field]!;
     if (value === null) continue;
-    out += `<${field}>${valueContent(value)}</${field}>`;
+    const name = elementName(field);
+    out += `<${name}>${valueContent(value)}</${name}>`;
   }
   return out;
 }
 
 function valueContent(value: Exclude<Value, null>): string {
-  if (typeof value === 'string') return escapeText(value);
+  if (typeof value === 'string') return escapeXmlText(value);
   if (typeof value !== 'object') return String(value);
   if (Array.isArray(value)) return arrayContent(value);
   return entityContent(value as Rep);
@@ -52,7 +60,7 @@ function arrayContent(items: readonly Value[]): string {
   let out = '';
   for (const item of items) {
     if (item === null) continue;
-    const name = isRep(item) ? item[KIND] : 'item';
+    const name = isRep(item) ? elementName(item[KIND]) : 'item';
     out += `<${name}>${valueContent(item)}</${name}>`;
   }
   return out;

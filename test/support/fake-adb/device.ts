@@ -5,6 +5,7 @@
  * Output is replayed from the recordings in ./recordings.
  */
 import fs from 'node:fs';
+import type { Socket } from 'node:net';
 import path from 'node:path';
 import { PNG } from 'pngjs';
 import type { Scenario } from './scenarios.ts';
@@ -78,6 +79,8 @@ export class FakeDevice {
   foreground = 'launcher';
   /** Every shell command received, in order. */
   readonly commands: string[] = [];
+  /** Services listening on the phone that `adb forward` can reach, by remote spec (`tcp:6790`). */
+  readonly tcpServices = new Map<string, (socket: Socket) => void>();
   /** The log buffer in `threadtime` format, and who follows it. */
   log: string[] = [];
   readonly followers = new Set<(line: string) => void>();

@@ -1,9 +1,12 @@
 /**
  * A fake ADB server on 127.0.0.1 that speaks the real wire protocol to adbkit (and to anything
- * else that speaks it, e.g. a test script with bash's /dev/tcp): four-hex-digit length-prefixed
- * requests answered OKAY or FAIL; host services (`host:version`, `host:devices`, `host:devices-l`,
- * `host:track-devices`, `host-serial:<serial>:get-state`, `host:transport:<serial>`); and, on a
- * transport, `shell:` (raw output, as adbd gives it to a command without a terminal), `sync:`
+ * else that speaks it: a test script with bash's /dev/tcp, the adb command line): four-hex-digit
+ * length-prefixed requests answered OKAY or FAIL; host services (`host:version`, `host:devices`,
+ * `host:devices-l`, `host:track-devices`, `host:kill`, `host[-serial:<serial>]:features` (none, as
+ * an old adbd reports: adb then uses `shell:` and the first sync protocol),
+ * `host-serial:<serial>:get-state|get-serialno|get-devpath|wait-for-…`, forwards (forwards.ts), `host:transport:<serial>`,
+ * `host:transport-any` and `host:tport:serial:<serial>|any`); and, on a transport, host requests
+ * again, `shell:` and `exec:` (raw output, as adbd gives it to a command without a terminal), `sync:`
  * (STAT, LIST, SEND/DATA/DONE, RECV, QUIT) and `reboot:`. Phones can be plugged, unplugged,
  * taken offline or left unauthorized while clients watch. adbkit 3.3 uses no `shell,v2:` (nor
  * `exec:`): every command, install included (`sync:` SEND, then `shell:pm install`), goes through
@@ -11,12 +14,10 @@
  */
 import net from 'node:net';
 import { type AdbState, FakeDevice, type FakeDeviceOptions } from './device.ts';
+import { FakeForwards } from './forwards.ts';
 import { runShell } from './shell.ts';
-import { OKAY, SocketReader, fail, hexValue, syncPacket } from './wire.ts';
-
-const S_IFREG = 0o100000;
-const S_IFDIR = 0o040000;
-const SYNC_CHUNK = 64 * 1024;
+import { serveSync } from './sync.ts';
+import { OKAY, SocketReader, fail, hexValue } from './wire.ts';
 
 export class FakeAdbServer {
   /** Phones plugged in, whether or not adb can talk to them. */
@@ -27,6 +28,9 @@ export class FakeAdbServer {
   private readonly deviceSockets = new Map<string, Set<net.Socket>>();
   private readonly sockets = new Set<net.Socket>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  readonly forwards = new FakeForwards();
+  /** Whether a client stopped the server (`host:kill`), as `adb kill-server` does. */
+  killed = false;
 
   private constructor(private readonly server: net.Server) {}
 
@@ -59,6 +63,7 @@ export class FakeAdbServer {
   /** Pulls the cable: the phone disappears and every connection to it drops. */
   unplug(serial: string): void {
     this.devices.delete(serial);
+    this.forwards.drop(serial);
     this.drop(serial);
     this.changed();
   }
@@ -72,7 +77,8 @@ export class FakeAdbServer {
   async close(): Promise<void> {
     for (const timer of this.timers) clearTimeout(timer);
     for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.forwards.killAll();
+    if (this.server.listening) await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
   private later(ms: number, action: () => void): void {
@@ -120,8 +126,8 @@ export class FakeAdbServer {
       const request = await reader.request();
       if (request === null) return;
       this.requests.push(request);
-      if (device === null) {
-        const bound = this.host(socket, request);
+      if (device === null || request.startsWith('host')) {
+        const bound = await this.host(socket, request, device);
         if (bound === 'done') return;
         if (bound === 'continue') continue;
         device = bound;
@@ -130,10 +136,11 @@ export class FakeAdbServer {
         this.deviceSockets.set(device.serial, set);
         continue;
       }
-      if (request.startsWith('shell:')) return this.shell(socket, device, request.slice('shell:'.length));
+      // `exec:` is `shell:` without a terminal, which the fake's shell never has anyway.
+      if (request.startsWith('shell:') || request.startsWith('exec:')) return this.shell(socket, device, request.slice(request.indexOf(':') + 1));
       if (request === 'sync:') {
         socket.write(OKAY);
-        return this.sync(socket, reader, device);
+        return serveSync(socket, reader, device);
       }
       if (request === 'reboot:' || request.startsWith('reboot:')) {
         socket.write(OKAY);
@@ -146,7 +153,43 @@ export class FakeAdbServer {
   }
 
   /** A host request: answered and done, or a transport now bound to a phone. */
-  private host(socket: net.Socket, request: string): 'done' | 'continue' | FakeDevice {
+  private async host(socket: net.Socket, request: string, bound: FakeDevice | null): Promise<'done' | 'continue' | FakeDevice> {
+    const serviceOf = (prefix: RegExp) => prefix.exec(request)?.slice(1) ?? null;
+    const serial = serviceOf(/^host-serial:(.+?):(features|get-state|get-serialno|get-devpath|wait-for-[a-z-]+|forward:.*|killforward:.*|killforward-all|list-forward)$/);
+    const any = serviceOf(/^host:(features|forward:.*|killforward:.*|killforward-all|list-forward)$/);
+    const [target, service] = serial !== null ? [this.devices.get(serial[0]!) ?? null, serial[1]!] : any !== null ? [bound ?? this.only(), any[0]!] : [null, null];
+    if (service !== null) {
+      if (service === 'list-forward') socket.end(Buffer.concat([OKAY, hexValue(this.forwards.list())]));
+      else if (service === 'killforward-all') socket.end(this.forwards.killAll());
+      else if (service.startsWith('killforward:')) socket.end(this.forwards.kill(service.slice('killforward:'.length)));
+      else if (target === null) socket.end(fail(serial !== null ? `device '${serial[0]}' not found` : 'more than one device/emulator'));
+      else if (service === 'features') socket.end(Buffer.concat([OKAY, hexValue('')]));
+      else if (service === 'get-state') socket.end(Buffer.concat([OKAY, hexValue(target.state)]));
+      else if (service === 'get-serialno') socket.end(Buffer.concat([OKAY, hexValue(target.serial)]));
+      else if (service === 'get-devpath') socket.end(Buffer.concat([OKAY, hexValue(`usb:1-1.${target.serial.length % 4}`)]));
+      else if (service.startsWith('wait-for-')) socket.end(target.state === 'device' ? Buffer.concat([OKAY, OKAY]) : fail(`device '${target.serial}' is ${target.state}`));
+      else socket.end(await this.forwards.forward(target, service.slice('forward:'.length)));
+      return 'done';
+    }
+    if (request === 'host:kill') {
+      socket.end(OKAY);
+      this.killed = true;
+      await this.close();
+      return 'done';
+    }
+    const tport = /^host:tport:(?:serial:(.+)|any)$/.exec(request);
+    if (tport !== null || request === 'host:transport-any') {
+      const device = tport?.[1] !== undefined ? (this.devices.get(tport[1]) ?? null) : this.only();
+      if (device === null) socket.end(fail(tport?.[1] !== undefined ? `device '${tport[1]}' not found` : 'more than one device/emulator'));
+      else if (device.state !== 'device') socket.end(fail(`device ${device.state}`));
+      else {
+        const id = Buffer.alloc(8);
+        id.writeBigUInt64LE(BigInt(device.serial.length));
+        socket.write(tport === null ? OKAY : Buffer.concat([OKAY, id]));
+        return device;
+      }
+      return 'done';
+    }
     if (request === 'host:version') {
       socket.end(Buffer.concat([OKAY, hexValue('0029')]));
       return 'done';
@@ -182,6 +225,11 @@ export class FakeAdbServer {
     return 'done';
   }
 
+  /** The one phone, when exactly one is plugged in (`-d`/`-e`-less requests for "any" device). */
+  private only(): FakeDevice | null {
+    return this.devices.size === 1 ? [...this.devices.values()][0]! : null;
+  }
+
   private shell(socket: net.Socket, device: FakeDevice, command: string): void {
     socket.write(OKAY);
     const listeners: Array<() => void> = [];
@@ -202,80 +250,6 @@ export class FakeAdbServer {
       },
       onClose: (listener) => (closed ? listener() : listeners.push(listener)),
     });
-  }
-
-  private async sync(socket: net.Socket, reader: SocketReader, device: FakeDevice): Promise<void> {
-    for (;;) {
-      const head = await reader.read(8);
-      if (head === null) return;
-      const id = head.toString('ascii', 0, 4);
-      const length = head.readUInt32LE(4);
-      if (id === 'QUIT') {
-        socket.end();
-        return;
-      }
-      const argument = (await reader.read(length))?.toString('utf8');
-      if (argument === undefined) return;
-      device.commands.push(`sync:${id} ${argument}`);
-      if (id === 'STAT') {
-        const entry = device.files.get(argument);
-        const stat = Buffer.alloc(12);
-        if (entry !== undefined) {
-          stat.writeUInt32LE(entry === null ? S_IFDIR | 0o771 : S_IFREG | 0o644, 0);
-          stat.writeUInt32LE(entry?.length ?? 4096, 4);
-          stat.writeUInt32LE(Math.floor(Date.now() / 1000), 8);
-        }
-        socket.write(Buffer.concat([Buffer.from('STAT'), stat]));
-      } else if (id === 'LIST') {
-        const prefix = `${argument.replace(/\/+$/, '')}/`;
-        for (const [file, content] of device.files) {
-          if (!file.startsWith(prefix) || file.slice(prefix.length).includes('/')) continue;
-          const name = Buffer.from(file.slice(prefix.length));
-          const dent = Buffer.alloc(16);
-          dent.writeUInt32LE(content === null ? S_IFDIR | 0o771 : S_IFREG | 0o644, 0);
-          dent.writeUInt32LE(content?.length ?? 4096, 4);
-          dent.writeUInt32LE(Math.floor(Date.now() / 1000), 8);
-          dent.writeUInt32LE(name.length, 12);
-          socket.write(Buffer.concat([Buffer.from('DENT'), dent, name]));
-        }
-        socket.write(Buffer.concat([Buffer.from('DONE'), Buffer.alloc(16)]));
-      } else if (id === 'SEND') {
-        const target = argument.slice(0, argument.lastIndexOf(','));
-        const chunks: Buffer[] = [];
-        for (;;) {
-          const packet = await reader.read(8);
-          if (packet === null) return;
-          const kind = packet.toString('ascii', 0, 4);
-          const size = packet.readUInt32LE(4);
-          if (kind === 'DONE') break;
-          if (kind !== 'DATA') {
-            socket.end(syncPacket('FAIL', 0));
-            return;
-          }
-          const data = await reader.read(size);
-          if (data === null) return;
-          chunks.push(data);
-        }
-        device.writeFile(target, Buffer.concat(chunks));
-        socket.write(syncPacket('OKAY', 0));
-      } else if (id === 'RECV') {
-        const content = device.files.get(argument);
-        if (content === undefined || content === null) {
-          const message = Buffer.from(`open failed: ${content === null ? 'Is a directory' : 'No such file or directory'}`);
-          socket.write(syncPacket('FAIL', message.length, message));
-          continue;
-        }
-        for (let at = 0; at < content.length; at += SYNC_CHUNK) {
-          const part = content.subarray(at, at + SYNC_CHUNK);
-          socket.write(syncPacket('DATA', part.length, part));
-        }
-        socket.write(syncPacket('DONE', 0));
-      } else {
-        const message = Buffer.from(`unknown sync command ${id}`);
-        socket.end(syncPacket('FAIL', message.length, message));
-        return;
-      }
-    }
   }
 
   /** Gone from adb for a moment, back as `device` while still booting, then boot completed. */

@@ -72,6 +72,11 @@ async function run(device: FakeDevice, words: string[], io: ShellIo): Promise<nu
   const [name, ...args] = words;
   const say = (text: string) => io.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
   switch (name) {
+    // What the adb command line wraps `adb logcat` in: `export ANDROID_LOG_TAGS=…; exec logcat …`.
+    case 'export':
+      return 0;
+    case 'exec':
+      return args.length === 0 ? 0 : run(device, args, io);
     case 'echo':
       io.write(`${args.join(' ')}\n`);
       return 0;

@@ -42,6 +42,12 @@ export interface AdbDriverOptions {
   readonly ui?: Partial<UiTimings>;
   /** The agent's environment: where server-side scripts find adb and the Android SDK. */
   readonly hostEnv?: NodeJS.ProcessEnv;
+  /**
+   * Whether a server-side run's ADB endpoint also listens on a loopback TCP port (default true):
+   * Appium's adb always names a port (`-P`), so it needs one; any process sharing the host's
+   * loopback can reach that port, and through it the run's phone (never another).
+   */
+  readonly scriptTcpEndpoint?: boolean;
 }
 
 /** How long listDevices waits for the ADB server's first list of phones. */
@@ -168,7 +174,7 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
           return runInstrumentation(job, context, device);
         case 'server-side':
         case 'calabash':
-          return runServerSide(job, context, device, server, options.hostEnv ?? {});
+          return runServerSide(job, context, device, { server, hostEnv: options.hostEnv ?? {}, tcpEndpoint: options.scriptTcpEndpoint ?? true, log });
         case 'crawler':
           return crawl(job, context, device, crawler);
         default:

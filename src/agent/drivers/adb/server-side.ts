@@ -1,25 +1,39 @@
 /**
  * Server-side packages (Appium server side, Calabash, anything with `run-tests.sh`) against a
  * real phone: the script runs on the host, in a session of its own, with a small documented
- * environment that points its adb at this phone (ANDROID_SERIAL) through the same ADB server
- * (ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT). Meanwhile the app's CPU and memory are sampled on
+ * environment that points its adb at this phone (ANDROID_SERIAL) through the run's own ADB
+ * endpoint (adb-endpoint.ts: ADB_SERVER_SOCKET, a socket in the run folder, and
+ * ANDROID_ADB_SERVER_PORT), which knows this phone alone: the host's ADB server, which reaches
+ * every phone, is never named to the script. Meanwhile the app's CPU and memory are sampled on
  * the phone and its log is captured. A stop kills the script's whole session and force-stops the app.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ExecutionContext, ExecutionResult, Job } from '../../driver.ts';
 import { baseScriptEnv, collectScriptOutputs, prepareTestScript, runTestScript, withParameters } from '../host/test-script.ts';
+import { type AdbEndpoint, openAdbEndpoint } from './adb-endpoint.ts';
 import { type AdbDevice, RunSession, infra } from './session.ts';
 
 const PLAIN_PATH = '/usr/local/bin:/usr/bin:/bin';
 const SDK_VARIABLES = ['ANDROID_HOME', 'ANDROID_SDK_ROOT'] as const;
+const ENDPOINT_VARIABLES = ['ADB_SERVER_SOCKET', 'ANDROID_ADB_SERVER_ADDRESS', 'ANDROID_ADB_SERVER_PORT'] as const;
 
 export interface AdbServerAddress {
   readonly host: string;
   readonly port: number;
 }
 
-export async function runServerSide(job: Job, context: ExecutionContext, device: AdbDevice, server: AdbServerAddress, hostEnv: NodeJS.ProcessEnv): Promise<ExecutionResult> {
+export interface ServerSideHost {
+  /** The host's ADB server, which the run's endpoint stands in front of. */
+  readonly server: AdbServerAddress;
+  /** The agent's environment: where adb and the Android SDK are. */
+  readonly hostEnv: NodeJS.ProcessEnv;
+  /** Whether the run's endpoint also takes TCP on the loopback (for Appium's `adb -P`). */
+  readonly tcpEndpoint: boolean;
+  readonly log: (message: string) => void;
+}
+
+export async function runServerSide(job: Job, context: ExecutionContext, device: AdbDevice, host: ServerSideHost): Promise<ExecutionResult> {
   if (job.tests === null) return infra('no test package (a zip with run-tests.sh) was given');
   if (job.app !== null && !/\.apk$/i.test(job.app.name)) return infra(`${job.app.name} is not an Android app (APK)`);
   const appPackage = job.app?.properties.package_name ?? null;
@@ -31,27 +45,37 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
   if (refused !== null) return refused;
 
   const { description } = device;
+  let endpoint: AdbEndpoint;
+  try {
+    endpoint = await openAdbEndpoint({ serial: description.serial, upstream: host.server, socketPath: path.join(job.workDir, 'adb.sock'), tcp: host.tcpEndpoint, log: host.log });
+  } catch (error) {
+    return await session.failure(error, "opening the run's ADB endpoint");
+  }
   const env: Record<string, string> = {
     ...baseScriptEnv(job, layout, { ...description, osType: 'ANDROID' }),
-    PATH: scriptPath(hostEnv),
+    PATH: scriptPath(host.hostEnv),
     APP_PATH: job.app?.path ?? '',
     APP_PACKAGE: appPackage ?? '',
     APP_ACTIVITY: job.app?.properties.main_activity ?? '',
     ANDROID_SERIAL: description.serial,
-    ANDROID_ADB_SERVER_ADDRESS: server.host,
-    ANDROID_ADB_SERVER_PORT: String(server.port),
-    ADB_SERVER_SOCKET: `tcp:${server.host}:${server.port}`,
+    ...endpoint.env(),
   };
   // Appium's UiAutomator2 driver finds adb through these; they hold no secrets.
-  for (const name of SDK_VARIABLES) if (hostEnv[name]) env[name] = hostEnv[name];
+  for (const name of SDK_VARIABLES) if (host.hostEnv[name]) env[name] = host.hostEnv[name];
 
   context.step('RUNNING');
+  let exitCode: number | null;
   try {
-    await session.monitor(appPackage);
-  } catch (error) {
-    return await session.failure(error, 'starting the device log');
+    try {
+      await session.monitor(appPackage);
+    } catch (error) {
+      return await session.failure(error, 'starting the device log');
+    }
+    // The endpoint's variables are reserved even where it sets none (no TCP port): a parameter must not point adb elsewhere.
+    exitCode = await runTestScript(layout, { env: withParameters(env, job.parameters, [...SDK_VARIABLES, ...ENDPOINT_VARIABLES]), signal: context.signal });
+  } finally {
+    await endpoint.close();
   }
-  const exitCode = await runTestScript(layout, { env: withParameters(env, job.parameters, SDK_VARIABLES), signal: context.signal });
   if (appPackage !== null) await session.forceStop([appPackage]);
   const lost = !context.signal.aborted && (await session.lost());
   const artifacts = [...(await session.finish(true)), ...collectScriptOutputs(layout)];
