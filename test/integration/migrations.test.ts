@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrations/index.ts';
@@ -32,8 +32,10 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
     try {
       await migrate(database, { upTo: '007_unknown_memory' });
       const db = database.db as any;
+      // Keys as 007 stored them: 32 letters and digits, beside their SHA-256.
+      const apiKey = (email: string) => email.replace(/[^a-z]/g, '').padEnd(32, 'K').slice(0, 32);
       const user = async (email: string) =>
-        (await db.insertInto('users').values({ email, password_hash: 'x', first_name: '', last_name: '', status: 'ENABLED', role: 'USER', plan: 'GOLD', api_key: email.padEnd(32, 'k').slice(0, 32), api_key_hash: email, create_time: 0 }).returning('id').executeTakeFirstOrThrow()).id;
+        (await db.insertInto('users').values({ email, password_hash: 'x', first_name: '', last_name: '', status: 'ENABLED', role: 'USER', plan: 'GOLD', api_key: apiKey(email), api_key_hash: createHash('sha256').update(apiKey(email)).digest('hex'), create_time: 0 }).returning('id').executeTakeFirstOrThrow()).id;
       const file = (userId: number, size: number) =>
         db.insertInto('files').values({ user_id: userId, name: 'f', size, mimetype: 'x', sha256: 's', blob_key: 'b', state: 'READY', direction: 'INPUT', properties_json: '{}', create_time: 0 }).returning('id').executeTakeFirstOrThrow();
       const alice = await user('alice@example.com');
