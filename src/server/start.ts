@@ -51,6 +51,7 @@ export async function openStore(config: Config, log?: (message: string) => void)
       heartbeatMs: config.heartbeatMs,
       hookAllowNetworks: config.hookAllowNetworks,
       passwordGuesses: config.passwordGuessesPerAccount,
+      passwordGuessesPerAddress: config.passwordGuessesPerAddress,
     },
     flavour: config.flavour,
   };

@@ -26,6 +26,8 @@ export interface Limits {
   readonly hookAllowNetworks: readonly string[];
   /** Failed sign-ins per account within `passwordGuessWindowMs` (services/password-guesses.ts); 0: no limit. */
   readonly passwordGuesses: number;
+  /** Failed sign-ins per address within the same window; 0: no limit. */
+  readonly passwordGuessesPerAddress: number;
   readonly passwordGuessWindowMs: number;
 }
 
@@ -40,6 +42,7 @@ export const DEFAULT_LIMITS: Limits = {
   sessionTtlMs: 12 * 60 * 60_000,
   hookAllowNetworks: [],
   passwordGuesses: 10,
+  passwordGuessesPerAddress: 50,
   passwordGuessWindowMs: 15 * 60_000,
 };
 

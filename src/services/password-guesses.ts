@@ -1,8 +1,11 @@
 /**
  * Password guesses counted per account, from whatever address, in a sliding window: at most
  * `limits.passwordGuesses` failed sign-ins (OAuth password grant, dashboard sign-in) in any
- * `limits.passwordGuessWindowMs`. The per-address limit (api/plugins/rate-limit.ts) does not stop a
- * guesser who spreads guesses over many addresses; this does.
+ * `limits.passwordGuessWindowMs`. The per-address limits do not stop a guesser who spreads guesses
+ * over many addresses; this does. Per address, failed sign-ins are counted the same way
+ * (`limits.passwordGuessesPerAddress`, api/plugins/password-guesses.ts), beside the per-minute
+ * request limit (api/plugins/rate-limit.ts), whose fixed window lets twice its number through
+ * across a minute's edge.
  *
  * The count lives in the store, so that every server behind a load balancer counts the same
  * guesses (a count in each server's memory would give a guesser one allowance per server), and a
@@ -23,18 +26,26 @@ import { normalizeEmail } from '../domain/users.ts';
 import type { Context } from './context.ts';
 
 export interface Guess {
-  /** The password was right: this attempt does not count against the account. */
-  succeeded(): Promise<void>;
+  /** The attempt was not a failed guess (the password was right): it does not count. */
+  forget(): Promise<void>;
 }
 
-const NOT_COUNTED: Guess = { succeeded: async () => undefined };
+const NOT_COUNTED: Guess = { forget: async () => undefined };
 
 /** Counts an attempt for the account named `rawEmail`; throws 429 when it has had its guesses. */
-export async function startGuess(ctx: Context, rawEmail: string): Promise<Guess> {
-  const { passwordGuesses: limit, passwordGuessWindowMs: windowMs } = ctx.limits;
+export function startGuess(ctx: Context, rawEmail: string): Promise<Guess> {
+  return countAttempt(ctx, accountKey(rawEmail), ctx.limits.passwordGuesses, 'for this account: at most', ', from any address');
+}
+
+/** Counts an attempt from an address (api/plugins/password-guesses.ts), in the same sliding window. */
+export function startAddressGuess(ctx: Context, address: string): Promise<Guess> {
+  return countAttempt(ctx, `address ${address}`, ctx.limits.passwordGuessesPerAddress, 'from this address: at most', '');
+}
+
+async function countAttempt(ctx: Context, key: string, limit: number, whose: string, whence: string): Promise<Guess> {
+  const windowMs = ctx.limits.passwordGuessWindowMs;
   if (limit === 0) return NOT_COUNTED;
   const store = ctx.store.passwordGuesses;
-  const key = accountKey(rawEmail);
   const now = ctx.clock();
   const since = now - windowMs + 1;
   await store.pruneAccount(key, since);
@@ -44,11 +55,11 @@ export async function startGuess(ctx: Context, rawEmail: string): Promise<Guess>
     await store.forget(id);
     const retryAfterSeconds = Math.max(1, Math.ceil(((oldest ?? now) + windowMs - now) / 1000));
     throw new TooManyRequestsError(
-      `Too many failed sign-ins for this account: at most ${limit} in ${Math.round(windowMs / 60_000)} minutes, from any address; try again in ${retryAfterSeconds} s (API keys keep working)`,
+      `Too many failed sign-ins ${whose} ${limit} in ${Math.round(windowMs / 60_000)} minutes${whence}; try again in ${retryAfterSeconds} s (API keys keep working)`,
       retryAfterSeconds,
     );
   }
-  return { succeeded: () => store.forget(id) };
+  return { forget: () => store.forget(id) };
 }
 
 /** Removes every account's guesses that left the window (the retention job); answers how many. */
@@ -63,5 +74,5 @@ function accountKey(rawEmail: string): string {
   } catch {
     email = rawEmail.trim().toLowerCase().slice(0, 1000);
   }
-  return createHash('sha256').update(email).digest('base64url');
+  return `account ${createHash('sha256').update(email).digest('base64url')}`;
 }

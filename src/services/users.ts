@@ -67,7 +67,7 @@ export async function verifyCredentials(ctx: Context, rawEmail: string, password
   const hash = user === undefined ? undefined : await ctx.store.users.passwordHashOf(user.id);
   const matches = await verifyPassword(password, hash ?? DUMMY_PASSWORD_HASH);
   if (user === undefined || hash === undefined || !matches || user.status !== 'ENABLED') return undefined;
-  await guess.succeeded();
+  await guess.forget();
   const now = ctx.clock();
   await ctx.store.users.touchLogin(user.id, now);
   return { ...user, lastLoginTime: now };

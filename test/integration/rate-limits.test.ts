@@ -77,7 +77,7 @@ describe.each(ENGINES)('password guesses per account (%s)', (engine) => {
   let address = 0;
   beforeEach(async () => {
     // Three a minute per address: a guesser must spread over many addresses, as an attacker would.
-    h = await createHarness(engine, { rateLimits: { perUser: 0, perIp: 3 }, limits: { passwordGuesses: LIMIT } });
+    h = await createHarness(engine, { rateLimits: { perUser: 0, perIp: 3 }, limits: { passwordGuesses: LIMIT, passwordGuessesPerAddress: 4 } });
     alice = await h.user({ email: 'alice@example.com' });
     bob = await h.user({ email: 'bob@example.com' });
   });
@@ -93,7 +93,8 @@ describe.each(ENGINES)('password guesses per account (%s)', (engine) => {
         : await h.app.inject({ method: 'POST', url: '/auth/session', remoteAddress, payload: JSON.stringify({ email, password }), headers: { 'content-type': 'application/json', accept: 'application/json' } });
     return { status: answer.statusCode, headers: answer.headers, body: JSON.parse(answer.body) };
   };
-  const guesses = async () => Number((await sql<{ count: number | string }>`SELECT COUNT(*) AS count FROM password_guesses`.execute(h.database.db)).rows[0]!.count);
+  const guesses = async (kind = 'account') =>
+    Number((await sql<{ count: number | string }>`SELECT COUNT(*) AS count FROM password_guesses WHERE account_key LIKE ${`${kind} %`}`.execute(h.database.db)).rows[0]!.count);
 
   it('stops guesses spread over many addresses per account, for the right password too, until the window has passed', async () => {
     for (let i = 0; i < LIMIT; i++) expect((await attempt('Alice@Example.com ', `guess-${i}`)).status).toBeOneOf([400, 401]);
@@ -139,12 +140,37 @@ describe.each(ENGINES)('password guesses per account (%s)', (engine) => {
     expect(await guesses()).toBe(checked.length);
   });
 
+  it('counts failed sign-ins per address in the same sliding window, whatever the accounts guessed', async () => {
+    // A per-minute request limit that lets them all through: the sliding count alone is at work.
+    await h.close();
+    h = await createHarness(engine, { rateLimits: { perUser: 0, perIp: 100 }, limits: { passwordGuesses: LIMIT, passwordGuessesPerAddress: 4 } });
+    alice = await h.user({ email: 'alice@example.com' });
+    bob = await h.user({ email: 'bob@example.com' });
+    const from = (email: string, password: string, url = '/auth/session') =>
+      h.app.inject({ method: 'POST', url, remoteAddress: '10.9.9.9', payload: JSON.stringify({ email, password }), headers: { 'content-type': 'application/json', accept: 'application/json' } });
+    // A sign-in is not a guess; neither is a request refused before any password was checked.
+    expect((await from('alice@example.com', 'password-1234')).statusCode).toBe(200);
+    expect((await h.app.inject({ method: 'POST', url: '/auth/session', remoteAddress: '10.9.9.9', payload: 'x', headers: { 'content-type': 'text/plain' } })).statusCode).toBe(415);
+    for (let i = 0; i < 4; i++) expect((await from(`user-${i}@example.com`, 'guess')).statusCode).toBe(401);
+    h.advance(14 * MINUTE);
+    const refused = await from('bob@example.com', 'password-1234');
+    expect(refused.statusCode).toBe(429);
+    expect(JSON.parse(refused.body).message).toMatch(/^Too many failed sign-ins from this address: at most 4 in 15 minutes; try again in 60 s/);
+    expect(refused.headers['retry-after']).toBe('60');
+    // Elsewhere, the same account signs in.
+    expect((await attempt('bob@example.com', 'password-1234')).status).toBe(200);
+    h.advance(MINUTE);
+    expect((await from('bob@example.com', 'password-1234')).statusCode).toBe(200);
+  });
+
   it('keeps nothing beyond the window: the retention job removes what has expired', async () => {
     for (let i = 0; i < 3; i++) await attempt('alice@example.com', `guess-${i}`);
     for (let i = 0; i < 3; i++) await attempt(`someone-${i}@example.com`, 'guess');
     expect(await guesses()).toBe(6);
     h.advance(15 * MINUTE);
+    expect(await guesses('address')).toBe(6);
     await applyRetention(h.ctx, () => undefined);
     expect(await guesses()).toBe(0);
+    expect(await guesses('address')).toBe(0);
   });
 });
