@@ -47,6 +47,10 @@ export interface Config {
   /** Requests per minute per signed-in user, and per address on anonymous routes; 0: no limit. */
   readonly rateLimitPerUser: number;
   readonly rateLimitPerIp: number;
+  /** Failed sign-ins per account in a sliding window of 15 minutes, whatever the address; 0: no limit. */
+  readonly passwordGuessesPerAccount: number;
+  /** Failed sign-ins per address in the same sliding window; 0: no limit. */
+  readonly passwordGuessesPerAddress: number;
   /** How often the retention job runs (domain/retention.ts). */
   readonly retentionIntervalMs: number;
   /** Internal networks run-finished hooks may reach all the same (CIDRs); none by default. */
@@ -270,6 +274,20 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     fallback: 300,
     parse: (value) => perMinute(value),
   },
+  passwordGuessesPerAccount: {
+    flag: '--password-guesses-per-account',
+    env: ['DEVICECLOUD_PASSWORD_GUESSES_PER_ACCOUNT'],
+    // Enough for a person mistyping; a guesser spread over many addresses gets 40 an hour.
+    fallback: 10,
+    parse: (value) => guessesPerWindow(value),
+  },
+  passwordGuessesPerAddress: {
+    flag: '--password-guesses-per-address',
+    env: ['DEVICECLOUD_PASSWORD_GUESSES_PER_ADDRESS'],
+    // Several people behind one address (an office's NAT) mistyping now and then.
+    fallback: 50,
+    parse: (value) => guessesPerWindow(value),
+  },
   retentionIntervalMs: {
     flag: '--retention-interval-ms',
     env: ['DEVICECLOUD_RETENTION_INTERVAL_MS'],
@@ -464,6 +482,12 @@ function whole(value: Raw, min: number, max: number, unit: string): number {
   const number = Number(text(value));
   if (!Number.isSafeInteger(number) || number < min || number > max) throw new Error(`must be a whole number of ${unit} from ${min} to ${max}`);
   return number;
+}
+
+function guessesPerWindow(value: Raw): number {
+  const count = Number(text(value));
+  if (!Number.isInteger(count) || count < 0 || count > 1_000_000) throw new Error('must be a number of failed sign-ins per 15 minutes (0: no limit)');
+  return count;
 }
 
 function perMinute(value: Raw): number {

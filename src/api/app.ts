@@ -17,6 +17,7 @@ import type { Context } from '../services/context.ts';
 import { registerAgentProtocol } from './agent/routes.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { frameworkErrors, registerErrorHandling } from './plugins/errors.ts';
+import { registerPasswordGuesses } from './plugins/password-guesses.ts';
 import { type RateLimits, registerRateLimits } from './plugins/rate-limit.ts';
 import { registerSecurityHeaders } from './plugins/security-headers.ts';
 import type { RouteSpec } from './route.ts';
@@ -83,6 +84,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerAuth(app, options.ctx);
   registerErrorHandling(app);
   if (options.rateLimits !== undefined) await registerRateLimits(app, options.rateLimits);
+  registerPasswordGuesses(app, options.ctx);
 
   // Operators' routes are not the established API's: kept out of its table (and of what the
   // isolation tests enumerate, since a non-operator gets 403 there rather than 404).

@@ -5,11 +5,14 @@
  */
 import type { Command } from 'commander';
 import type { Config } from '../config.ts';
+import { InvalidParameterError } from '../domain/errors.ts';
+import { describeStorage } from '../domain/storage.ts';
 import { checkEnum } from '../domain/text.ts';
 import { PLANS, ROLES, type User } from '../domain/users.ts';
 import { openStore, warnOfForeignKeys } from '../server/start.ts';
 import type { Context } from '../services/context.ts';
 import { issueAgentToken } from '../services/agents.ts';
+import { parseQuotaInput, setStorageQuota } from '../services/storage.ts';
 import { createUser, findUser, setPlan, setRole } from '../services/users.ts';
 import { registerSecretsCommands } from './secrets-commands.ts';
 import { addStoreOptions, configFrom } from './options.ts';
@@ -61,6 +64,24 @@ export function registerAdminCommands(program: Command, print: (line: string) =>
       withStore(options, async (ctx) => {
         const user = await setRole(ctx, await findUser(ctx, options.user), checkEnum('role', options.role, ROLES));
         printUser(print, user, options.json === true);
+      }),
+    );
+
+  addStoreOptions(admin.command('set-quota'))
+    .description("Set a user's storage quota (bytes of files and artifacts), or go back to their plan's default")
+    .requiredOption('--user <id|email>', 'the user')
+    .option('--bytes <bytes>', 'the quota in bytes (0: nothing more may be stored)')
+    .option('--plan-default', "the plan's default quota (domain/storage.ts)")
+    .option('--json', 'print JSON')
+    .action(async (options) =>
+      withStore(options, async (ctx) => {
+        if ((options.bytes === undefined) === (options.planDefault !== true)) {
+          throw new InvalidParameterError('bytes', 'Give either --bytes <bytes> or --plan-default');
+        }
+        const user = await findUser(ctx, options.user);
+        const storage = await setStorageQuota(ctx, user, options.planDefault === true ? null : parseQuotaInput(options.bytes));
+        if (options.json === true) print(JSON.stringify({ id: user.id, email: user.email, storageUsedBytes: storage.usedBytes, storageQuotaBytes: storage.quotaBytes }));
+        else print(`User ${user.id} (${user.email}): ${describeStorage(storage)}`);
       }),
     );
 

@@ -31,6 +31,8 @@ export function addServerOptions(command: Command): Command {
     .option('--lease-ms <ms>', 'a silent agent loses its running device runs after this (env DEVICECLOUD_LEASE_MS; default 60000)')
     .option('--rate-limit-per-user <n>', 'requests per minute per user, 0 for none (env DEVICECLOUD_RATE_LIMIT_PER_USER; default 3000)')
     .option('--rate-limit-per-ip <n>', 'requests per minute per address on anonymous routes, 0 for none (env DEVICECLOUD_RATE_LIMIT_PER_IP; default 300)')
+    .option('--password-guesses-per-account <n>', 'failed sign-ins per account in 15 minutes, from any address, 0 for none (env DEVICECLOUD_PASSWORD_GUESSES_PER_ACCOUNT; default 10)')
+    .option('--password-guesses-per-address <n>', 'failed sign-ins per address in 15 minutes, 0 for none (env DEVICECLOUD_PASSWORD_GUESSES_PER_ADDRESS; default 50)')
     .option('--retention-interval-ms <ms>', 'how often old runs and unused projects are cleared (env DEVICECLOUD_RETENTION_INTERVAL_MS; default 3600000)')
     .option('--hook-allow-networks <cidrs>', 'internal networks run-finished hooks may reach, e.g. 10.20.0.0/16,127.0.0.1 (env DEVICECLOUD_HOOK_ALLOW_NETWORKS; default none)');
 }
@@ -88,6 +90,8 @@ export function configFrom(options: Record<string, string | undefined>, defaults
       leaseMs: options.leaseMs,
       rateLimitPerUser: options.rateLimitPerUser,
       rateLimitPerIp: options.rateLimitPerIp,
+      passwordGuessesPerAccount: options.passwordGuessesPerAccount,
+      passwordGuessesPerAddress: options.passwordGuessesPerAddress,
       retentionIntervalMs: options.retentionIntervalMs,
       hookAllowNetworks: options.hookAllowNetworks,
       serverUrls: options.server,

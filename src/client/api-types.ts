@@ -14,6 +14,9 @@ export interface ApiUser {
   readonly name?: string;
   readonly accountRole?: string;
   readonly roles?: Array<{ name: string }>;
+  /** Bytes of files and artifacts kept, and the account's storage quota. */
+  readonly storageUsedBytes?: number;
+  readonly storageQuotaBytes?: number;
   readonly [field: string]: unknown;
 }
 

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
+  | 'STORAGE_QUOTA_EXCEEDED'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
   | 'UNAVAILABLE'
@@ -82,8 +83,27 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+/**
+ * Storing this would take the account beyond its storage quota (domain/storage.ts). A 413 like an
+ * upload beyond the size limit (the request is refused for its size, and retrying it as it is
+ * cannot help), with a code of its own so that clients and logs can tell the two apart.
+ */
+export class StorageQuotaExceededError extends AppError {
+  constructor(
+    message: string,
+    /** The message without its advice, for a note where no one can act on it at once. */
+    readonly summary: string = message,
+  ) {
+    super('STORAGE_QUOTA_EXCEEDED', 413, message);
+  }
+}
+
 export class TooManyRequestsError extends AppError {
-  constructor(message: string) {
+  /** When to try again, if known (the Retry-After header). */
+  constructor(
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
     super('RATE_LIMITED', 429, message);
   }
 }

@@ -11,6 +11,7 @@ import {
   removesUnusedProjects,
 } from '../domain/retention.ts';
 import type { Context } from '../services/context.ts';
+import { pruneGuesses } from '../services/password-guesses.ts';
 
 /** Rows per statement: a long backlog is worked off in short transactions. */
 const BATCH = 200;
@@ -56,6 +57,8 @@ export async function applyRetention(ctx: Context, log: (message: string) => voi
   if (report.removedBlobs > 0) log(`retention: removed ${report.removedBlobs} stored file(s) no longer referenced`);
   report.removedTemporary = await ctx.blobs.removeStaleTemporary(now - ORPHAN_BLOB_GRACE_MS);
   if (report.removedTemporary > 0) log(`retention: removed ${report.removedTemporary} half-written upload(s) left by a crash`);
+  // Failed sign-ins that left their window (services/password-guesses.ts): not worth a log line.
+  await pruneGuesses(ctx);
   return report;
 
   function emptyBatch() {

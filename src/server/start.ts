@@ -47,7 +47,16 @@ export async function openStore(config: Config, log?: (message: string) => void)
     clock: Date.now,
     blobs: directoryBlobStore(config.blobDir ?? path.join(config.dataDir, 'blobs')),
     notifier: memoryNotifier(),
-    limits: { ...DEFAULT_LIMITS, maxUploadBytes: config.maxUploadBytes, leaseMs: config.leaseMs, heartbeatMs: config.heartbeatMs, hookAllowNetworks: config.hookAllowNetworks, zip: zipLimitsOf(config) },
+    limits: {
+      ...DEFAULT_LIMITS,
+      maxUploadBytes: config.maxUploadBytes,
+      leaseMs: config.leaseMs,
+      heartbeatMs: config.heartbeatMs,
+      hookAllowNetworks: config.hookAllowNetworks,
+      passwordGuesses: config.passwordGuessesPerAccount,
+      passwordGuessesPerAddress: config.passwordGuessesPerAddress,
+      zip: zipLimitsOf(config),
+    },
     flavour: config.flavour,
     keyRing,
   };

@@ -3,12 +3,14 @@
  * and each device clean again. A report for a device run the agent does not hold (never had, or
  * lost when its lease ran out) is refused with 409 and changes nothing.
  */
-import type { Readable } from 'node:stream';
-import { ConflictError, NotFoundError, PayloadTooLargeError } from '../domain/errors.ts';
+import { PassThrough, type Readable } from 'node:stream';
+import { ConflictError, NotFoundError, PayloadTooLargeError, StorageQuotaExceededError } from '../domain/errors.ts';
 import { safeFileName } from '../domain/files.ts';
 import { afterInfraFailure, streakEffect } from '../domain/devices.ts';
 import { FAIL_REASON_CHARS, isFinal, type DeviceRun } from '../domain/runs.ts';
+import { formatBytes } from '../domain/storage.ts';
 import { cutText, fitTestCases } from '../domain/test-cases.ts';
+import type { User } from '../domain/users.ts';
 import type { ArtifactQuery, CleanedReport, ProgressReport, ResultReport, ResultResponse } from '../protocol/v1.ts';
 import type { Agent } from '../store/agents.ts';
 import { BlobTooLargeError } from '../store/blobs.ts';
@@ -16,6 +18,7 @@ import type { Store } from '../store/store.ts';
 import type { Context } from './context.ts';
 import type { Download } from './files.ts';
 import { type Wakeups, endDeviceRun, wake } from './run-lifecycle.ts';
+import { checkWithinQuota, quotaExceeded, roomFor, streamLimit } from './storage.ts';
 
 /** The device run, if this agent holds it and may still report on it. */
 async function requireHeld(store: Store, agent: Agent, deviceRunId: number): Promise<DeviceRun> {
@@ -66,38 +69,86 @@ const MIME_OF_EXTENSION: Readonly<Record<string, string>> = {
   zip: 'application/zip',
 };
 
-/** Stores an artifact; sending the same name again replaces it (the agent retried). */
-export async function storeArtifact(ctx: Context, agent: Agent, deviceRunId: number, query: ArtifactQuery, body: Readable): Promise<{ fileId: number }> {
+/**
+ * Stores an artifact; sending the same name again replaces it (the agent retried). An artifact that
+ * would take the run's owner beyond their storage quota is not kept: the answer is 413 (the agent
+ * logs it and goes on), the device run's newest step says which artifact was dropped and why, and
+ * the device run's results are kept and its outcome is not changed (it is not the device's fault).
+ * `declaredSize` (the request's Content-Length) lets a too large one be refused before it is read.
+ */
+export async function storeArtifact(ctx: Context, agent: Agent, deviceRunId: number, query: ArtifactQuery, body: Readable, declaredSize?: number): Promise<{ fileId: number }> {
   const deviceRun = await requireHeld(ctx.store, agent, deviceRunId);
   // Named by whatever the test package wrote: cleaned like an upload's name, or a control character
   // would make the user's XML listing unreadable (and a NUL fail the insert on PostgreSQL).
   const name = safeFileName(query.name);
-  let blob;
+  const owner = await ctx.store.users.findById(deviceRun.userId);
+  if (owner === undefined) throw new NotFoundError('Device run', deviceRunId);
   try {
-    blob = await ctx.blobs.put(body, { maxBytes: ctx.limits.maxUploadBytes });
+    return await storeWithinQuota(ctx, owner, deviceRun, name, query, body, declaredSize);
   } catch (error) {
+    if (error instanceof StorageQuotaExceededError) {
+      body.resume();
+      await ctx.store.deviceRuns.noteOnLatestStep(deviceRunId, `${error.summary}; it was not kept`);
+    }
+    throw error;
+  }
+}
+
+async function storeWithinQuota(ctx: Context, owner: User, deviceRun: DeviceRun, name: string, query: ArtifactQuery, body: Readable, declaredSize: number | undefined) {
+  const room = await roomFor(ctx, owner, `Artifact ${name}`);
+  if (declaredSize !== undefined && declaredSize > room.remaining) {
+    throw quotaExceeded(room.storage, `Artifact ${name} (${formatBytes(declaredSize)}, ${declaredSize} bytes) would not fit`);
+  }
+  const { maxBytes, quotaBound } = streamLimit(ctx, room.remaining);
+  let blob;
+  // Through a pass-through: a store that stops early destroys what it reads, and destroying the
+  // request itself would cut the connection before the 413 could be answered.
+  const source = new PassThrough();
+  // pipe() does not pass on a cut connection: without this the store would wait for the rest.
+  const cut = (error?: Error) => source.destroy(error ?? new Error('the artifact upload was cut off'));
+  body.once('error', cut);
+  body.once('close', () => {
+    if (!body.readableEnded) cut();
+  });
+  body.pipe(source);
+  try {
+    blob = await ctx.blobs.put(source, { maxBytes });
+  } catch (error) {
+    body.unpipe(source);
+    if (error instanceof BlobTooLargeError && quotaBound) throw quotaExceeded(room.storage, `Artifact ${name} is larger than the ${room.remaining} bytes left`);
     if (error instanceof BlobTooLargeError) throw new PayloadTooLargeError(`Artifact ${name} is larger than ${ctx.limits.maxUploadBytes} bytes`);
     throw error;
   }
-  const replaced = await ctx.store.files.deleteOutputNamed(deviceRunId, name);
-  const file = await ctx.store.files.insert({
-    userId: deviceRun.userId,
-    projectId: deviceRun.projectId,
-    deviceRunId,
-    name,
-    size: blob.size,
-    mimetype: MIME_OF_EXTENSION[name.toLowerCase().split('.').pop() ?? ''] ?? 'application/octet-stream',
-    sha256: blob.sha256,
-    blobKey: blob.key,
-    state: 'READY',
-    direction: 'OUTPUT',
-    inputType: null,
-    osType: null,
-    duplicate: false,
-    properties: {},
-    tags: [TAG_OF_KIND[query.kind]],
-    createTime: ctx.clock(),
-  });
+  let replaced: string[];
+  let file;
+  try {
+    ({ replaced, file } = await ctx.store.transaction(async (store) => {
+      const replaced = await store.files.deleteOutputNamed(deviceRun.id, name);
+      const file = await store.files.insert({
+        userId: deviceRun.userId,
+        projectId: deviceRun.projectId,
+        deviceRunId: deviceRun.id,
+        name,
+        size: blob.size,
+        mimetype: MIME_OF_EXTENSION[name.toLowerCase().split('.').pop() ?? ''] ?? 'application/octet-stream',
+        sha256: blob.sha256,
+        blobKey: blob.key,
+        state: 'READY',
+        direction: 'OUTPUT',
+        inputType: null,
+        osType: null,
+        duplicate: false,
+        properties: {},
+        tags: [TAG_OF_KIND[query.kind]],
+        createTime: ctx.clock(),
+      });
+      await checkWithinQuota(store, owner, `Artifact ${name}`, blob.size);
+      return { replaced, file };
+    }));
+  } catch (error) {
+    if (!(await ctx.store.files.blobInUse(blob.key))) await ctx.blobs.delete(blob.key);
+    throw error;
+  }
   for (const key of replaced) if (key !== blob.key && !(await ctx.store.files.blobInUse(key))) await ctx.blobs.delete(key);
   return { fileId: file.id };
 }

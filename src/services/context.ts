@@ -30,6 +30,11 @@ export interface Limits {
   readonly recentSignInMs: number;
   /** Networks hooks may reach although they are internal (domain/hook-destinations.ts); none by default. */
   readonly hookAllowNetworks: readonly string[];
+  /** Failed sign-ins per account within `passwordGuessWindowMs` (services/password-guesses.ts); 0: no limit. */
+  readonly passwordGuesses: number;
+  /** Failed sign-ins per address within the same window; 0: no limit. */
+  readonly passwordGuessesPerAddress: number;
+  readonly passwordGuessWindowMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -44,6 +49,9 @@ export const DEFAULT_LIMITS: Limits = {
   zip: DEFAULT_ZIP_LIMITS,
   recentSignInMs: 10 * 60_000,
   hookAllowNetworks: [],
+  passwordGuesses: 10,
+  passwordGuessesPerAddress: 50,
+  passwordGuessWindowMs: 15 * 60_000,
 };
 
 export interface Context {

@@ -1,18 +1,20 @@
 /**
  * Files: uploads stream into the blob store (memory stays flat whatever the size), are inspected
  * (APK, IPA, test package, data) and recorded; downloads stream the stored bytes back unchanged.
- * Nothing is recorded for an upload that is refused, cut off or too large.
+ * Nothing is recorded for an upload that is refused, cut off, too large or beyond the user's quota.
  */
 import type { Readable } from 'node:stream';
 import { InvalidParameterError, NotFoundError, PayloadTooLargeError } from '../domain/errors.ts';
 import { type ProjectFileSlot, type UserFile, inputTypeOfSlot, safeFileName } from '../domain/files.ts';
 import type { FILE_LIST } from '../domain/files.ts';
 import type { ListQuery } from '../domain/list-query.ts';
+import { type Storage, formatBytes } from '../domain/storage.ts';
 import type { User } from '../domain/users.ts';
 import { InspectionError, inspectFile } from '../files/inspect/index.ts';
 import { BlobTooLargeError, type StoredBlob } from '../store/blobs.ts';
 import type { Context } from './context.ts';
 import { requireProject } from './projects.ts';
+import { checkWithinQuota, quotaExceeded, roomFor, streamLimit } from './storage.ts';
 import type { Page } from './views.ts';
 
 type FileField = keyof (typeof FILE_LIST)['fields'];
@@ -24,31 +26,45 @@ export interface Upload {
   readonly truncated: () => boolean;
 }
 
-/** Stores an upload; for a legacy slot the caller has checked that the project is the user's. */
+/**
+ * Stores an upload; for a legacy slot the caller has checked that the project is the user's. The
+ * user's storage quota is checked before, while and after the bytes arrive (services/storage.ts).
+ */
 export async function uploadFile(ctx: Context, user: User, upload: Upload, legacy?: { projectId: number; slot: ProjectFileSlot }): Promise<UserFile> {
   const name = safeFileName(upload.fileName);
-  const blob = await receive(ctx, upload);
+  let room;
+  try {
+    room = await roomFor(ctx, user, name);
+  } catch (error) {
+    upload.stream.resume();
+    throw error;
+  }
+  const blob = await receive(ctx, upload, room);
   try {
     const inspection = await ctx.blobs.withLocalFile(blob.key, (filePath) => inspectFile(filePath, name, ctx.limits.zip));
     if (legacy !== undefined) checkSlot(legacy.slot, inspection.inputType, name);
-    const duplicate = await ctx.store.files.userHasSha(user.id, blob.sha256);
-    return await ctx.store.files.insert({
-      userId: user.id,
-      projectId: legacy?.projectId ?? null,
-      projectSlot: legacy?.slot ?? null,
-      name,
-      size: blob.size,
-      mimetype: inspection.mimetype,
-      sha256: blob.sha256,
-      blobKey: blob.key,
-      state: 'READY',
-      direction: 'INPUT',
-      inputType: legacy === undefined ? inspection.inputType : inputTypeOfSlot(legacy.slot),
-      osType: inspection.osType,
-      duplicate,
-      properties: inspection.properties,
-      tags: [],
-      createTime: ctx.clock(),
+    return await ctx.store.transaction(async (store) => {
+      const duplicate = await store.files.userHasSha(user.id, blob.sha256);
+      const file = await store.files.insert({
+        userId: user.id,
+        projectId: legacy?.projectId ?? null,
+        projectSlot: legacy?.slot ?? null,
+        name,
+        size: blob.size,
+        mimetype: inspection.mimetype,
+        sha256: blob.sha256,
+        blobKey: blob.key,
+        state: 'READY',
+        direction: 'INPUT',
+        inputType: legacy === undefined ? inspection.inputType : inputTypeOfSlot(legacy.slot),
+        osType: inspection.osType,
+        duplicate,
+        properties: inspection.properties,
+        tags: [],
+        createTime: ctx.clock(),
+      });
+      await checkWithinQuota(store, user, name, blob.size);
+      return file;
     });
   } catch (error) {
     await forgetBlob(ctx, blob.key);
@@ -57,11 +73,15 @@ export async function uploadFile(ctx: Context, user: User, upload: Upload, legac
   }
 }
 
-async function receive(ctx: Context, upload: Upload): Promise<StoredBlob> {
+async function receive(ctx: Context, upload: Upload, room: { storage: Storage; remaining: number }): Promise<StoredBlob> {
+  const { maxBytes, quotaBound } = streamLimit(ctx, room.remaining);
   let blob: StoredBlob;
   try {
-    blob = await ctx.blobs.put(upload.stream, { maxBytes: ctx.limits.maxUploadBytes });
+    blob = await ctx.blobs.put(upload.stream, { maxBytes });
   } catch (error) {
+    if (error instanceof BlobTooLargeError && quotaBound) {
+      throw quotaExceeded(room.storage, `The file is larger than the ${formatBytes(room.remaining)} (${room.remaining} bytes) left`);
+    }
     if (error instanceof BlobTooLargeError || upload.truncated()) {
       throw new PayloadTooLargeError(`The file is larger than the upload limit of ${ctx.limits.maxUploadBytes} bytes`);
     }

@@ -5,7 +5,8 @@ import { type Plan, type Role, type User, type UserWithKey, API_KEY_PATTERN, che
 import type { Store } from '../store/store.ts';
 import type { ProfileChanges } from '../store/users.ts';
 import type { Context } from './context.ts';
-import { apiKeyHash, generateApiKey, hashPassword, verifyPassword } from './credentials.ts';
+import { apiKeyHash, generateApiKey, hashPassword, sameSecret, verifyPassword } from './credentials.ts';
+import { startGuess } from './password-guesses.ts';
 import { apiKeyAssociatedData, open, seal } from './secret-box.ts';
 
 export interface NewUserInput {
@@ -74,6 +75,8 @@ export async function authenticateApiKey(ctx: Context, key: string): Promise<Use
  * or OAuth password grant): it becomes the user's `lastLoginTime`.
  */
 export async function verifyCredentials(ctx: Context, rawEmail: string, password: string): Promise<User | undefined> {
+  // Counted per account before anything is checked (services/password-guesses.ts).
+  const guess = await startGuess(ctx, rawEmail);
   let email: string | undefined;
   try {
     email = normalizeEmail(rawEmail);
@@ -84,6 +87,7 @@ export async function verifyCredentials(ctx: Context, rawEmail: string, password
   const hash = user === undefined ? undefined : await ctx.store.users.passwordHashOf(user.id);
   const matches = await verifyPassword(password, hash ?? DUMMY_PASSWORD_HASH);
   if (user === undefined || hash === undefined || !matches || user.status !== 'ENABLED') return undefined;
+  await guess.forget();
   const now = ctx.clock();
   await ctx.store.users.touchLogin(user.id, now);
   return { ...user, lastLoginTime: now };

@@ -124,6 +124,20 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
     /** The step timeline alone: closes the open step, opens `type` (the caller sets current_step). */
     appendStep,
 
+    /**
+     * Adds a note to the reason of the device run's newest step (e.g. an artifact not kept), after
+     * any reason it has; a reason already long is left as it is, so that notes stay bounded.
+     */
+    async noteOnLatestStep(id: number, note: string): Promise<void> {
+      const latest = db.selectFrom('device_run_steps').select((eb) => eb.fn.max('id').as('id')).where('device_run_id', '=', id);
+      await db
+        .updateTable('device_run_steps')
+        .set({ fail_reason: sql<string>`CASE WHEN fail_reason IS NULL THEN ${note} ELSE fail_reason || '; ' || ${note} END` })
+        .where('id', '=', latest)
+        .where((eb) => eb.or([eb('fail_reason', 'is', null), eb(sql`LENGTH(fail_reason)`, '<', 2000)]))
+        .execute();
+    },
+
     async recordStep(id: number, type: StepType, time: number, failReason: string | null = null): Promise<void> {
       // The server opens PREPARING at the claim and the driver may report it again: one step.
       const current = await db.selectFrom('device_runs').select('current_step').where('id', '=', id).executeTakeFirst();

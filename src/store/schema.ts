@@ -288,6 +288,20 @@ export interface HookDeliveriesTable {
   create_time: number;
 }
 
+/** Each account's bytes of files, kept by triggers on files (migration 009), and its quota override. */
+export interface StorageUsageTable {
+  user_id: number;
+  used_bytes: Generated<number>;
+  quota_bytes: number | null;
+}
+
+/** Recent failed sign-ins per account (services/password-guesses.ts). */
+export interface PasswordGuessesTable {
+  id: Generated<number>;
+  account_key: string;
+  time: number;
+}
+
 export interface Tables {
   users: UsersTable;
   projects: ProjectsTable;
@@ -309,4 +323,6 @@ export interface Tables {
   test_case_runs: TestCaseRunsTable;
   performance_samples: PerformanceSamplesTable;
   hook_deliveries: HookDeliveriesTable;
+  storage_usage: StorageUsageTable;
+  password_guesses: PasswordGuessesTable;
 }

@@ -10,6 +10,8 @@ import { devicesStore } from './devices.ts';
 import { filesStore } from './files.ts';
 import { hooksStore } from './hooks.ts';
 import { oauthTokensStore } from './oauth-tokens.ts';
+import { passwordGuessesStore } from './password-guesses.ts';
+import { storageStore } from './storage.ts';
 import { webSessionsStore } from './web-sessions.ts';
 import { projectConfigsStore } from './project-configs.ts';
 import { projectsStore } from './projects.ts';
@@ -38,6 +40,8 @@ export interface Store {
   readonly hooks: ReturnType<typeof hooksStore>;
   readonly oauthTokens: ReturnType<typeof oauthTokensStore>;
   readonly webSessions: ReturnType<typeof webSessionsStore>;
+  readonly storage: ReturnType<typeof storageStore>;
+  readonly passwordGuesses: ReturnType<typeof passwordGuessesStore>;
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
 }
 
@@ -101,6 +105,12 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
     },
     get webSessions() {
       return module('webSessions', () => webSessionsStore(db));
+    },
+    get storage() {
+      return module('storage', () => storageStore(db));
+    },
+    get passwordGuesses() {
+      return module('passwordGuesses', () => passwordGuessesStore(db));
     },
     transaction: (work) => (db.isTransaction ? work(store) : db.transaction().execute((trx) => work(bind(trx, dialect)))),
   };

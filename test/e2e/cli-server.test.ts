@@ -114,11 +114,17 @@ describe('devicecloud admin', () => {
     const plan = await runCli(['admin', 'set-plan', '--user', 'ci@example.com', '--plan', 'platinum', '--json', '--data-dir', dataDir]);
     expect(plan.code).toBe(0);
     expect(JSON.parse(plan.stdout)).toMatchObject({ id: user.id, plan: 'PLATINUM' });
+    const quota = await runCli(['admin', 'set-quota', '--user', 'ci@example.com', '--bytes', '1000', '--json', '--data-dir', dataDir]);
+    expect(quota.code, quota.stderr).toBe(0);
+    expect(JSON.parse(quota.stdout)).toEqual({ id: user.id, email: 'ci@example.com', storageUsedBytes: 0, storageQuotaBytes: 1000 });
+    const neither = await runCli(['admin', 'set-quota', '--user', 'ci@example.com', '--data-dir', dataDir]);
+    expect(neither.code).toBe(3);
+    expect(neither.stderr).toContain('--bytes <bytes> or --plan-default');
 
     const server = startCli(['serve', '--port', '0', '--data-dir', dataDir, '--log-level', 'silent']);
     try {
       const [, url] = await server.waitFor(/running at (http:\/\/\S+)/);
-      expect(await getJson(`${url}/api/me`, user.apiKey)).toMatchObject({ status: 200, body: { email: 'ci@example.com', plan: 'PLATINUM' } });
+      expect(await getJson(`${url}/api/me`, user.apiKey)).toMatchObject({ status: 200, body: { email: 'ci@example.com', plan: 'PLATINUM', storageUsedBytes: 0, storageQuotaBytes: 1000 } });
     } finally {
       await server.stop();
     }

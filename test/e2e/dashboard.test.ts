@@ -103,6 +103,9 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await page.getByRole('link', { name: 'Account' }).click();
     await page.getByRole('heading', { name: 'API key' }).waitFor();
     await expect.poll(() => page.getByText('web@example.com', { exact: true }).count()).toBeGreaterThan(0);
+    // Storage used of the plan's quota (GOLD: 50 GiB), from /api/me.
+    expect(await page.getByLabel('Storage used').getAttribute('max')).toBe(String(50 * 1024 ** 3));
+    expect(await page.locator('[data-key="storage"]').textContent()).toMatch(/^ ?\d+(\.\d)? ?[KMG]?B of 50 GB used$/);
     expect(await page.getByLabel('API key').textContent()).not.toContain(user.apiKey);
     expect(await page.content()).not.toContain(user.apiKey);
     // The key is not in the page until revealed: it is fetched then (the sign-in is recent).

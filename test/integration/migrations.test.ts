@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,10 +25,41 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
       await migrate(databases[0]!);
       const db = databases[0]!.db as any;
       const rows = await db.selectFrom('kysely_migration').select('name').orderBy('name').execute();
-      expect(rows.map((row: { name: string }) => row.name)).toEqual(['001_core', '002_runs_on_devices', '003_oauth_tokens', '004_web_sessions', '005_final_tallies', '006_recorder', '007_unknown_memory', '008_sealed_api_keys']);
+      expect(rows.map((row: { name: string }) => row.name)).toEqual(['001_core', '002_runs_on_devices', '003_oauth_tokens', '004_web_sessions', '005_final_tallies', '006_recorder', '007_unknown_memory', '008_sealed_api_keys', '009_storage_quotas']);
       expect(await db.selectFrom('device_runs').select('id').execute()).toEqual([]);
     } finally {
       for (const database of databases) await database.close();
+    }
+  });
+
+  it('009 counts the files stored before it, and its triggers count every file after', async () => {
+    const database = await open(engine, schema());
+    try {
+      await migrate(database, { through: '007_unknown_memory' });
+      const db = database.db as any;
+      // Keys as 007 stored them: 32 letters and digits, beside their SHA-256.
+      const apiKey = (email: string) => email.replace(/[^a-z]/g, '').padEnd(32, 'K').slice(0, 32);
+      const user = async (email: string) =>
+        (await db.insertInto('users').values({ email, password_hash: 'x', first_name: '', last_name: '', status: 'ENABLED', role: 'USER', plan: 'GOLD', api_key: apiKey(email), api_key_hash: createHash('sha256').update(apiKey(email)).digest('hex'), create_time: 0 }).returning('id').executeTakeFirstOrThrow()).id;
+      const file = (userId: number, size: number) =>
+        db.insertInto('files').values({ user_id: userId, name: 'f', size, mimetype: 'x', sha256: 's', blob_key: 'b', state: 'READY', direction: 'INPUT', properties_json: '{}', create_time: 0 }).returning('id').executeTakeFirstOrThrow();
+      const alice = await user('alice@example.com');
+      const bob = await user('bob@example.com');
+      const carol = await user('carol@example.com');
+      await file(alice, 100);
+      await file(alice, 250);
+      await file(bob, 7);
+      await migrate(database, { keyRing: fixedKeyRing([generateSecretKey()], 'the test ring') });
+      const usage = async () =>
+        Object.fromEntries((await db.selectFrom('storage_usage').select(['user_id', 'used_bytes']).execute()).map((row: { user_id: number; used_bytes: number }) => [row.user_id, Number(row.used_bytes)]));
+      expect(await usage()).toEqual({ [alice]: 350, [bob]: 7 });
+      const added = await file(carol, 40);
+      await file(alice, 1);
+      await db.deleteFrom('files').where('id', '=', added.id).execute();
+      await db.deleteFrom('users').where('id', '=', bob).execute();
+      expect(await usage()).toEqual({ [alice]: 351, [carol]: 0 });
+    } finally {
+      await database.close();
     }
   });
 

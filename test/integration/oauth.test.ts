@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/engines.ts';
 import { type Harness, type TestUser, call, createHarness, parseXml } from '../support/harness.ts';
@@ -17,7 +18,7 @@ describe.each(ENGINES)('OAuth 2.0 (%s)', (engine) => {
   const signIn = () => token({ client_id: CLIENT, grant_type: 'password', username: 'alice@example.com', password: 'password-1234' });
   const bearer = (accessToken: string, url = '/api/me') => call(h.app, 'GET', url, { json: true, headers: { authorization: `Bearer ${accessToken}` } });
 
-  it('grants tokens for the password (form or query) and reads the API with them (header or access_token)', async () => {
+  it('grants tokens for the password (form) and reads the API with them (header or access_token)', async () => {
     const granted = await signIn();
     expect(granted.status).toBe(200);
     expect(granted.headers['cache-control']).toBe('no-store');
@@ -31,14 +32,28 @@ describe.each(ENGINES)('OAuth 2.0 (%s)', (engine) => {
     };
     expect(await statements(() => bearer(granted.body.access_token))).toBe(await statements(() => alice.call('GET', '/api/me', { json: true })));
 
-    const query = new URLSearchParams({ client_id: CLIENT, grant_type: 'password', username: ' Alice@Example.com ', password: 'password-1234' });
-    const viaGet = await call(h.app, 'GET', `/oauth/token?${query}`);
+    const viaGet = await token({ client_id: CLIENT, grant_type: 'password', username: ' Alice@Example.com ', password: 'password-1234' });
     expect(viaGet.status).toBe(200);
     expect(viaGet.body.access_token).not.toBe(granted.body.access_token);
     const xml = await call(h.app, 'GET', `/api/v2/me/projects?access_token=${viaGet.body.access_token}&limit=5`);
     expect(xml.status).toBe(200);
     expect(parseXml(xml.text).apiList.limit).toBe('5');
     expect((await call(h.app, 'GET', `/api/v2/users/${alice.user.id}?access_token=${viaGet.body.access_token}`, { json: true })).body.id).toBe(alice.user.id);
+  });
+
+  it('refuses a password in the URL, on GET and POST, issuing nothing; the refresh grant by GET still works', async () => {
+    const query = new URLSearchParams({ client_id: CLIENT, grant_type: 'password', username: 'alice@example.com', password: 'password-1234' });
+    const issued = async () => Number((await sql<{ count: number | string }>`SELECT COUNT(*) AS count FROM oauth_tokens`.execute(h.database.db)).rows[0]!.count);
+    for (const method of ['GET', 'POST']) {
+      const refused = await call(h.app, method, `/oauth/token?${query}`, method === 'POST' ? { form: {} } : {});
+      expect([refused.status, refused.body.error], method).toEqual([400, 'invalid_request']);
+      expect(refused.body.error_description).toMatch(/Send the password in the body of a POST/);
+      expect(refused.text).not.toContain('password-1234');
+    }
+    expect(await issued()).toBe(0);
+    const granted = (await signIn()).body;
+    const refresh = new URLSearchParams({ client_id: CLIENT, grant_type: 'refresh_token', refresh_token: granted.refresh_token });
+    expect((await call(h.app, 'GET', `/oauth/token?${refresh}`)).status).toBe(200);
   });
 
   it('answers OAuth errors in OAuth shape, naming what is wrong', async () => {

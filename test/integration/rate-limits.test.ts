@@ -1,5 +1,8 @@
 /** Rate limits (API.md §2): per user whatever the credential, per address when anonymous, never agents. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { applyRetention } from '../../src/scheduler/retention.ts';
+import { ENGINES } from '../support/engines.ts';
 import { fakeAgent, androidDevice } from '../support/fake-agent.ts';
 import { type Harness, type TestUser, call, createHarness } from '../support/harness.ts';
 
@@ -57,5 +60,117 @@ describe('rate limits', () => {
       // Another address still gets its answer (a wrong password is still a wrong password).
       expect((await attempt(`${address}0`)).statusCode).toBeOneOf([400, 401]);
     }
+  });
+});
+
+/**
+ * Password guesses per account (services/password-guesses.ts), on both engines: spread over many
+ * addresses they are still stopped; the window slides; guesses sent at once cannot slip past the
+ * count; the owner signs in again once the window has passed; nothing outlives the window.
+ */
+describe.each(ENGINES)('password guesses per account (%s)', (engine) => {
+  const LIMIT = 5;
+  const MINUTE = 60_000;
+  let h: Harness;
+  let alice: TestUser;
+  let bob: TestUser;
+  let address = 0;
+  beforeEach(async () => {
+    // Three a minute per address: a guesser must spread over many addresses, as an attacker would.
+    h = await createHarness(engine, { rateLimits: { perUser: 0, perIp: 3 }, limits: { passwordGuesses: LIMIT, passwordGuessesPerAddress: 4 } });
+    alice = await h.user({ email: 'alice@example.com' });
+    bob = await h.user({ email: 'bob@example.com' });
+  });
+  afterEach(async () => h.close());
+
+  /** One attempt from an address never used before, alternating the two routes that take a password. */
+  const attempt = async (email: string, password: string) => {
+    address += 1;
+    const remoteAddress = `10.${(address >> 16) & 255}.${(address >> 8) & 255}.${address & 255}`;
+    const answer =
+      address % 2 === 0
+        ? await h.app.inject({ method: 'POST', url: '/oauth/token', remoteAddress, payload: new URLSearchParams({ client_id: 'testdroid-cloud-api', grant_type: 'password', username: email, password }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' } })
+        : await h.app.inject({ method: 'POST', url: '/auth/session', remoteAddress, payload: JSON.stringify({ email, password }), headers: { 'content-type': 'application/json', accept: 'application/json' } });
+    return { status: answer.statusCode, headers: answer.headers, body: JSON.parse(answer.body) };
+  };
+  const guesses = async (kind = 'account') =>
+    Number((await sql<{ count: number | string }>`SELECT COUNT(*) AS count FROM password_guesses WHERE account_key LIKE ${`${kind} %`}`.execute(h.database.db)).rows[0]!.count);
+
+  it('stops guesses spread over many addresses per account, for the right password too, until the window has passed', async () => {
+    for (let i = 0; i < LIMIT; i++) expect((await attempt('Alice@Example.com ', `guess-${i}`)).status).toBeOneOf([400, 401]);
+    const locked = await attempt('alice@example.com', 'guess-x');
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers['retry-after'])).toBe(15 * 60);
+    expect(locked.body.message).toMatch(/^Too many failed sign-ins for this account: at most 5 in 15 minutes, from any address; try again in 900 s/);
+    // The owner is refused as well while the guesses are in the window; their API key works.
+    expect((await attempt('alice@example.com', 'password-1234')).status).toBe(429);
+    expect((await alice.call('GET', '/api/me', { json: true })).status).toBe(200);
+    // Another account is not affected; an unknown e-mail is counted the same, telling nothing.
+    expect((await attempt('bob@example.com', 'password-1234')).status).toBe(200);
+    for (let i = 0; i < LIMIT; i++) expect((await attempt('nobody@example.com', `guess-${i}`)).status).toBeOneOf([400, 401]);
+    expect((await attempt('nobody@example.com', 'guess-x')).status).toBe(429);
+    // Refused attempts are not stored: the table holds at most the limit per account.
+    expect(await guesses()).toBe(2 * LIMIT);
+
+    h.advance(15 * MINUTE);
+    const owner = await attempt('alice@example.com', 'password-1234');
+    expect(owner.status).toBe(200);
+    expect(bob.user.email).toBe('bob@example.com');
+  });
+
+  it('slides: guesses at the end of one window and the start of the next are counted together', async () => {
+    h.advance(14 * MINUTE);
+    for (let i = 0; i < LIMIT; i++) expect((await attempt('alice@example.com', `late-${i}`)).status).toBeOneOf([400, 401]);
+    // Two minutes on, a fixed window starting at minute 15 would allow five more.
+    h.advance(2 * MINUTE);
+    const refused = await attempt('alice@example.com', 'early');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBe(13 * 60);
+    h.advance(13 * MINUTE - 1);
+    expect((await attempt('alice@example.com', 'still-early')).status).toBe(429);
+    h.advance(1);
+    expect((await attempt('alice@example.com', 'password-1234')).status).toBe(200);
+  });
+
+  it('checks no more than the limit of guesses sent at the same moment', async () => {
+    const answers = await Promise.all(Array.from({ length: 4 * LIMIT }, (_, i) => attempt('alice@example.com', `burst-${i}`)));
+    const checked = answers.filter((answer) => answer.status !== 429);
+    expect(checked.length).toBeLessThanOrEqual(LIMIT);
+    expect(checked.every((answer) => answer.status === 400 || answer.status === 401)).toBe(true);
+    expect(await guesses()).toBe(checked.length);
+  });
+
+  it('counts failed sign-ins per address in the same sliding window, whatever the accounts guessed', async () => {
+    // A per-minute request limit that lets them all through: the sliding count alone is at work.
+    await h.close();
+    h = await createHarness(engine, { rateLimits: { perUser: 0, perIp: 100 }, limits: { passwordGuesses: LIMIT, passwordGuessesPerAddress: 4 } });
+    alice = await h.user({ email: 'alice@example.com' });
+    bob = await h.user({ email: 'bob@example.com' });
+    const from = (email: string, password: string, url = '/auth/session') =>
+      h.app.inject({ method: 'POST', url, remoteAddress: '10.9.9.9', payload: JSON.stringify({ email, password }), headers: { 'content-type': 'application/json', accept: 'application/json' } });
+    // A sign-in is not a guess; neither is a request refused before any password was checked.
+    expect((await from('alice@example.com', 'password-1234')).statusCode).toBe(200);
+    expect((await h.app.inject({ method: 'POST', url: '/auth/session', remoteAddress: '10.9.9.9', payload: 'x', headers: { 'content-type': 'text/plain' } })).statusCode).toBe(415);
+    for (let i = 0; i < 4; i++) expect((await from(`user-${i}@example.com`, 'guess')).statusCode).toBe(401);
+    h.advance(14 * MINUTE);
+    const refused = await from('bob@example.com', 'password-1234');
+    expect(refused.statusCode).toBe(429);
+    expect(JSON.parse(refused.body).message).toMatch(/^Too many failed sign-ins from this address: at most 4 in 15 minutes; try again in 60 s/);
+    expect(refused.headers['retry-after']).toBe('60');
+    // Elsewhere, the same account signs in.
+    expect((await attempt('bob@example.com', 'password-1234')).status).toBe(200);
+    h.advance(MINUTE);
+    expect((await from('bob@example.com', 'password-1234')).statusCode).toBe(200);
+  });
+
+  it('keeps nothing beyond the window: the retention job removes what has expired', async () => {
+    for (let i = 0; i < 3; i++) await attempt('alice@example.com', `guess-${i}`);
+    for (let i = 0; i < 3; i++) await attempt(`someone-${i}@example.com`, 'guess');
+    expect(await guesses()).toBe(6);
+    h.advance(15 * MINUTE);
+    expect(await guesses('address')).toBe(6);
+    await applyRetention(h.ctx, () => undefined);
+    expect(await guesses()).toBe(0);
+    expect(await guesses('address')).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildExamples } from '../../examples/build.ts';
 import { ENGINES } from '../support/engines.ts';
 import { type Harness, type TestUser, createHarness, parseXml, upload } from '../support/harness.ts';
@@ -67,6 +67,43 @@ describe.each(ENGINES)('uploads and downloads (%s)', (engine) => {
       const answer = await put(name, samples[name]!);
       expect(answer.status, name).toBe(400);
       expect(answer.body.message, name).toContain(reason);
+    }
+    expect(await count()).toBe(0);
+  });
+
+  it('refuses an IPA with a malformed plist with the parser\'s complaint as the 400, printing nothing raw', async () => {
+    const info = (body: string) => `<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict>${body}</dict></plist>`;
+    const good = info('<key>CFBundleIdentifier</key><string>com.example.app</string>');
+    const cases: Array<[string, Array<[string, string]>, string]> = [
+      ['unclosed.ipa', [['Payload/App.app/Info.plist', '<?xml version="1.0"?><plist><dict><key>a</key><string>b</string></dict>']], 'Info.plist cannot be read: malformed XML (unclosed xml tag(s): plist)'],
+      ['mismatch.ipa', [['Payload/App.app/Info.plist', info('<key>a</key><string>b</strin>')]], 'Opening and ending tag mismatch'],
+      ['unquoted.ipa', [['Payload/App.app/Info.plist', info('<key>a</key><string attr=x>b</string>')]], 'missed quot'],
+      ['entity.ipa', [['Payload/App.app/Info.plist', info('<key>a</key><string>&unknown;</string>')]], 'entity not found'],
+      ['profile.ipa', [['Payload/App.app/Info.plist', good], ['Payload/App.app/embedded.mobileprovision', `CMS${info('<key>Name</key><string>p</strong>')}CMS`]], 'embedded.mobileprovision cannot be read: malformed XML'],
+    ];
+    const printed: string[] = [];
+    const capture = (stream: string) => (...args: unknown[]) => {
+      printed.push(`${stream}: ${args.map(String).join(' ')}`);
+      return true;
+    };
+    const spies = [
+      vi.spyOn(process.stderr, 'write').mockImplementation(capture('stderr') as never),
+      vi.spyOn(process.stdout, 'write').mockImplementation(capture('stdout') as never),
+      ...(['error', 'warn', 'log', 'info', 'debug'] as const).map((method) => vi.spyOn(console, method).mockImplementation(capture(`console.${method}`))),
+    ];
+    const answers: Array<[string, number, string]> = [];
+    try {
+      for (const [name, entries] of cases) {
+        const answer = await put(name, await zip(entries));
+        answers.push([name, answer.status, answer.body.message]);
+      }
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(printed).toEqual([]);
+    for (const [[name, status, message], [, , expected]] of answers.map((answer, i) => [answer, cases[i]!] as const)) {
+      expect(status, name).toBe(400);
+      expect(message, name).toContain(expected);
     }
     expect(await count()).toBe(0);
   });

@@ -131,8 +131,8 @@ const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
   },
   presentTestRun: async (s) => (await import('../../src/api/present/test-run.ts')).presentTestRun(runView(s), context(s)),
   presentStoredConfig: async (s) => (await import('../../src/api/present/test-run.ts')).presentStoredConfig(testRun(s).config),
-  presentUser: async (s) => (await import('../../src/api/present/user.ts')).presentUser(user(s), s()),
-  presentManagedUser: async (s) => (await import('../../src/api/present/user.ts')).presentManagedUser(user(s)),
+  presentUser: async (s) => (await import('../../src/api/present/user.ts')).presentUser(user(s), { usedBytes: 123, quotaBytes: 456 }, s()),
+  presentManagedUser: async (s) => (await import('../../src/api/present/user.ts')).presentManagedUser(user(s), { usedBytes: 123, quotaBytes: 456 }),
 };
 
 const generated = fc.record({ values: fc.array(anyText, { minLength: 1, maxLength: 60 }), keys: fc.array(anyText, { maxLength: 4 }) });

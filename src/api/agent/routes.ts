@@ -83,7 +83,7 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: Context): void 
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     scope.put(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/artifacts`, { config, schema: { ...schema, querystring: ArtifactQuery } }, async (request, reply) => {
-      const stored = await storeArtifact(ctx, agentOf(request), idParam(request, 'deviceRunId', 'Device run'), request.query as ArtifactQuery, request.body as NodeJS.ReadableStream as never);
+      const stored = await storeArtifact(ctx, agentOf(request), idParam(request, 'deviceRunId', 'Device run'), request.query as ArtifactQuery, request.body as NodeJS.ReadableStream as never, declaredLength(request.headers['content-length']));
       return reply.code(201).send(stored);
     });
   });
@@ -98,4 +98,9 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: Context): void 
   );
 
   app.get(`${PROTOCOL_PREFIX}/ping`, { config, schema: { ...schema, response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }));
+}
+
+/** The Content-Length of a request, when it is a plain number (a chunked body has none). */
+function declaredLength(header: string | undefined): number | undefined {
+  return header !== undefined && /^\d{1,16}$/.test(header) ? Number(header) : undefined;
 }

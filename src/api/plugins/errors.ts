@@ -5,7 +5,7 @@
  * is a 500 whose details go to the log only. Unknown routes answer 404 in the same shape.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, OAuthError } from '../../domain/errors.ts';
+import { AppError, OAuthError, TooManyRequestsError } from '../../domain/errors.ts';
 import { asUnavailable } from '../../store/db.ts';
 import { presentError } from '../present/error.ts';
 import { REALM } from './auth.ts';
@@ -31,6 +31,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       reply.header('retry-after', String(unavailable.retryAfterSeconds));
       return send(reply, request, unavailable.statusCode, unavailable.message);
     }
+    if (error instanceof TooManyRequestsError && error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
     const { status, message } = describe(error, request);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     return send(reply, request, status, message);

@@ -1,11 +1,12 @@
+import type { Storage } from '../../domain/storage.ts';
 import { type User, fullName } from '../../domain/users.ts';
 import { type Rep, rep } from './representation.ts';
 
 /**
- * The account record. `apiKey` is there only when given: to its owner, and only when they used the
- * key itself or just received a new one (routes/users.ts decides).
+ * The account record, with its storage used and quota. `apiKey` is there only when given: to its
+ * owner, and only when they used the key itself or just received a new one (routes/users.ts decides).
  */
-export function presentUser(user: User, apiKey?: string): Rep {
+export function presentUser(user: User, storage: Storage, apiKey?: string): Rep {
   return rep('apiUser', {
     id: user.id,
     selfURI: `/users/${user.id}`,
@@ -29,11 +30,17 @@ export function presentUser(user: User, apiKey?: string): Rep {
     ],
     accountId: user.id,
     isMainUser: true,
+    ...presentStorage(storage),
   });
 }
 
+/** Bytes of files and artifacts the account keeps, and its quota (domain/storage.ts). */
+function presentStorage(storage: Storage) {
+  return { storageUsedBytes: storage.usedBytes, storageQuotaBytes: storage.quotaBytes };
+}
+
 /** A user as operators see it (`/admin/users`): plan, role and status, never the API key. */
-export function presentManagedUser(user: User): Rep {
+export function presentManagedUser(user: User, storage: Storage): Rep {
   return rep('apiUser', {
     id: user.id,
     selfURI: `/admin/users/${user.id}`,
@@ -49,5 +56,6 @@ export function presentManagedUser(user: User): Rep {
     status: user.status,
     plan: user.plan,
     role: user.role,
+    ...presentStorage(storage),
   });
 }

@@ -11,7 +11,13 @@ import { presentManagedDevice } from '../present/device.ts';
 import { presentWholeList } from '../present/list.ts';
 import { presentManagedUser } from '../present/user.ts';
 import { type RouteSpec, created, ok, route } from '../route.ts';
-import { Text } from '../schemas.ts';
+import { Scalar, Text } from '../schemas.ts';
+import type { Context } from '../../services/context.ts';
+import { parseQuotaInput, setStorageQuota, storageOfAccounts, storageOfUser } from '../../services/storage.ts';
+import type { User } from '../../domain/users.ts';
+
+/** An account as operators see it, with its storage used and quota. */
+const managed = async (ctx: Context, user: User) => presentManagedUser(user, await storageOfUser(ctx.store, user));
 
 const TAGS = ['Operators'];
 
@@ -22,7 +28,11 @@ export const adminRoutes: readonly RouteSpec[] = [
     summary: 'List every account with its plan, role and status (operators)',
     tags: TAGS,
     access: 'admin',
-    handle: async ({ ctx, listLinks }) => ok(presentWholeList((await listAccounts(ctx)).map(presentManagedUser), listLinks())),
+    handle: async ({ ctx, listLinks }) => {
+      const users = await listAccounts(ctx);
+      const storage = await storageOfAccounts(ctx, users);
+      return ok(presentWholeList(users.map((user) => presentManagedUser(user, storage.get(user.id)!)), listLinks()));
+    },
   }),
   route({
     method: 'POST',
@@ -38,7 +48,7 @@ export const adminRoutes: readonly RouteSpec[] = [
       firstName: Type.Optional(Text('First name', 255)),
       lastName: Type.Optional(Text('Last name', 255)),
     }),
-    handle: async ({ ctx, input }) => created(presentManagedUser(await createAccount(ctx, input))),
+    handle: async ({ ctx, input }) => created(await managed(ctx, await createAccount(ctx, input))),
   }),
   route({
     method: 'GET',
@@ -46,20 +56,27 @@ export const adminRoutes: readonly RouteSpec[] = [
     summary: 'Read an account (operators)',
     tags: TAGS,
     access: 'admin',
-    handle: async ({ ctx, params }) => ok(presentManagedUser(await requireAccount(ctx, params.accountId))),
+    handle: async ({ ctx, params }) => ok(await managed(ctx, await requireAccount(ctx, params.accountId))),
   }),
   route({
     method: 'POST',
     path: '/admin/users/:accountId',
-    summary: "Change an account's plan, role, or status (enabled=false signs it out everywhere)",
+    summary: "Change an account's plan, role, status (enabled=false signs it out everywhere) or storage quota",
     tags: TAGS,
     access: 'admin',
     input: Type.Object({
       plan: Type.Optional(Text('PLATINUM, GOLD or SILVER', 20)),
       role: Type.Optional(Text('USER or ADMIN', 20)),
       enabled: Type.Optional(Type.Boolean({ description: 'false disables the account: its key, tokens and sessions stop working' })),
+      storageQuotaBytes: Type.Optional(Scalar("Storage quota in bytes, overriding the plan's; 'default' (or null) for the plan's default")),
     }),
-    handle: async ({ ctx, user, params, input }) => ok(presentManagedUser(await updateAccount(ctx, user, params.accountId, input))),
+    handle: async ({ ctx, user, params, input }) => {
+      // Checked before anything changes, so that a bad quota leaves the other changes undone too.
+      const quota = input.storageQuotaBytes === undefined ? undefined : parseQuotaInput(input.storageQuotaBytes);
+      const account = await updateAccount(ctx, user, params.accountId, input);
+      if (quota !== undefined) await setStorageQuota(ctx, account, quota);
+      return ok(await managed(ctx, account));
+    },
   }),
   route({
     method: 'GET',

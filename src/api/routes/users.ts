@@ -7,11 +7,17 @@ import { type RouteSpec, noContent, ok, route } from '../route.ts';
 import { NoInput, Text } from '../schemas.ts';
 import { changePassword, resetApiKey, updateProfile } from '../../services/users.ts';
 import { requireRecentSignIn } from '../../services/web-sessions.ts';
+import { storageOfUser } from '../../services/storage.ts';
+import type { Context } from '../../services/context.ts';
+import type { User } from '../../domain/users.ts';
 
 const TAGS = ['Account'];
 
 /** The API key is echoed to a caller that sent it; OAuth tokens and sessions do not get it. */
 const keyShownTo = (credential: Credential | null) => (credential?.kind === 'apiKey' ? credential.key : undefined);
+
+/** The account as its owner sees it, with its storage used and quota (and the key, when shown). */
+const me = async (ctx: Context, user: User, apiKey?: string) => presentUser(user, await storageOfUser(ctx.store, user), apiKey);
 
 /** The session acting, whose own sign-in survives the change it makes. */
 const actingSession = (credential: Credential | null) => (credential?.kind === 'session' ? credential.session.tokenHash : undefined);
@@ -22,7 +28,7 @@ export const userRoutes: readonly RouteSpec[] = [
     path: '/me',
     summary: 'The authenticated user (apiKey only when authenticated with the API key itself)',
     tags: TAGS,
-    handle: async ({ user, credential }) => ok(presentUser(user, keyShownTo(credential))),
+    handle: async ({ ctx, user, credential }) => ok(await me(ctx, user, keyShownTo(credential))),
   }),
   route({
     method: 'POST',
@@ -36,7 +42,7 @@ export const userRoutes: readonly RouteSpec[] = [
       country: Type.Optional(Text('Country', 255)),
       timeZone: Type.Optional(Text('Time zone', 255)),
     }),
-    handle: async ({ ctx, user, credential, input }) => ok(presentUser(await updateProfile(ctx, user, input), keyShownTo(credential))),
+    handle: async ({ ctx, user, credential, input }) => ok(await me(ctx, await updateProfile(ctx, user, input), keyShownTo(credential))),
   }),
   route({
     method: 'POST',
@@ -53,7 +59,7 @@ export const userRoutes: readonly RouteSpec[] = [
       }
       if (credential?.kind === 'session') requireRecentSignIn(ctx, credential.session);
       const updated = await resetApiKey(ctx, user, actingSession(credential));
-      return ok(presentUser(updated, updated.apiKey));
+      return ok(await me(ctx, updated, updated.apiKey));
     },
   }),
   route({

@@ -6,7 +6,7 @@
  * development and ad-hoc builds are what a test cloud takes (issue 8: other builds are refused);
  * App Store, enterprise (in-house) and simulator builds are refused with the reason.
  */
-import { parse, parseBinary } from 'plist';
+import { parsePlist as parsePlistData } from '../plist.ts';
 import { ZipError, listEntries, readEntry } from '../zip.ts';
 import { InspectionError } from './errors.ts';
 
@@ -57,7 +57,7 @@ export async function inspectIpa(filePath: string, name: string): Promise<Record
 
 function parsePlist(data: Buffer, what: string): Dict {
   try {
-    const parsed = data.subarray(0, 8).toString('latin1') === 'bplist00' ? parseBinary(data) : parse(data.toString('utf8'));
+    const parsed = parsePlistData(data);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a dictionary');
     return parsed as Dict;
   } catch (error) {

@@ -19,6 +19,7 @@ import * as m005 from './005_final_tallies.ts';
 import * as m006 from './006_recorder.ts';
 import * as m007 from './007_unknown_memory.ts';
 import * as m008 from './008_sealed_api_keys.ts';
+import * as m009 from './009_storage_quotas.ts';
 
 /** What a step may need besides the database: the key that seals API keys (008). */
 export type MigrationOptions = m008.MigrationSecrets & {
@@ -37,6 +38,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['006_recorder', m006.up],
   ['007_unknown_memory', m007.up],
   ['008_sealed_api_keys', m008.up],
+  ['009_storage_quotas', m009.up],
 ];
 
 const TABLE = 'kysely_migration';

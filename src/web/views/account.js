@@ -5,10 +5,19 @@
 // the page asks for the password first (POST /auth/session/confirm).
 
 import { ApiError, api } from '../api.js';
-import { h, statusLine } from '../dom.js';
+import { bytes, h, statusLine } from '../dom.js';
 import { current, page } from '../page.js';
 
 const HIDDEN_KEY = '••••••••••••••••••••••••••••••••';
+
+/** Files and artifacts kept, against the quota; uploads beyond it are refused. */
+function storage(me) {
+  const full = me.storageUsedBytes >= me.storageQuotaBytes;
+  return h('span', { 'data-key': 'storage' },
+    h('progress', { value: Math.min(me.storageUsedBytes, me.storageQuotaBytes), max: Math.max(me.storageQuotaBytes, 1), 'aria-label': 'Storage used' }),
+    ` ${bytes(me.storageUsedBytes)} of ${bytes(me.storageQuotaBytes)} used`,
+    full ? h('span', { class: 'error' }, ' — full: new uploads and artifacts are refused until files are deleted') : '');
+}
 
 export async function accountView() {
   const shown = page('Account', h('section', {}, h('h1', {}, 'Account'), h('p', { class: 'muted' }, 'Loading…')));
@@ -150,7 +159,8 @@ export async function accountView() {
       h('div', {}, h('dt', {}, 'Name'), h('dd', {}, me.name || '—')),
       h('div', {}, h('dt', {}, 'E-mail'), h('dd', {}, me.email)),
       h('div', {}, h('dt', {}, 'Plan'), h('dd', {}, me.plan)),
-      h('div', {}, h('dt', {}, 'Role'), h('dd', {}, role))),
+      h('div', {}, h('dt', {}, 'Role'), h('dd', {}, role)),
+      h('div', {}, h('dt', {}, 'Storage'), h('dd', {}, storage(me)))),
     h('h2', {}, 'API key'),
     h('p', { class: 'help' }, 'Scripts and CI use it as the user name of HTTP Basic, with an empty password.'),
     h('div', { class: 'row' }, key, reveal, copy, regenerate),

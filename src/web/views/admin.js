@@ -2,7 +2,7 @@
 // and their devices, which can be taken out of service and put back.
 
 import { api } from '../api.js';
-import { badge, field, h, statusLine, table, time } from '../dom.js';
+import { badge, bytes, field, h, statusLine, table, time } from '../dom.js';
 import { page, poll } from '../page.js';
 
 const PLANS = ['PLATINUM', 'GOLD', 'SILVER'];
@@ -41,7 +41,7 @@ export async function adminView(me) {
       'aria-label': `${label} of ${user.email}`,
       onchange: (event) => change(user, { [name]: event.target.value }, (updated) => `${updated.email} now has the ${label.toLowerCase()} ${updated[name]}.`),
     }, values.map((option) => h('option', { value: option, selected: option === value }, option)));
-    return table('Users', ['User', 'Plan', 'Role', 'Status', 'Created', 'Last sign-in', 'Last run started'], users.data.map((user) => {
+    return table('Users', ['User', 'Plan', 'Role', 'Status', 'Storage', 'Created', 'Last sign-in', 'Last run started'], users.data.map((user) => {
       const self = user.id === me.id;
       return h('tr', {},
         h('td', { class: 'break' }, user.email, user.name ? h('span', { class: 'muted' }, ` ${user.name}`) : ''),
@@ -57,10 +57,12 @@ export async function adminView(me) {
             void change(user, { enabled: !user.enabled }, (updated) => `${updated.email} is ${updated.enabled ? 'enabled' : 'disabled'}.`);
           },
         }, user.enabled ? 'Disable' : 'Enable')),
+        // The quota is changed with devicecloud admin set-quota or POST /api/admin/users/{id}.
+        h('td', {}, `${bytes(user.storageUsedBytes)} of ${bytes(user.storageQuotaBytes)}`),
         h('td', {}, time(user.createTime)),
         h('td', {}, time(user.lastLoginTime) || h('span', { class: 'muted' }, 'never')),
         h('td', {}, time(user.lastLaunchedTestTime) || h('span', { class: 'muted' }, 'never')));
-    }), { optional: [4, 5, 6] });
+    }), { optional: [4, 5, 6, 7] });
   }
 
   void drawUsers();

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parse, parseBinary } from 'plist';
+import { parsePlist } from '../../../files/plist.ts';
 import { listEntries, readEntry } from '../../../files/zip.ts';
 import { type ProvisioningProfile, parseProfile } from './profile.ts';
 
@@ -118,7 +118,7 @@ function readInfo(bundleDir: string): Record<string, unknown> {
   if (!fs.existsSync(file)) throw new Error(`${path.basename(bundleDir)} has no Info.plist`);
   const data = fs.readFileSync(file);
   try {
-    const parsed = data.subarray(0, 8).toString('latin1') === 'bplist00' ? parseBinary(data) : parse(data.toString('utf8'));
+    const parsed = parsePlist(data);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a dictionary');
     return parsed as Record<string, unknown>;
   } catch (error) {

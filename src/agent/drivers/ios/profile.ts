@@ -5,7 +5,7 @@
  * whose classification this reuses) we read the plist between `<?xml` and `</plist>` and leave
  * the signature alone: the signer and the device check it.
  */
-import { parse } from 'plist';
+import { parseXmlPlist } from '../../../files/plist.ts';
 import { type Distribution, distributionOf } from '../../../files/inspect/ipa.ts';
 
 export interface ProvisioningProfile {
@@ -26,7 +26,7 @@ export function parseProfile(data: Buffer): ProvisioningProfile {
   if (start === -1 || end === -1 || end < start) throw new Error('not a provisioning profile: it holds no property list');
   let plist: unknown;
   try {
-    plist = parse(data.subarray(start, end + '</plist>'.length).toString('utf8'));
+    plist = parseXmlPlist(data.subarray(start, end + '</plist>'.length).toString('utf8'));
   } catch (error) {
     throw new Error(`not a provisioning profile: ${(error as Error).message.slice(0, 200)}`);
   }
