@@ -14,6 +14,8 @@ export const HONEST_SCRIPT = `set -eu
 mkdir -p "$OUTPUT_DIR"
 echo '<testsuite name="honest" tests="1"><testcase classname="honest.Checkout" name="paysWithCard"/></testsuite>' > "$OUTPUT_DIR/junit.xml"
 [ -n "\${SECRET:-}" ] && echo "the secret is in this run's own environment only" > "$OUTPUT_DIR/note.txt"
+# Like many tests, it leaves a file on the device (virtual devices: $DEVICE_STORAGE).
+if [ -n "\${DEVICE_STORAGE:-}" ]; then echo "notes of the honest user: \${SECRET:-}" > "$DEVICE_STORAGE/honest-notes.txt"; fi
 `;
 
 /** Put in place of the victim's cached package: if it ever runs, the victim's results say so and the secret leaks. */
@@ -47,6 +49,9 @@ for f in $(find "$T" -path '*/cache/*' -type f 2>/dev/null); do
   cp poison.zip "$f" 2>/dev/null && poisoned="$poisoned $(basename "$f")"
 done
 if [ -n "$poisoned" ]; then breach input-cache "overwrote$poisoned"; else refused input-cache; fi
+
+# What the previous run left on the device (its user's files in the device's storage).
+if [ -n "\${DEVICE_STORAGE:-}" ] && [ -s "$DEVICE_STORAGE/honest-notes.txt" ]; then breach device-storage "read the last run's honest-notes.txt"; else refused device-storage; fi
 
 # Other runs' folders on the host (their scripts and results).
 others=$(find "$T" -path '*/work/*' -name run-tests.sh -not -path "$PWD/*" 2>/dev/null | head -3 | tr '\\n' ' ')

@@ -4,9 +4,10 @@
  * files that tests left in shared storage and /data/local/tmp, put Wi-Fi and the locale back,
  * remove Google accounts the baseline does not hold (through Settings: google-account.ts),
  * reboot (which also ends anything a crashed agent left running) and wait until it has booted,
- * then verify all of it against the baseline. LIGHT (the public cloud, API.md §7): the packages,
- * the browsers and the settings only, checked for the packages and accounts; files stay and
- * there is no reboot.
+ * then verify all of it against the baseline. LIGHT (the public cloud, API.md §7): the same but
+ * for the reboot, checked for the packages and accounts. Files a run left in storage go on every
+ * flavour: on the public cloud the next run is a stranger's. The residue LIGHT may leave is what
+ * only a reboot clears (processes, caches of the system).
  */
 import type { CleaningKind } from '../../../domain/flavours.ts';
 import type { CleanResult } from '../../driver.ts';
@@ -50,11 +51,9 @@ export async function cleanDevice(
   }
   if (browsers.length > 0) done.push(`cleared ${browsers.join(', ')}`);
 
-  if (kind === 'FULL') {
-    const left = newEntries(await storageEntries(io), baseline.files);
-    for (let at = 0; at < left.length; at += 50) await io.shell(['rm', '-rf', ...left.slice(at, at + 50)]);
-    done.push(`deleted ${left.length} file(s) and folder(s) left in storage`);
-  }
+  const left = newEntries(await storageEntries(io), baseline.files);
+  for (let at = 0; at < left.length; at += 50) await io.shell(['rm', '-rf', ...left.slice(at, at + 50)]);
+  done.push(`deleted ${left.length} file(s) and folder(s) left in storage`);
 
   const wifi = (await io.shell(['settings', 'get', 'global', 'wifi_on'])).trim();
   if ((wifi === '1' || wifi === '2') !== baseline.wifiOn) {
@@ -84,7 +83,7 @@ export async function cleanDevice(
     if (still.length > 0) problems.push(`still installed: ${still.join(', ')}`);
     if (baseline.accounts !== undefined) problems.push(...accountDifferences(baseline.accounts, await readAccounts(io)));
     if (problems.length > 0) return { ok: false, report: `cleaning left the phone unlike its baseline: ${problems.join('; ')} (${done.join(', ')})` };
-    return { ok: true, report: `${done.join(', ')} (light cleaning: storage kept, no reboot); packages verified against the baseline of ${baseline.recordedAt}` };
+    return { ok: true, report: `${done.join(', ')} (light cleaning: no reboot); packages verified against the baseline of ${baseline.recordedAt}` };
   }
   try {
     await rebootAndWait(io, tracker, bootTimeoutMs);

@@ -118,14 +118,14 @@ export class DeviceState {
 
   /**
    * FULL: removes non-baseline apps, wipes storage and browser data, puts settings back,
-   * "reboots"; then checks the result. LIGHT (public cloud) leaves storage as it is and does not
-   * reboot: some residue may remain, as API.md §7 says.
+   * "reboots"; then checks the result. LIGHT (public cloud) does all but the reboot: some residue
+   * may remain, as API.md §7 says, but never the files a stranger's run left in storage.
    */
   clean(kind: CleaningKind = 'FULL'): { ok: boolean; report: string } {
     const stopped = this.stopLeftovers();
     const removed = this.installedApps().filter((app) => !BASELINE_APPS[this.osType].includes(app));
     for (const app of removed) fs.rmSync(path.join(this.apps, app), { force: true });
-    const wiped = kind === 'FULL' ? [this.storage, this.browser] : [this.browser];
+    const wiped = [this.storage, this.browser];
     for (const dir of wiped) {
       for (const entry of fs.readdirSync(dir)) fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
     }
@@ -147,7 +147,7 @@ export class DeviceState {
     const done = [
       ...(stopped ? ['stopped tests left running by a previous agent'] : []),
       `removed ${removed.length} app(s)`,
-      kind === 'FULL' ? 'wiped storage and browser data' : 'cleared browser data (light cleaning: storage kept, no reboot)',
+      kind === 'FULL' ? 'wiped storage and browser data' : 'wiped storage and browser data (light cleaning: no reboot)',
       ...(changedSettings ? ['restored device settings'] : []),
       ...(boots !== null ? [`rebooted (boot ${boots})`] : []),
       'verified',
