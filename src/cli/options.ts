@@ -14,7 +14,7 @@ export function addStoreOptions(command: Command): Command {
 }
 
 export function addServerOptions(command: Command): Command {
-  return addStoreOptions(command)
+  return addZipOptions(addStoreOptions(command))
     .option('--blob-dir <dir>', 'where uploads and artifacts live, shared by all servers (env DEVICECLOUD_BLOB_DIR; default <data-dir>/blobs)')
     .option('--port <port>', 'port to listen on (env DEVICECLOUD_PORT; default 8080)')
     .option('--host <host>', 'address to listen on (env DEVICECLOUD_HOST; default 127.0.0.1)')
@@ -23,9 +23,6 @@ export function addServerOptions(command: Command): Command {
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env DEVICECLOUD_LOG_LEVEL)')
     .option('--body-limit <bytes>', 'largest form or JSON body (env DEVICECLOUD_BODY_LIMIT)')
     .option('--max-upload-bytes <bytes>', 'largest uploaded file (env DEVICECLOUD_MAX_UPLOAD_BYTES; default 4 GiB)')
-    .option('--zip-max-entries <n>', 'most entries in an uploaded zip (env DEVICECLOUD_ZIP_MAX_ENTRIES; default 20000)')
-    .option('--zip-max-expanded-bytes <bytes>', 'most bytes an uploaded zip may expand to (env DEVICECLOUD_ZIP_MAX_EXPANDED_BYTES; default 4 GiB)')
-    .option('--zip-max-ratio <n>', 'most times its compressed size a zip may expand, beyond 64 MiB (env DEVICECLOUD_ZIP_MAX_RATIO; default 200)')
     .option('--trust-proxy <bool>', 'trust X-Forwarded-* headers from a load balancer (env DEVICECLOUD_TRUST_PROXY)')
     .option('--heartbeat-ms <ms>', 'how often agents heartbeat (env DEVICECLOUD_HEARTBEAT_MS; default 5000)')
     .option('--lease-ms <ms>', 'a silent agent loses its running device runs after this (env DEVICECLOUD_LEASE_MS; default 60000)')
@@ -57,11 +54,11 @@ export function addDriverOptions(command: Command): Command {
     .option('--cache-max-bytes <bytes>', 'size cap of the input cache, least recently used out first (env DEVICECLOUD_AGENT_CACHE_MAX_BYTES; default 10 GiB)');
 }
 
-/** The agent's zip limits: the same settings as the server's (`local` has them from addServerOptions). */
+/** Zip limits: checked at upload by servers, and again while unpacking by agents (keep them equal). */
 export function addZipOptions(command: Command): Command {
   return command
-    .option('--zip-max-entries <n>', 'most entries in a zip unpacked here (env DEVICECLOUD_ZIP_MAX_ENTRIES; default 20000)')
-    .option('--zip-max-expanded-bytes <bytes>', 'most bytes a zip may expand to here, counted while unpacking (env DEVICECLOUD_ZIP_MAX_EXPANDED_BYTES; default 4 GiB)')
+    .option('--zip-max-entries <n>', 'most entries in a zip, at upload and when unpacked (env DEVICECLOUD_ZIP_MAX_ENTRIES; default 20000)')
+    .option('--zip-max-expanded-bytes <bytes>', 'most bytes a zip may expand to, counted while unpacking (env DEVICECLOUD_ZIP_MAX_EXPANDED_BYTES; default 4 GiB)')
     .option('--zip-max-ratio <n>', 'most times its compressed size a zip may expand, beyond 64 MiB (env DEVICECLOUD_ZIP_MAX_RATIO; default 200)');
 }
 
