@@ -142,6 +142,14 @@ export class FakeAdbServer {
         socket.write(OKAY);
         return serveSync(socket, reader, device);
       }
+      // A socket on the phone (what a forward's connections reach; adbkit's openTcp asks for it directly).
+      if (/^(tcp|localabstract|localreserved|localfilesystem):/.test(request)) {
+        const service = device.tcpServices.get(request);
+        if (service === undefined) return void socket.end(fail('closed'));
+        reader.release();
+        socket.write(OKAY);
+        return service(socket);
+      }
       if (request === 'reboot:' || request.startsWith('reboot:')) {
         socket.write(OKAY);
         socket.end();
