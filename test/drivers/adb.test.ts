@@ -545,6 +545,8 @@ else
   ask 'host:forward:tcp:8200;tcp:6790' > "$OUTPUT_DIR/adb.txt"
 fi
 exec 4<>/dev/tcp/127.0.0.1/8200 && printf 'GET /status' >&4 && cat <&4 > "$OUTPUT_DIR/service.txt"
+adb_remove() { if command -v adb > /dev/null; then adb forward --remove tcp:8200; else ask 'host:killforward:tcp:8200' > /dev/null; fi; }
+adb_remove && (exec 5<>/dev/tcp/127.0.0.1/8200 && echo "STILL FORWARDED") > "$OUTPUT_DIR/removed.txt" 2>&1
 for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < "$f"; echo; done | grep -v '^[^ ]*bwrap ' | grep -c '[s]andbox-relay' > "$OUTPUT_DIR/relay.txt"
 exit 3
 `;
@@ -579,6 +581,7 @@ exit 3
       if (fs.existsSync('/usr/bin/adb')) expect(output('adb.txt')).toBe(`List of devices attached\n${PIXEL}\tdevice\n\nerror: ${refused}\n8200\n${PIXEL} tcp:8200 tcp:6790\n\n`);
       else expect(output('adb.txt')).toBe(`OKAYOKAY${hex('8200')}`);
       expect(output('service.txt')).toBe('uiautomator2 of Pixel answers GET /status');
+      expect(output('removed.txt')).toContain('/dev/tcp/127.0.0.1/8200: Connection refused');
       // (d) the host's ADB server never held the forward; the relay and its control socket went with the run.
       expect(fake.requests.slice(requests).filter((request) => request.includes('forward:'))).toEqual([]);
       expect(fake.forwards.list()).toBe('');
@@ -588,6 +591,29 @@ exit 3
     } finally {
       fake.device(PIXEL).tcpServices.delete('tcp:6790');
       hostService.close();
+      await isolated.close();
+    }
+  });
+
+  it('stops a script running under its relay (public flavour) promptly, the relay with it', async () => {
+    const tests = path.join(root, 'endless-public.zip');
+    fs.writeFileSync(tests, await zip([['run-tests.sh', 'trap "" TERM\ntouch "$OUTPUT_DIR/started"\nwhile true; do sleep 0.1; done\n', 0o100755]]));
+    const publicDir = fs.mkdtempSync(path.join(root, 'public-'));
+    const isolated = driverFor(fake, publicDir, { sandbox: testSandbox(publicDir, { network: 'none' }) });
+    const controller = new AbortController();
+    try {
+      await isolated.listDevices();
+      const running = isolated.execute(job({ kind: 'server-side', app, tests: { path: tests, name: 'endless-public.zip', properties: {} } }), recorder(controller.signal).context);
+      await until(() => fs.existsSync(path.join(dataDir, 'work', String(jobs), 'box', 'output', 'started')), 10_000);
+      expect(processesWith('sandbox-relay.mjs').length).toBeGreaterThan(0);
+      const started = Date.now();
+      controller.abort();
+      const result = await running;
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(result.outcome).toBe('STOPPED');
+      expect(processesWith('sandbox-relay.mjs')).toEqual([]);
+      expect((await isolated.clean(PIXEL)).ok).toBe(true);
+    } finally {
       await isolated.close();
     }
   });
