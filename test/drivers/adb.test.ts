@@ -553,7 +553,8 @@ exit 3
     const tests = path.join(root, 'public-adb.zip');
     fs.writeFileSync(tests, await zip([['run-tests.sh', script, 0o100755]]));
     const publicDir = fs.mkdtempSync(path.join(root, 'public-'));
-    const isolated = driverFor(fake, publicDir, { sandbox: testSandbox(publicDir, { network: 'none' }) });
+    // A small memory limit: its per-process backstop (4 × 128 MiB of address space) is the script's, not the relay's (Node needs more).
+    const isolated = driverFor(fake, publicDir, { sandbox: testSandbox(publicDir, { network: 'none', limits: { memoryMb: 128 } }) });
     // A service of the host's own (its database, say), on the loopback.
     const hostService = net.createServer((socket) => socket.end('host secret'));
     await new Promise<void>((resolve) => hostService.listen(0, '127.0.0.1', resolve));

@@ -123,7 +123,7 @@ export function runTestScript(layout: ScriptLayout, run: ScriptRun): Promise<Scr
     };
     let sandboxed;
     try {
-      sandboxed = run.sandbox.spawn({ writable, readOnly: run.readOnly ?? [], cwd: layout.cwd, env: run.env, command: [...(run.launcher ?? []), 'bash', layout.script] });
+      sandboxed = run.sandbox.spawn({ writable, readOnly: run.readOnly ?? [], cwd: layout.cwd, env: run.env, command: ['bash', layout.script], ...(run.launcher !== undefined && { launcher: run.launcher }) });
     } catch (error) {
       write(Buffer.from(`[could not start the tests: ${(error as Error).message}]\n`));
       log.end(() => resolve({ exitCode: null, breach: null }));
