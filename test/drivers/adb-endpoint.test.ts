@@ -274,3 +274,72 @@ describe.skipIf(adbBinary === undefined)('the adb command line through a run\'s 
     expect(await adb('-s', PIXEL, 'get-state')).toEqual({ code: 0, out: 'device\n' });
   });
 });
+
+describe("a run's ADB endpoint for a script without network (forwards made by its relay)", () => {
+  /** Plays the relay of sandbox-relay.mjs on the control socket: each request, and the answer the test gives. */
+  async function relayOn(socketPath: string, answer: (request: Record<string, unknown>) => Record<string, unknown>) {
+    const socket = net.connect(socketPath);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const heard: Array<Record<string, unknown>> = [];
+    let pending = '';
+    socket.on('data', (chunk) => {
+      pending += chunk.toString();
+      for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
+        const request = JSON.parse(pending.slice(0, end)) as Record<string, unknown>;
+        pending = pending.slice(end + 1);
+        heard.push(request);
+        socket.write(`${JSON.stringify({ id: request.id, ...answer(request) })}\n`);
+      }
+    });
+    return { socket, heard };
+  }
+
+  it("makes forwards inside the sandbox through the relay, never on the host's server, and says so when the relay is not there", async () => {
+    const fake = await FakeAdbServer.start([{ serial: PIXEL }, { serial: MOTO, model: 'moto-g5' }]);
+    const dir = fs.mkdtempSync(path.join(root, 'relay-'));
+    const control = path.join(dir, 'adb-relay.sock');
+    const endpoint = await openAdbEndpoint({ serial: PIXEL, upstream: { host: '127.0.0.1', port: fake.port }, socketPath: path.join(dir, 'adb.sock'), relayControlPath: control });
+    const unix = { path: endpoint.socketPath };
+    const forward = async (spec: string) => {
+      const client = await AdbWireClient.connect(unix);
+      expect(await client.send(`host-serial:${PIXEL}:${spec}`).status()).toBe('OKAY');
+      const second = await client.status();
+      return second === 'OKAY' && spec.startsWith('forward') ? Number(await client.string()) : second;
+    };
+    try {
+      expect(endpoint.env()).toEqual({ ADB_SERVER_SOCKET: `localfilesystem:${endpoint.socketPath}` });
+      expect(await forward('forward:tcp:8200;tcp:6790')).toEqual({ fail: "cannot bind listener: the run's relay is not running" });
+
+      const relay = await relayOn(control, (request) => (request.listen === 8300 ? { error: 'listen EADDRINUSE: address already in use 127.0.0.1:8300' } : { port: request.listen === 0 ? 41234 : request.listen }));
+      // Only the first connection is the relay: another (the script's) is not heard.
+      const impostor = net.connect(control);
+      await new Promise((resolve) => impostor.on('close', resolve).on('error', () => undefined));
+
+      expect(await forward('forward:tcp:8200;tcp:6790')).toBe(8200);
+      expect(await forward('forward:tcp:0;localabstract:appium')).toBe(41234);
+      expect(await forward('forward:norebind:tcp:8200;tcp:1')).toEqual({ fail: 'cannot rebind existing socket' });
+      expect(await forward('forward:tcp:8300;tcp:6790')).toEqual({ fail: 'cannot bind listener: listen EADDRINUSE: address already in use 127.0.0.1:8300' });
+      expect(await AdbWireClient.ask(unix, 'host:list-forward')).toBe(`${PIXEL} tcp:8200 tcp:6790\n${PIXEL} tcp:41234 localabstract:appium\n`);
+      expect(await forward('killforward:tcp:9999')).toEqual({ fail: "listener 'tcp:9999' not found" });
+      expect(await forward('killforward:tcp:8200')).toBe('OKAY');
+      expect(await forward('killforward-all')).toBe('OKAY');
+      expect(await AdbWireClient.ask(unix, 'host:list-forward')).toBe('');
+      expect(relay.heard.map(({ id: _, ...request }) => request)).toEqual([
+        { listen: 8200, remote: 'tcp:6790' },
+        { listen: 0, remote: 'localabstract:appium' },
+        { listen: 8300, remote: 'tcp:6790' },
+        { close: 8200 },
+        { close: 41234 },
+      ]);
+      // Other phones' forwards are not the relay's to make: the policy refuses before.
+      expect(await AdbWireClient.ask(unix, `host-serial:${MOTO}:forward:tcp:8400;tcp:6790`)).toEqual({ fail: expect.stringContaining('is not this run\'s device') });
+      expect(fake.requests.filter((request) => request.includes('forward:'))).toEqual([]);
+      expect(fake.forwards.list()).toBe('');
+      relay.socket.destroy();
+    } finally {
+      await endpoint.close();
+      await fake.close();
+    }
+    expect(fs.existsSync(control)).toBe(false);
+  });
+});

@@ -4,6 +4,7 @@
  * conformance cases run on a real one in test/hardware/adb.hw.test.ts.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,7 +16,7 @@ import { Adb } from '../../src/agent/drivers/adb/adbkit.ts';
 import { baselinePath } from '../../src/agent/drivers/adb/baseline.ts';
 import { parseAccounts } from '../../src/agent/drivers/adb/device-output.ts';
 import { noSandbox } from '../../src/agent/drivers/host/sandbox.ts';
-import { testSandbox } from '../support/sandbox.ts';
+import { processesWith, testSandbox } from '../support/sandbox.ts';
 import { type AdbDriverOptions, createAdbDriver } from '../../src/agent/drivers/adb/index.ts';
 import { fixedTexts, inputTextArgument, parseUiDump, screenTitle } from '../../src/agent/drivers/adb/ui-automator.ts';
 import { testApk, localFile } from '../support/fake-adb/apks.ts';
@@ -530,24 +531,88 @@ fi
     expect((await driver.clean(PIXEL)).ok).toBe(true);
   });
 
-  it("gives a script on the public flavour (sandbox without network) no path to the host's ADB server, and its own phone through the run's socket", async () => {
-    // The host's ADB server, and the endpoint's TCP port, over the host's loopback; then adb through the socket.
-    const script = `for port in ${fake.port} $ANDROID_ADB_SERVER_PORT; do exec 3<>/dev/tcp/127.0.0.1/$port && printf '000chost:devices' >&3 && head -c 4 <&3 && echo REACHED; done
+  it("gives a script on the public flavour (sandbox without network) no path to the host's loopback, and its own phone through the run's socket and its relay", async () => {
+    // Inside: the endpoint over TCP as Appium and adbkit reach it (the relay's 127.0.0.1:$ANDROID_ADB_SERVER_PORT),
+    // the host's ADB server and another service of the host's loopback, adb through the socket, then a forward to
+    // the phone's UiAutomator2 server, reached on the sandbox's own loopback.
+    const script = `ask() { exec 3<>/dev/tcp/127.0.0.1/$ANDROID_ADB_SERVER_PORT; printf '%04x%s' "\${#1}" "$1" >&3; cat <&3; exec 3<&-; }
+{ ask host:devices; echo; ask "host:transport:$OTHER"; echo; } > "$OUTPUT_DIR/wire.txt"
+for port in $HOST_ADB $HOST_OTHER; do (exec 3<>/dev/tcp/127.0.0.1/$port && echo "REACHED $port"); done > "$OUTPUT_DIR/host.txt" 2>&1
 echo "socket $ADB_SERVER_SOCKET"
-if command -v adb > /dev/null; then adb devices; fi
+if command -v adb > /dev/null; then
+  { adb devices; adb -P "$ANDROID_ADB_SERVER_PORT" -s "$OTHER" get-state; adb -P "$ANDROID_ADB_SERVER_PORT" forward tcp:8200 tcp:6790; adb forward --list; } > "$OUTPUT_DIR/adb.txt" 2>&1
+else
+  ask 'host:forward:tcp:8200;tcp:6790' > "$OUTPUT_DIR/adb.txt"
+fi
+exec 4<>/dev/tcp/127.0.0.1/8200 && printf 'GET /status' >&4 && cat <&4 > "$OUTPUT_DIR/service.txt"
+adb_remove() { if command -v adb > /dev/null; then adb forward --remove tcp:8200; else ask 'host:killforward:tcp:8200' > /dev/null; fi; }
+adb_remove && (exec 5<>/dev/tcp/127.0.0.1/8200 && echo "STILL FORWARDED") > "$OUTPUT_DIR/removed.txt" 2>&1
+for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < "$f"; echo; done | grep -v '^[^ ]*bwrap ' | grep -c '[s]andbox-relay' > "$OUTPUT_DIR/relay.txt"
+exit 3
 `;
     const tests = path.join(root, 'public-adb.zip');
     fs.writeFileSync(tests, await zip([['run-tests.sh', script, 0o100755]]));
     const publicDir = fs.mkdtempSync(path.join(root, 'public-'));
-    const isolated = driverFor(fake, publicDir, { sandbox: testSandbox(publicDir, { network: 'none' }) });
+    // A small memory limit: its per-process backstop (4 × 128 MiB of address space) is the script's, not the relay's (Node needs more).
+    const isolated = driverFor(fake, publicDir, { sandbox: testSandbox(publicDir, { network: 'none', limits: { memoryMb: 128 } }) });
+    // A service of the host's own (its database, say), on the loopback.
+    const hostService = net.createServer((socket) => socket.end('host secret'));
+    await new Promise<void>((resolve) => hostService.listen(0, '127.0.0.1', resolve));
+    fake.device(PIXEL).tcpServices.set('tcp:6790', (socket) => socket.once('data', (request) => socket.end(`uiautomator2 of Pixel answers ${request}`)));
+    const requests = fake.requests.length;
     try {
       await isolated.listDevices();
-      const result = await isolated.execute(job({ kind: 'server-side', app, tests: { path: tests, name: 'public-adb.zip', properties: {} } }), recorder().context);
-      const log = fs.readFileSync(result.artifacts.find((artifact) => artifact.name === 'test.log')!.path, 'utf8');
-      expect(log).toMatch(/socket localfilesystem:\/.*\/box\/adb\.sock/);
-      expect(log).not.toContain('REACHED');
-      expect(log).toMatch(/Connection refused/);
-      if (fs.existsSync('/usr/bin/adb')) expect(log).toContain(`List of devices attached\n${PIXEL}\tdevice\n`);
+      const result = await isolated.execute(
+        job({ kind: 'server-side', app, tests: { path: tests, name: 'public-adb.zip', properties: {} }, parameters: { OTHER: MOTO, HOST_ADB: String(fake.port), HOST_OTHER: String((hostService.address() as net.AddressInfo).port) } }),
+        recorder().context,
+      );
+      const output = (name: string) => fs.readFileSync(result.artifacts.find((artifact) => artifact.name === name)!.path, 'utf8');
+      const hex = (text: string) => `${text.length.toString(16).padStart(4, '0')}${text}`;
+      const refused = `device '${MOTO}' is not this run's device: this ADB endpoint serves ${PIXEL} only`;
+      // The relay ran the script, inside its PID namespace, and handed back its exit code.
+      expect(output('relay.txt')).toBe('1\n');
+      expect(result.exitCode).toBe(3);
+      expect(output('test.log')).toMatch(/socket localfilesystem:\/.*\/box\/adb\.sock/);
+      // (a) the endpoint over TCP, inside: its own phone, the other refused.
+      expect(output('wire.txt')).toBe(`OKAY${hex(`${PIXEL}\tdevice\n`)}\nFAIL${hex(refused)}\n`);
+      // (c) nothing of the host's loopback.
+      expect(output('host.txt')).not.toContain('REACHED');
+      for (const port of [fake.port, (hostService.address() as net.AddressInfo).port]) expect(output('host.txt')).toContain(`/dev/tcp/127.0.0.1/${port}: Connection refused`);
+      // (b) the forward, made inside the sandbox, reaches the phone's service.
+      if (fs.existsSync('/usr/bin/adb')) expect(output('adb.txt')).toBe(`List of devices attached\n${PIXEL}\tdevice\n\nerror: ${refused}\n8200\n${PIXEL} tcp:8200 tcp:6790\n\n`);
+      else expect(output('adb.txt')).toBe(`OKAYOKAY${hex('8200')}`);
+      expect(output('service.txt')).toBe('uiautomator2 of Pixel answers GET /status');
+      expect(output('removed.txt')).toContain('/dev/tcp/127.0.0.1/8200: Connection refused');
+      // (d) the host's ADB server never held the forward; the relay and its control socket went with the run.
+      expect(fake.requests.slice(requests).filter((request) => request.includes('forward:'))).toEqual([]);
+      expect(fake.forwards.list()).toBe('');
+      expect(processesWith('sandbox-relay.mjs')).toEqual([]);
+      expect(fs.readdirSync(path.join(dataDir, 'work', String(jobs), 'box')).filter((name) => name.endsWith('.sock'))).toEqual([]);
+      expect((await isolated.clean(PIXEL)).ok).toBe(true);
+    } finally {
+      fake.device(PIXEL).tcpServices.delete('tcp:6790');
+      hostService.close();
+      await isolated.close();
+    }
+  });
+
+  it('stops a script running under its relay (public flavour) promptly, the relay with it', async () => {
+    const tests = path.join(root, 'endless-public.zip');
+    fs.writeFileSync(tests, await zip([['run-tests.sh', 'trap "" TERM\ntouch "$OUTPUT_DIR/started"\nwhile true; do sleep 0.1; done\n', 0o100755]]));
+    const publicDir = fs.mkdtempSync(path.join(root, 'public-'));
+    const isolated = driverFor(fake, publicDir, { sandbox: testSandbox(publicDir, { network: 'none' }) });
+    const controller = new AbortController();
+    try {
+      await isolated.listDevices();
+      const running = isolated.execute(job({ kind: 'server-side', app, tests: { path: tests, name: 'endless-public.zip', properties: {} } }), recorder(controller.signal).context);
+      await until(() => fs.existsSync(path.join(dataDir, 'work', String(jobs), 'box', 'output', 'started')), 10_000);
+      expect(processesWith('sandbox-relay.mjs').length).toBeGreaterThan(0);
+      const started = Date.now();
+      controller.abort();
+      const result = await running;
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(result.outcome).toBe('STOPPED');
+      expect(processesWith('sandbox-relay.mjs')).toEqual([]);
       expect((await isolated.clean(PIXEL)).ok).toBe(true);
     } finally {
       await isolated.close();

@@ -7,7 +7,8 @@
  * `host-serial:<serial>:get-state|get-serialno|get-devpath|wait-for-…`, forwards (forwards.ts), `host:transport:<serial>`,
  * `host:transport-any` and `host:tport:serial:<serial>|any`); and, on a transport, host requests
  * again, `shell:` and `exec:` (raw output, as adbd gives it to a command without a terminal), `sync:`
- * (STAT, LIST, SEND/DATA/DONE, RECV, QUIT) and `reboot:`. Phones can be plugged, unplugged,
+ * (STAT, LIST, SEND/DATA/DONE, RECV, QUIT), `reboot:` and sockets on the phone (`tcp:<port>`,
+ * `localabstract:<name>`, … from FakeDevice.tcpServices, as forwards and adbkit's openTcp reach them). Phones can be plugged, unplugged,
  * taken offline or left unauthorized while clients watch. adbkit 3.3 uses no `shell,v2:` (nor
  * `exec:`): every command, install included (`sync:` SEND, then `shell:pm install`), goes through
  * the services above, so the fake answers those and refuses the rest as the server would.
@@ -141,6 +142,14 @@ export class FakeAdbServer {
       if (request === 'sync:') {
         socket.write(OKAY);
         return serveSync(socket, reader, device);
+      }
+      // A socket on the phone (what a forward's connections reach; adbkit's openTcp asks for it directly).
+      if (/^(tcp|localabstract|localreserved|localfilesystem):/.test(request)) {
+        const service = device.tcpServices.get(request);
+        if (service === undefined) return void socket.end(fail('closed'));
+        reader.release();
+        socket.write(OKAY);
+        return service(socket);
       }
       if (request === 'reboot:' || request.startsWith('reboot:')) {
         socket.write(OKAY);

@@ -6,11 +6,13 @@ export class SocketReader {
   private waiter: (() => void) | null = null;
   private closed = false;
 
-  constructor(socket: Socket) {
-    socket.on('data', (chunk: Buffer) => {
-      this.buffered = Buffer.concat([this.buffered, chunk]);
-      this.wake();
-    });
+  private readonly onData = (chunk: Buffer) => {
+    this.buffered = Buffer.concat([this.buffered, chunk]);
+    this.wake();
+  };
+
+  constructor(private readonly socket: Socket) {
+    socket.on('data', this.onData);
     const close = () => {
       this.closed = true;
       this.wake();
@@ -29,6 +31,13 @@ export class SocketReader {
     const out = this.buffered.subarray(0, count);
     this.buffered = this.buffered.subarray(count);
     return out;
+  }
+
+  /** Stops reading and puts back what was read ahead, for whoever takes the raw socket over. */
+  release(): void {
+    this.socket.off('data', this.onData);
+    if (this.buffered.length > 0) this.socket.unshift(this.buffered);
+    this.buffered = Buffer.alloc(0);
   }
 
   /** A smart-socket request: four hex digits of length, then the text. */

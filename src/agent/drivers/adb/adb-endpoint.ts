@@ -7,13 +7,15 @@
  * it, and requests that would touch the server itself or other phones (kill, connect, pairing,
  * other devices' forwards, reverse forwards to the host) are refused (adb-policy.ts). Forwards
  * are TCP ports on the host's loopback, never over another device's; they are removed when the
- * endpoint closes with the run. Hostile clients are bounded (adb-wire.ts): a request must arrive
+ * endpoint closes with the run. For a script without network (`relay`), forwards are made inside
+ * its sandbox by its relay instead (relay-forwards.ts), and the host's server holds none. Hostile clients are bounded (adb-wire.ts): a request must arrive
  * whole within `requestTimeoutMs`, at most 64 KiB may wait unread, connections are capped.
  */
 import fs from 'node:fs';
 import net from 'node:net';
 import { type Decision, decide, devicesOf, forwardsOf } from './adb-policy.ts';
 import { OKAY, WireError, WireReader, failure, hexString } from './adb-wire.ts';
+import { RelayForwards } from './relay-forwards.ts';
 import type { AdbServerAddress } from './server-side.ts';
 
 export interface AdbEndpointOptions {
@@ -25,6 +27,8 @@ export interface AdbEndpointOptions {
   readonly socketPath: string;
   /** Also listen on 127.0.0.1 (an ephemeral port) for clients that only speak TCP. */
   readonly tcp?: boolean;
+  /** The control socket of the run's relay (sandbox-relay.mjs), for a script without network: forwards are made inside its sandbox. */
+  readonly relayControlPath?: string;
   /** How long a client may take to send a whole request, and the server to answer one (default 30 s). */
   readonly requestTimeoutMs?: number;
   /** Client connections at once (default 32). */
@@ -62,6 +66,7 @@ class Endpoint implements AdbEndpoint {
   private readonly log: (message: string) => void;
   private closed = false;
   private refusals = 0;
+  private relay: RelayForwards | null = null;
   tcpPort: number | null = null;
 
   constructor(private readonly options: AdbEndpointOptions) {
@@ -84,6 +89,7 @@ class Endpoint implements AdbEndpoint {
       await new Promise<void>((resolve, reject) => tcp.once('error', reject).listen(0, '127.0.0.1', () => resolve()));
       this.tcpPort = (tcp.address() as net.AddressInfo).port;
     }
+    if (this.options.relayControlPath !== undefined) this.relay = await RelayForwards.open(this.options.relayControlPath, this.timeoutMs);
   }
 
   env(): Record<string, string> {
@@ -97,6 +103,7 @@ class Endpoint implements AdbEndpoint {
     this.closed = true;
     for (const server of this.servers) server.close();
     for (const socket of this.sockets) socket.destroy();
+    this.relay?.close();
     if (this.refusals > REFUSALS_LOGGED) this.log(`${this.options.serial}: ${this.refusals - REFUSALS_LOGGED} more request(s) from the run's script refused`);
     try {
       fs.rmSync(this.socketPath, { force: true });
@@ -104,6 +111,7 @@ class Endpoint implements AdbEndpoint {
       // The script owns the folder and may have put something else there; the run's cleanup takes it.
       this.log(`${this.options.serial}: could not remove ${this.socketPath}: ${(error as Error).message}`);
     }
+    if (this.relay !== null) return;
     try {
       for (const local of (await this.forwards()).own) await this.answer(`host-serial:${this.options.serial}:killforward:${local}`);
     } catch (error) {
@@ -191,6 +199,7 @@ class Endpoint implements AdbEndpoint {
         case 'devices':
           return this.devices(client, server(), decision.request, decision.track);
         case 'list-forward':
+          if (this.relay !== null) return void client.end(Buffer.concat([OKAY, hexString(this.relay.list(this.options.serial))]));
           client.end(Buffer.concat([OKAY, hexString(forwardsOf(await this.answer('host:list-forward'), this.options.serial).text)]));
           return;
         case 'forward':
@@ -239,6 +248,12 @@ class Endpoint implements AdbEndpoint {
 
   private async forwarding(client: net.Socket, reader: WireReader, server: () => { socket: net.Socket; reader: WireReader }, decision: Extract<Decision, { kind: 'forward' | 'killforward' | 'killforward-all' }>): Promise<void> {
     const { serial } = this.options;
+    if (this.relay !== null) {
+      const { relay } = this;
+      if (decision.kind === 'forward') client.end(await relay.forward(decision.local, decision.remote, decision.norebind));
+      else client.end(decision.kind === 'killforward' ? await relay.kill(decision.local) : await relay.killAll());
+      return;
+    }
     const { own, others } = await this.forwards();
     if (decision.kind === 'killforward-all') {
       // The server's own killforward-all drops every device's forwards: each of the phone's goes alone.

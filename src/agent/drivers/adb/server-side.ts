@@ -5,7 +5,9 @@
  * endpoint (adb-endpoint.ts: ADB_SERVER_SOCKET, a socket in the run's sandbox folder, and
  * ANDROID_ADB_SERVER_PORT), which knows this phone alone: the host's ADB server, which reaches
  * every phone, is never named to the script. In a sandbox without network (the public flavour's)
- * the TCP port is out of reach and the socket is the way in. Meanwhile the app's CPU and memory
+ * the host's loopback is out of reach: the script then runs under a relay inside its sandbox
+ * (sandbox-relay.mjs) that offers the endpoint on the sandbox's own 127.0.0.1:5037 and makes the
+ * script's forwards there (relay-forwards.ts). Meanwhile the app's CPU and memory
  * are sampled on the phone and its log is captured. A stop kills everything the script started
  * and force-stops the app.
  */
@@ -15,6 +17,7 @@ import type { ExecutionContext, ExecutionResult, Job } from '../../driver.ts';
 import type { Sandbox } from '../host/sandbox.ts';
 import { baseScriptEnv, collectScriptOutputs, prepareTestScript, runTestScript, withParameters } from '../host/test-script.ts';
 import { type AdbEndpoint, openAdbEndpoint } from './adb-endpoint.ts';
+import { RELAY_ADB_PORT, relayLauncher } from './relay-forwards.ts';
 import { type AdbDevice, RunSession, infra } from './session.ts';
 
 const PLAIN_PATH = '/usr/local/bin:/usr/bin:/bin';
@@ -50,9 +53,19 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
   if (refused !== null) return refused;
 
   const { description } = device;
+  // Without network, the host's loopback is out of the script's reach: a relay inside stands in for it.
+  const socketPath = path.join(layout.box, 'adb.sock');
+  const relay = host.sandbox.network === 'none' ? relayLauncher(socketPath, path.join(layout.box, 'adb-relay.sock')) : null;
   let endpoint: AdbEndpoint;
   try {
-    endpoint = await openAdbEndpoint({ serial: description.serial, upstream: host.server, socketPath: path.join(layout.box, 'adb.sock'), tcp: host.tcpEndpoint, log: host.log });
+    endpoint = await openAdbEndpoint({
+      serial: description.serial,
+      upstream: host.server,
+      socketPath,
+      tcp: relay === null && host.tcpEndpoint,
+      ...(relay !== null && { relayControlPath: relay.controlSocket }),
+      log: host.log,
+    });
   } catch (error) {
     return await session.failure(error, "opening the run's ADB endpoint");
   }
@@ -64,6 +77,7 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
     APP_ACTIVITY: job.app?.properties.main_activity ?? '',
     ANDROID_SERIAL: description.serial,
     ...endpoint.env(),
+    ...(relay !== null && { ANDROID_ADB_SERVER_ADDRESS: '127.0.0.1', ANDROID_ADB_SERVER_PORT: String(RELAY_ADB_PORT) }),
   };
   // Appium's UiAutomator2 driver finds adb through these; they hold no secrets.
   for (const name of SDK_VARIABLES) if (host.hostEnv[name]) env[name] = host.hostEnv[name];
@@ -82,7 +96,8 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
       env: withParameters(env, job.parameters, [...SDK_VARIABLES, ...ENDPOINT_VARIABLES]),
       signal: context.signal,
       // The app, adb and the SDK, read-only at their own paths; the endpoint's socket is in the run's box.
-      readOnly: [...(job.app === null ? [] : [job.app.path]), ...sdkPaths(env)],
+      readOnly: [...(job.app === null ? [] : [job.app.path]), ...sdkPaths(env), ...(relay?.readOnly ?? [])],
+      ...(relay !== null && { launcher: relay.command }),
     });
   } finally {
     await endpoint.close();

@@ -10,7 +10,8 @@
  * uid of its own per run (uidBase + n, with setpriv), with rlimits set by prlimit; the run's
  * folders are chowned to it first. Otherwise bwrap maps the agent's uid to 65534 in a user
  * namespace: files outside still belong to the agent's user, so only the mount namespace keeps the
- * script from the agent's files. Either way prlimit sets per-process limits first.
+ * script from the agent's files. Either way prlimit sets per-process limits on the command (after the
+ * uid drop and the driver's launcher, which is the agent's code and counts only toward the totals).
  *
  * When the outer bwrap dies, its child (PID 1 of the namespace) gets SIGKILL (--die-with-parent),
  * and the kernel ends every process of a namespace whose PID 1 ends: nothing the script started,
@@ -111,8 +112,10 @@ export function createBubblewrapSandbox(options: BubblewrapOptions): Sandbox {
         '--chdir', spec.cwd,
         '--info-fd', '3',
         '--',
-        ...rlimits(options.limits),
+        // The uid first, then the agent's launcher, then the customer's rlimits: they bind the command alone.
         ...(asRoot ? dropToUid(uid!) : []),
+        ...(spec.launcher ?? []),
+        ...rlimits(options.limits),
         ...spec.command,
       ];
       const child = spawn(options.bwrap, args, { env: { ...spec.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });

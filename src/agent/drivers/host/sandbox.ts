@@ -44,6 +44,12 @@ export interface SandboxSpec {
   /** The whole environment of the script: nothing of the agent's is added. */
   readonly env: Readonly<Record<string, string>>;
   readonly command: readonly string[];
+  /**
+   * The agent's own helper the command runs under (its parent, ending with it: the adb driver's
+   * relay): in the sandbox like the command, but outside the per-process rlimits, which are the
+   * customer's (a Node helper needs more address space than a small memory limit allows).
+   */
+  readonly launcher?: readonly string[];
 }
 
 /** A sandboxed command while it runs. */
@@ -88,7 +94,8 @@ export function noSandbox(limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Sandb
     network: 'host',
     limits,
     spawn(spec) {
-      const child = spawn(spec.command[0]!, spec.command.slice(1), { cwd: spec.cwd, env: { ...spec.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const command = [...(spec.launcher ?? []), ...spec.command];
+      const child = spawn(command[0]!, command.slice(1), { cwd: spec.cwd, env: { ...spec.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
       const sid = child.pid;
       return {
         child,

@@ -89,6 +89,8 @@ export interface ScriptRun {
   /** What the driver hands the script besides its folder, at the same paths inside. */
   readonly writable?: readonly string[];
   readonly readOnly?: readonly string[];
+  /** A command the script runs under (its parent in the sandbox, which ends with it): e.g. the adb driver's relay. */
+  readonly launcher?: readonly string[];
   /** Called with the pid of the sandbox's session leader once the script runs. */
   readonly onStart?: (sid: number) => void;
   /** CPU and memory of everything the script runs, once a second (the virtual devices' "app"). */
@@ -121,7 +123,7 @@ export function runTestScript(layout: ScriptLayout, run: ScriptRun): Promise<Scr
     };
     let sandboxed;
     try {
-      sandboxed = run.sandbox.spawn({ writable, readOnly: run.readOnly ?? [], cwd: layout.cwd, env: run.env, command: ['bash', layout.script] });
+      sandboxed = run.sandbox.spawn({ writable, readOnly: run.readOnly ?? [], cwd: layout.cwd, env: run.env, command: ['bash', layout.script], ...(run.launcher !== undefined && { launcher: run.launcher }) });
     } catch (error) {
       write(Buffer.from(`[could not start the tests: ${(error as Error).message}]\n`));
       log.end(() => resolve({ exitCode: null, breach: null }));
