@@ -9,15 +9,19 @@ import type { ZipLimits } from './files/zip.ts';
 import { isPostgresUrl } from './store/db.ts';
 import { type SecretKey, parseSecretKeys } from './services/secret-box.ts';
 
-import { FLAVOURS, type Flavour, SANDBOX_NETWORKS, type SandboxNetwork } from './domain/flavours.ts';
+import { FLAVOURS, type Flavour } from './domain/flavours.ts';
 import { parseNetwork } from './domain/hook-destinations.ts';
+import { AGENT_SETTINGS, type AgentConfig } from './config-agent.ts';
+import { type Raw, type Setting, guessesPerWindow, milliseconds, oneOf, perMinute, text, whole } from './config-values.ts';
 
 export { FLAVOURS, type Flavour };
+export { DRIVERS, type Driver, SANDBOX_CHOICES, type SandboxChoice } from './config-agent.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export interface Config {
+/** The settings of every role: the store and the server here, the agent role in config-agent.ts. */
+export interface Config extends AgentConfig {
   readonly port: number;
   readonly host: string;
   readonly dataDir: string;
@@ -55,40 +59,6 @@ export interface Config {
   readonly retentionIntervalMs: number;
   /** Internal networks run-finished hooks may reach all the same (CIDRs); none by default. */
   readonly hookAllowNetworks: readonly string[];
-  /** Agent role: the server to work for, and its token. */
-  /** Agents: the servers to work for, tried in turn when one does not answer. */
-  readonly serverUrls: readonly string[] | undefined;
-  readonly agentToken: string | undefined;
-  readonly driver: Driver;
-  /** Virtual driver: how many devices (two thirds Android, one third iOS). */
-  readonly virtualDevices: number;
-  /** Virtual driver: the start of its devices' serials, which must differ between hosts of one cloud. */
-  readonly virtualPrefix: string;
-  /** iOS driver: the go-ios executable (else the go-ios npm package's, else `ios` on PATH). */
-  readonly iosBinary: string | undefined;
-  /** iOS driver: the folder with the service's profile.mobileprovision and identity.p12. */
-  readonly iosSigningDir: string | undefined;
-  /** iOS driver: `go-ios` (its `ios sign app`) or the path of zsign. */
-  readonly iosSigner: string;
-  /**
-   * Agents: how customer code (test packages' run-tests.sh) runs. auto: bubblewrap where it works,
-   * else the agent refuses to start on the public flavour and warns on the others; bubblewrap:
-   * required everywhere; none: no isolation, for development only (refused on public).
-   */
-  readonly sandbox: SandboxChoice;
-  /** Agents: the sandbox's network; unset: none on the public flavour, host on the others. */
-  readonly sandboxNetwork: SandboxNetwork | undefined;
-  /** Agents running as root: runs take uids from here up (1000 of them), used by nothing else. */
-  readonly sandboxUidBase: number;
-  /** Agents: limits of one run's customer code. */
-  readonly sandboxMemoryMb: number;
-  readonly sandboxProcesses: number;
-  readonly sandboxCpuSeconds: number;
-  readonly sandboxDiskMb: number;
-  /** Agents: more paths customer code may read (an Android SDK outside /usr, say). */
-  readonly sandboxReadOnly: readonly string[];
-  /** Agents: the input cache's size cap, bytes; the least recently used inputs go first. */
-  readonly agentCacheMaxBytes: number;
   /**
    * The keys that encrypt API keys in the database, the current one first (`id:base64`, comma
    * separated). Servers sharing one PostgreSQL must all have the same. When absent, the key file.
@@ -98,26 +68,7 @@ export interface Config {
   readonly apiKeyEncryptionKeyFile: string | undefined;
 }
 
-export const SANDBOX_CHOICES = ['auto', 'bubblewrap', 'none'] as const;
-export type SandboxChoice = (typeof SANDBOX_CHOICES)[number];
-
-export const DRIVERS = ['virtual', 'adb', 'ios'] as const;
-export type Driver = (typeof DRIVERS)[number];
-
 export class ConfigError extends Error {}
-
-type Raw = string | number | boolean;
-
-interface Setting<T> {
-  readonly flag: string;
-  readonly env: readonly string[];
-  readonly fallback: T;
-  /** The value is a secret: an error about it does not repeat it. */
-  readonly secret?: boolean;
-  parse(value: Raw): T;
-}
-
-const text = (value: Raw) => String(value).trim();
 
 const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
   port: {
@@ -243,12 +194,6 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     fallback: 200,
     parse: (value) => whole(value, 2, 100_000, 'times its compressed size'),
   },
-  agentCacheMaxBytes: {
-    flag: '--cache-max-bytes',
-    env: ['DEVICECLOUD_AGENT_CACHE_MAX_BYTES'],
-    fallback: 10 * 1024 ** 3,
-    parse: (value) => whole(value, 1024 * 1024, Number.MAX_SAFE_INTEGER, 'bytes'),
-  },
   heartbeatMs: {
     flag: '--heartbeat-ms',
     env: ['DEVICECLOUD_HEARTBEAT_MS'],
@@ -308,146 +253,6 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
           return `${network.address}/${network.prefix}`;
         }),
   },
-  serverUrls: {
-    flag: '--server',
-    env: ['DEVICECLOUD_SERVER_URL'],
-    fallback: undefined,
-    parse: (value) =>
-      text(value)
-        .split(',')
-        .map((part) => {
-          const url = part.trim().replace(/\/+$/, '');
-          try {
-            const parsed = new URL(url);
-            if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return url;
-          } catch {
-            // reported below
-          }
-          throw new Error('must be the http(s) URL of a devicecloud server (several separated by commas), e.g. http://server:8080');
-        }),
-  },
-  agentToken: {
-    flag: '--token',
-    env: ['DEVICECLOUD_AGENT_TOKEN'],
-    fallback: undefined,
-    parse: (value) => {
-      const token = text(value);
-      if (!/^dca_[A-Za-z0-9_-]{20,}$/.test(token)) throw new Error('must be an agent token (dca_…) from devicecloud admin create-agent-token');
-      return token;
-    },
-  },
-  driver: {
-    flag: '--driver',
-    env: ['DEVICECLOUD_DRIVER'],
-    fallback: 'virtual',
-    parse: (value) => oneOf(text(value).toLowerCase(), DRIVERS),
-  },
-  virtualPrefix: {
-    flag: '--serial-prefix',
-    env: ['DEVICECLOUD_SERIAL_PREFIX'],
-    fallback: 'virtual',
-    parse: (value) => {
-      const prefix = text(value);
-      if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$/.test(prefix)) throw new Error('must be letters, digits, dots, dashes or underscores (at most 41)');
-      return prefix;
-    },
-  },
-  iosBinary: {
-    flag: '--ios-bin',
-    env: ['DEVICECLOUD_IOS_BIN'],
-    fallback: undefined,
-    parse: (value) => {
-      const file = text(value);
-      if (file === '') throw new Error('must be the path of the go-ios `ios` executable');
-      return path.resolve(file);
-    },
-  },
-  iosSigningDir: {
-    flag: '--ios-signing',
-    env: ['DEVICECLOUD_IOS_SIGNING_DIR'],
-    fallback: undefined,
-    parse: (value) => {
-      const dir = text(value);
-      if (dir === '') throw new Error('must be the folder holding profile.mobileprovision and identity.p12');
-      return path.resolve(dir);
-    },
-  },
-  iosSigner: {
-    flag: '--ios-signer',
-    env: ['DEVICECLOUD_IOS_SIGNER'],
-    fallback: 'go-ios',
-    parse: (value) => {
-      const signer = text(value);
-      if (signer === '') throw new Error('must be go-ios or the path of zsign');
-      return signer === 'go-ios' ? signer : path.resolve(signer);
-    },
-  },
-  sandbox: {
-    flag: '--sandbox',
-    env: ['DEVICECLOUD_SANDBOX'],
-    fallback: 'auto',
-    parse: (value) => oneOf(text(value).toLowerCase(), SANDBOX_CHOICES),
-  },
-  sandboxNetwork: {
-    flag: '--sandbox-network',
-    env: ['DEVICECLOUD_SANDBOX_NETWORK'],
-    fallback: undefined,
-    parse: (value) => oneOf(text(value).toLowerCase(), SANDBOX_NETWORKS),
-  },
-  sandboxUidBase: {
-    flag: '--sandbox-uid-base',
-    env: ['DEVICECLOUD_SANDBOX_UID_BASE'],
-    fallback: 1_900_000_000,
-    parse: (value) => whole(value, 1000, 4_000_000_000, 'a uid'),
-  },
-  sandboxMemoryMb: {
-    flag: '--sandbox-memory-mb',
-    env: ['DEVICECLOUD_SANDBOX_MEMORY_MB'],
-    fallback: 4096,
-    parse: (value) => whole(value, 16, 1_048_576, 'MiB'),
-  },
-  sandboxProcesses: {
-    flag: '--sandbox-processes',
-    env: ['DEVICECLOUD_SANDBOX_PROCESSES'],
-    fallback: 512,
-    parse: (value) => whole(value, 8, 1_000_000, 'processes'),
-  },
-  sandboxCpuSeconds: {
-    flag: '--sandbox-cpu-seconds',
-    env: ['DEVICECLOUD_SANDBOX_CPU_SECONDS'],
-    fallback: 3600,
-    parse: (value) => whole(value, 1, 10_000_000, 'seconds'),
-  },
-  sandboxDiskMb: {
-    flag: '--sandbox-disk-mb',
-    env: ['DEVICECLOUD_SANDBOX_DISK_MB'],
-    fallback: 4096,
-    parse: (value) => whole(value, 1, 100_000_000, 'MiB'),
-  },
-  sandboxReadOnly: {
-    flag: '--sandbox-read-only',
-    env: ['DEVICECLOUD_SANDBOX_READ_ONLY'],
-    fallback: [],
-    parse: (value) =>
-      text(value)
-        .split(',')
-        .map((part) => part.trim())
-        .filter((part) => part !== '')
-        .map((part) => {
-          if (!path.isAbsolute(part)) throw new Error('must be absolute paths separated by commas');
-          return path.resolve(part);
-        }),
-  },
-  virtualDevices: {
-    flag: '--devices',
-    env: ['DEVICECLOUD_DEVICES'],
-    fallback: 6,
-    parse: (value) => {
-      const count = Number(text(value));
-      if (!Number.isInteger(count) || count < 0 || count > 500) throw new Error('must be a number of virtual devices from 0 to 500');
-      return count;
-    },
-  },
   apiKeyEncryptionKeys: {
     flag: '--api-key-encryption-keys',
     env: ['DEVICECLOUD_API_KEY_ENCRYPTION_KEYS'],
@@ -476,36 +281,8 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
       throw new Error('must be true or false');
     },
   },
+  ...AGENT_SETTINGS,
 };
-
-function whole(value: Raw, min: number, max: number, unit: string): number {
-  const number = Number(text(value));
-  if (!Number.isSafeInteger(number) || number < min || number > max) throw new Error(`must be a whole number of ${unit} from ${min} to ${max}`);
-  return number;
-}
-
-function guessesPerWindow(value: Raw): number {
-  const count = Number(text(value));
-  if (!Number.isInteger(count) || count < 0 || count > 1_000_000) throw new Error('must be a number of failed sign-ins per 15 minutes (0: no limit)');
-  return count;
-}
-
-function perMinute(value: Raw): number {
-  const count = Number(text(value));
-  if (!Number.isInteger(count) || count < 0 || count > 10_000_000) throw new Error('must be a number of requests per minute (0: no limit)');
-  return count;
-}
-
-function milliseconds(value: Raw, min: number, max: number): number {
-  const ms = Number(text(value));
-  if (!Number.isInteger(ms) || ms < min || ms > max) throw new Error(`must be milliseconds between ${min} and ${max}`);
-  return ms;
-}
-
-function oneOf<T extends string>(value: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new Error(`must be one of ${allowed.join(', ')}`);
-  return value as T;
-}
 
 export interface ConfigSources {
   /** Values from command-line flags, keyed by setting name; undefined = not given. */
