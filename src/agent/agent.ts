@@ -6,7 +6,8 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import type { CleaningKind } from '../domain/flavours.ts';
+import { ConfigError } from '../config.ts';
+import type { CleaningKind, Flavour } from '../domain/flavours.ts';
 import { DEFAULT_AGENT_INPUT_RETENTION_MS } from '../domain/retention.ts';
 import type { ZipLimits } from '../files/zip.ts';
 import { PROTOCOL_VERSION } from '../protocol/v1.ts';
@@ -29,6 +30,11 @@ export interface AgentOptions {
   readonly cacheMaxBytes?: number;
   /** What an input zip may expand to, counted while unpacking (default: the zip reader's). */
   readonly zipLimits?: ZipLimits;
+  /**
+   * The flavour its sandbox was chosen for (chooseSandbox): on a public cloud, an agent set up for
+   * another one refuses to work, since its sandbox may let strangers' code reach the host.
+   */
+  readonly flavour?: Flavour;
 }
 
 export interface RunningAgent {
@@ -74,6 +80,11 @@ export function startAgent(options: AgentOptions): RunningAgent {
       { protocol: PROTOCOL_VERSION, agentVersion: VERSION, hostname: os.hostname(), devices: devices.map((device) => ({ ...device, executionKinds: [...device.executionKinds] })) },
       { maxElapsedMs: Number.POSITIVE_INFINITY, signal: stopping.signal },
     );
+    if (answer.flavour === 'public' && options.flavour !== undefined && options.flavour !== 'public') {
+      throw new ConfigError(
+        `Refusing to work for ${client.serverUrl()}: it is a public cloud, and this agent was set up for the ${options.flavour} flavour (its sandbox may give strangers' code the host's network): set DEVICECLOUD_FLAVOUR=public`,
+      );
+    }
     heartbeatMs = answer.heartbeatMs;
     claimWaitMs = answer.claimWaitMs;
     cleaning = answer.cleaning ?? 'FULL';

@@ -30,6 +30,7 @@ export function registerAgentCommand(program: Command, lifecycle: Lifecycle): vo
         dataDir,
         cacheMaxBytes: config.agentCacheMaxBytes,
         zipLimits: zipLimitsOf(config),
+        flavour: config.flavour,
         log: (message) => lifecycle.print(`[agent] ${message}`),
       });
       lifecycle.untilSignal(() => agent.stop());

@@ -53,6 +53,8 @@ export const HelloResponse = Type.Object({
   cleaning: Type.Optional(Type.Union([Type.Literal('FULL'), Type.Literal('LIGHT')])),
   /** How long the agent may keep a run's inputs after their last use (domain/retention.ts, per flavour). */
   inputRetentionMs: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** The cloud's flavour: an agent set up for a laxer one must not run a public cloud's code. */
+  flavour: Type.Optional(Type.Union([Type.Literal('public'), Type.Literal('private'), Type.Literal('enterprise')])),
 });
 export type HelloResponse = Static<typeof HelloResponse>;
 

@@ -43,7 +43,7 @@ export async function hello(ctx: Context, agent: Agent, request: HelloRequest): 
     return registerDevices(store, agent, request.devices, now);
   });
   wake(ctx, wakeups);
-  return { agentId: agent.id, devices, heartbeatMs: ctx.limits.heartbeatMs, leaseMs: ctx.limits.leaseMs, claimWaitMs: ctx.limits.claimWaitMs, cleaning: cleaningKind(ctx.flavour), inputRetentionMs: agentInputRetentionMs(ctx.flavour) };
+  return { agentId: agent.id, devices, heartbeatMs: ctx.limits.heartbeatMs, leaseMs: ctx.limits.leaseMs, claimWaitMs: ctx.limits.claimWaitMs, cleaning: cleaningKind(ctx.flavour), inputRetentionMs: agentInputRetentionMs(ctx.flavour), flavour: ctx.flavour };
 }
 
 /** Devices that appeared on the agent's host since its hello (a phone plugged in). */

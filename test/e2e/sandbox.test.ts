@@ -147,4 +147,17 @@ describe('a hostile package on the public flavour (serve + agent, bubblewrap)', 
     expect(network.code).toBe(3);
     expect(network.stderr).toMatch(/--sandbox-network host/);
   });
+
+  it('an agent set up for another flavour refuses to work for a public cloud, in one line', async () => {
+    // An operator forgot DEVICECLOUD_FLAVOUR=public on one host: its sandbox would have the
+    // host's network (the private default). The server's hello says what cloud this is.
+    const { token } = await cloud.admin(['create-agent-token', '--name', 'misconfigured-host']);
+    const refused = await runCli(['agent', '--server', cloud.url, '--devices', '1', '--serial-prefix', 'misconfigured', '--data-dir', path.join(cloud.dataDir, 'misconfigured')], {
+      DEVICECLOUD_AGENT_TOKEN: token,
+      DEVICECLOUD_FLAVOUR: '',
+    });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(/public cloud, and this agent was set up for the private flavour/);
+  });
 });
