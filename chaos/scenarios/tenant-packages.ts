@@ -176,17 +176,3 @@ message=$(head -c 200000 /dev/zero | tr '\\0' m)
 export function crashingPackage(): Promise<Buffer> {
   return zip([['run-tests.sh', 'kill -SEGV $$\n', 0o100755]]);
 }
-
-/** Two entries named run-tests.sh: it used to be accepted, then fail to unpack on every device. */
-export function duplicateEntryPackage(): Promise<Buffer> {
-  return zip([
-    ['run-tests.sh', 'echo one\n', 0o100755],
-    ['run-tests.sh', 'echo two\n', 0o100755],
-  ]);
-}
-
-/** 1,000 entries of 1 MiB of zeros: about 1 MB zipped, 1 GB unpacked on every device of the run. */
-export function manySmallBombsPackage(entries = 1000): Promise<Buffer> {
-  const zeros = Buffer.alloc(1024 * 1024);
-  return zip([['run-tests.sh', 'echo hi\n', 0o100755], ...Array.from({ length: entries }, (_, index) => [`zeros/${index}.bin`, zeros] as [string, Buffer])]);
-}

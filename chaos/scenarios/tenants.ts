@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { FakeAdbServer } from '../../test/support/fake-adb/index.ts';
+import { duplicateEntryZip, manySmallBombsZip } from '../../test/support/zips.ts';
 import { startCloud } from '../support/cloud.ts';
 import { type ScenarioReport, keepLogs } from '../support/report.ts';
 import { type Call, caller, newTraffic, patiently } from '../support/traffic.ts';
@@ -19,9 +20,7 @@ import {
   TMP_MARK,
   attackPackage,
   crashingPackage,
-  duplicateEntryPackage,
   honestPackage,
-  manySmallBombsPackage,
   oversizeResultPackage,
 } from './tenant-packages.ts';
 
@@ -91,8 +90,8 @@ export async function tenantsScenario(options: TenantOptions): Promise<ScenarioR
 
     // Packages that cannot unpack never reach a device.
     for (const [name, bytes] of [
-      ['duplicate run-tests.sh', await duplicateEntryPackage()],
-      ['1,000 entries of 1 MiB of zeros', await manySmallBombsPackage()],
+      ['duplicate run-tests.sh', await duplicateEntryZip()],
+      ['1,000 entries of 1 MiB of zeros', manySmallBombsZip()],
     ] as const) {
       const answer = await uploadFile(call, attacker.apiKey, 'package.zip', bytes);
       if (answer.status !== 400) errors.push(`a package with ${name} was accepted at upload (${answer.status}), not refused with 400`);
