@@ -36,6 +36,19 @@ function resolver(names: Record<string, string[]>, asked: string[] = []): Resolv
   };
 }
 
+/** A user with an app and a test package, and an agent with one idle phone; hooks may reach `allowed` networks. */
+async function world(engine: (typeof ENGINES)[number], allowed: string[]) {
+  const h = await createHarness(engine, { limits: { claimWaitMs: 50, hookAllowNetworks: allowed } });
+  const alice = await h.user({ plan: 'GOLD' });
+  const agent = await fakeAgent(h.app, h.ctx, 'host-1');
+  await agent.hello([androidDevice('a1', 'Pixel 8')]);
+  await agent.cleanAll();
+  const app = await fixtures.file(h.ctx, alice.user, { name: 'app.apk', inputType: 'APPLICATION', osType: 'ANDROID', properties: { package_name: 'com.example' } });
+  const tests = await fixtures.file(h.ctx, alice.user, { name: 'tests.zip', inputType: 'TEST', properties: { entry_script: 'run-tests.sh' } });
+  const files = [{ id: app.id, action: 'INSTALL' }, { id: tests.id, action: 'RUN_TEST' }];
+  return { h, alice, agent, files };
+}
+
 // These endpoints are on loopback, which hooks may reach only when the operator allows it.
 describe.each(ENGINES)('run-finished hooks, loopback allowed by the operator (%s)', (engine) => {
   let h: Harness;
@@ -46,14 +59,7 @@ describe.each(ENGINES)('run-finished hooks, loopback allowed by the operator (%s
   const deliver = () => deliverDueHooks({ ctx: h.ctx, log: (line) => logged.push(line) });
 
   beforeEach(async () => {
-    h = await createHarness(engine, { limits: { claimWaitMs: 50, hookAllowNetworks: ['127.0.0.0/8'] } });
-    alice = await h.user({ plan: 'GOLD' });
-    agent = await fakeAgent(h.app, h.ctx, 'host-1');
-    await agent.hello([androidDevice('a1', 'Pixel 8')]);
-    await agent.cleanAll();
-    const app = await fixtures.file(h.ctx, alice.user, { name: 'app.apk', inputType: 'APPLICATION', osType: 'ANDROID', properties: { package_name: 'com.example' } });
-    const tests = await fixtures.file(h.ctx, alice.user, { name: 'tests.zip', inputType: 'TEST', properties: { entry_script: 'run-tests.sh' } });
-    files = [{ id: app.id, action: 'INSTALL' }, { id: tests.id, action: 'RUN_TEST' }];
+    ({ h, alice, agent, files } = await world(engine, ['127.0.0.0/8']));
     logged.length = 0;
   });
   afterEach(async () => h.close());
@@ -156,14 +162,7 @@ describe.each(ENGINES)('run-finished hooks to internal addresses, refused by def
   const logged: string[] = [];
 
   beforeEach(async () => {
-    h = await createHarness(engine, { limits: { claimWaitMs: 50 } });
-    alice = await h.user({ plan: 'GOLD' });
-    agent = await fakeAgent(h.app, h.ctx, 'host-1');
-    await agent.hello([androidDevice('a1', 'Pixel 8')]);
-    await agent.cleanAll();
-    const app = await fixtures.file(h.ctx, alice.user, { name: 'app.apk', inputType: 'APPLICATION', osType: 'ANDROID', properties: { package_name: 'com.example' } });
-    const tests = await fixtures.file(h.ctx, alice.user, { name: 'tests.zip', inputType: 'TEST', properties: { entry_script: 'run-tests.sh' } });
-    files = [{ id: app.id, action: 'INSTALL' }, { id: tests.id, action: 'RUN_TEST' }];
+    ({ h, alice, agent, files } = await world(engine, []));
     logged.length = 0;
     // What an attacker aims at: a service listening on the server's loopback.
     inside = await endpoint([]);
