@@ -5,6 +5,15 @@ import type { TestCase } from '../../src/domain/test-cases.ts';
 
 const passed: TestCase = { suiteName: null, className: 'A', methodName: 'ok', duration: 1, result: 'PASSED', errorMessage: null, stacktrace: null };
 const failed: TestCase = { ...passed, methodName: 'bad', result: 'FAILED', errorMessage: 'no' };
+/** A driver with no devices of its own whose device runs do what `execute` says. */
+const scriptedDriver = <E>(execute: E) => ({
+  name: 'scripted',
+  listDevices: async () => [],
+  health: async () => ({ ok: true as const }),
+  clean: async () => ({ ok: true, report: 'clean' }),
+  close: async () => undefined,
+  execute,
+});
 const completed = (exitCode: number | null): ExecutionResult => ({ outcome: 'COMPLETED', failReason: null, testCases: null, exitCode, artifacts: [] });
 
 describe('the outcome of a device run', () => {
@@ -58,19 +67,12 @@ describe('progress reports of a device run', () => {
       artifact: async () => undefined,
       download: async () => undefined,
     };
-    const driver = {
-      name: 'scripted',
-      listDevices: async () => [],
-      health: async () => ({ ok: true as const }),
-      clean: async () => ({ ok: true, report: 'clean' }),
-      close: async () => undefined,
-      async execute(_job: unknown, context: { sample(sample: { timestamp: number; cpuUsage: number; memUsage: number; packageName: string | null }): void }) {
-        context.sample({ timestamp: 1, cpuUsage: 0.1, memUsage: 1, packageName: null });
-        await new Promise((resolve) => setTimeout(resolve, 1100)); // the periodic report goes out meanwhile
-        context.sample({ timestamp: 2, cpuUsage: 0.1, memUsage: 1, packageName: null });
-        return { outcome: 'COMPLETED' as const, failReason: null, testCases: [passed], exitCode: 0, artifacts: [] };
-      },
-    };
+    const driver = scriptedDriver(async (_job: unknown, context: { sample(sample: { timestamp: number; cpuUsage: number; memUsage: number; packageName: string | null }): void }) => {
+      context.sample({ timestamp: 1, cpuUsage: 0.1, memUsage: 1, packageName: null });
+      await new Promise((resolve) => setTimeout(resolve, 1100)); // the periodic report goes out meanwhile
+      context.sample({ timestamp: 2, cpuUsage: 0.1, memUsage: 1, packageName: null });
+      return { outcome: 'COMPLETED' as const, failReason: null, testCases: [passed], exitCode: 0, artifacts: [] };
+    });
     const assignment = { deviceRunId: 7, deviceId: 1, kind: 'server-side', timeoutSeconds: 60, locale: 'en_US', launchApp: true, parameters: {}, credentials: null, deviceSettings: null, files: [] };
     try {
       const { inputCache } = await import('../../src/agent/input-cache.ts');
@@ -105,14 +107,7 @@ describe('a result the server refuses', () => {
       artifact: async () => undefined,
       download: async () => undefined,
     };
-    const driver = {
-      name: 'scripted',
-      listDevices: async () => [],
-      health: async () => ({ ok: true as const }),
-      clean: async () => ({ ok: true, report: 'clean' }),
-      close: async () => undefined,
-      execute: async () => ({ outcome: 'COMPLETED' as const, failReason: null, testCases: [passed], exitCode: 0, artifacts: [] }),
-    };
+    const driver = scriptedDriver(async () => ({ outcome: 'COMPLETED' as const, failReason: null, testCases: [passed], exitCode: 0, artifacts: [] }));
     const assignment = { deviceRunId: 8, deviceId: 1, kind: 'server-side', timeoutSeconds: 60, locale: 'en_US', launchApp: true, parameters: {}, credentials: null, deviceSettings: null, files: [] };
     try {
       const cache = inputCache({ dir: path.join(dataDir, 'cache'), maxBytes: 1024 ** 2, retentionMs: () => 60_000, log: () => undefined });
