@@ -70,6 +70,8 @@ export interface RouteSpec {
   readonly input?: TSchema;
   /** A multipart upload: the handler reads the file part from the request itself. */
   readonly upload?: boolean;
+  /** It checks a password: failures are counted per address too (plugins/password-guesses.ts). */
+  readonly takesPassword?: boolean;
   handle(call: Call<Record<string, number>, unknown, User | null>): Promise<Outcome>;
 }
 
@@ -84,6 +86,7 @@ export function route<const P extends string, A extends Access = 'user', S exten
   access?: A;
   input?: S;
   upload?: boolean;
+  takesPassword?: boolean;
   handle(call: Call<PathParams<P>, Static<S>, Caller<A>>): Promise<Outcome>;
 }): RouteSpec {
   return { ...spec, access: spec.access ?? 'user', handle: spec.handle as RouteSpec['handle'] };

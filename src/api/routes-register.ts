@@ -86,7 +86,7 @@ function registerOne(app: FastifyInstance, spec: RouteSpec, url: string, documen
       ...(spec.upload && { consumes: ['multipart/form-data'] }),
       ...(spec.access !== 'anonymous' && { security: [{ apiKey: [] }] }),
     },
-    config: { access: spec.access },
+    config: { access: spec.access, takesPassword: spec.takesPassword === true },
     preValidation: prepareInput(paramNames, carriesBody && !spec.upload, arrayFields),
     preHandler: checkNumbers(carriesBody && !spec.upload),
     handler: async (request, reply) => {

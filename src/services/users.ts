@@ -5,7 +5,7 @@ import { type Plan, type Role, type User, type UserWithKey, API_KEY_PATTERN, che
 import type { Store } from '../store/store.ts';
 import type { ProfileChanges } from '../store/users.ts';
 import type { Context } from './context.ts';
-import { apiKeyHash, generateApiKey, hashPassword, sameSecret, verifyPassword } from './credentials.ts';
+import { apiKeyHash, generateApiKey, hashPassword, verifyPassword } from './credentials.ts';
 import { startGuess } from './password-guesses.ts';
 import { apiKeyAssociatedData, open, seal } from './secret-box.ts';
 
@@ -117,10 +117,13 @@ export async function resetApiKey(ctx: Context, user: User, keepSession?: string
  * the password was just entered.
  */
 export async function changePassword(ctx: Context, user: User, currentPassword: string, newPassword: string, keepSession?: string): Promise<void> {
-  const stored = await ctx.store.users.passwordHashOf(user.id);
-  if (stored === undefined || !(await verifyPassword(currentPassword, stored))) {
+  // A wrong current password is a password guess like a failed sign-in: a stolen cookie or token
+  // must not get more of them here than at the sign-in page.
+  const guess = await startGuess(ctx, user.email);
+  if (!(await passwordMatches(ctx, user, currentPassword))) {
     throw new InvalidParameterError('currentPassword', 'The current password is not right');
   }
+  await guess.forget();
   const passwordHash = await hashPassword(checkPassword(newPassword));
   await ctx.store.transaction(async (store) => {
     await store.users.setPasswordHash(user.id, passwordHash);

@@ -67,6 +67,7 @@ export const userRoutes: readonly RouteSpec[] = [
     path: '/me/password',
     summary: 'Change the password (the current one is required); every OAuth token and every other dashboard session of the user stop working',
     tags: TAGS,
+    takesPassword: true,
     input: Type.Object({
       currentPassword: Text('The current password', 1024),
       newPassword: Text('The new password', 1024),
