@@ -16,7 +16,7 @@ import type { Agent } from '../store/agents.ts';
 import { BlobTooLargeError } from '../store/blobs.ts';
 import type { Store } from '../store/store.ts';
 import type { Context } from './context.ts';
-import type { Download } from './files.ts';
+import { type Download, forgetBlob } from './files.ts';
 import { type Wakeups, endDeviceRun, wake } from './run-lifecycle.ts';
 import { checkWithinQuota, quotaExceeded, roomFor, streamLimit } from './storage.ts';
 
@@ -86,10 +86,10 @@ export async function storeArtifact(ctx: Context, agent: Agent, deviceRunId: num
   try {
     return await storeWithinQuota(ctx, owner, deviceRun, name, query, body, declaredSize);
   } catch (error) {
-    if (error instanceof StorageQuotaExceededError) {
-      body.resume();
-      await ctx.store.deviceRuns.noteOnLatestStep(deviceRunId, `${error.summary}; it was not kept`);
-    }
+    // Whatever refused it, the rest of the body is read and dropped: once piped, Node no longer
+    // drains a request by itself, and the agent would wait on a connection that never ends.
+    body.resume();
+    if (error instanceof StorageQuotaExceededError) await ctx.store.deviceRuns.noteOnLatestStep(deviceRunId, `${error.summary}; it was not kept`);
     throw error;
   }
 }
@@ -146,10 +146,10 @@ async function storeWithinQuota(ctx: Context, owner: User, deviceRun: DeviceRun,
       return { replaced, file };
     }));
   } catch (error) {
-    if (!(await ctx.store.files.blobInUse(blob.key))) await ctx.blobs.delete(blob.key);
+    await forgetBlob(ctx, blob.key);
     throw error;
   }
-  for (const key of replaced) if (key !== blob.key && !(await ctx.store.files.blobInUse(key))) await ctx.blobs.delete(key);
+  for (const key of replaced) if (key !== blob.key) await forgetBlob(ctx, key);
   return { fileId: file.id };
 }
 

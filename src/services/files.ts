@@ -108,7 +108,8 @@ function checkSlot(slot: ProjectFileSlot, inputType: string, name: string): void
   }
 }
 
-async function forgetBlob(ctx: Context, key: string): Promise<void> {
+/** Deletes a blob no file record refers to any more (the same bytes may back several files). */
+export async function forgetBlob(ctx: Context, key: string): Promise<void> {
   if (!(await ctx.store.files.blobInUse(key))) await ctx.blobs.delete(key);
 }
 
