@@ -114,14 +114,21 @@ export function isLocalhostName(host: string): boolean {
 }
 
 /**
+ * Why a URL's host is refused without asking DNS (an address in any spelling, or localhost), or
+ * null when only its resolved addresses can tell (checked as the socket connects).
+ */
+export function hostRefusal(host: string, rules: HookDestinationRules): string | null {
+  const address = isLocalhostName(host) ? '127.0.0.1' : literalAddress(host);
+  return address === null ? null : rules.refusal(address);
+}
+
+/**
  * At run start: a hookURL whose host is a refused address, or localhost, is a 400 naming hookURL.
  * Names are not resolved here (DNS may change before the run ends); they are checked at send time.
  */
 export function checkHookUrl(url: string, rules: HookDestinationRules): void {
   const host = new URL(url).hostname;
-  const address = isLocalhostName(host) ? '127.0.0.1' : literalAddress(host);
-  if (address === null) return;
-  const refusal = rules.refusal(address);
+  const refusal = hostRefusal(host, rules);
   if (refusal !== null) {
     throw new InvalidParameterError(
       'hookURL',

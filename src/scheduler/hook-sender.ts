@@ -10,7 +10,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { type HookDestinationRules, isLocalhostName, literalAddress } from '../domain/hook-destinations.ts';
+import { type HookDestinationRules, hostRefusal } from '../domain/hook-destinations.ts';
 
 /** The destination is not allowed: retrying will not help. */
 export class HookRefusedError extends Error {
@@ -52,8 +52,7 @@ export function checkedLookup(rules: HookDestinationRules, resolve: Resolve = sy
 /** POSTs the form; resolves with the answer's status, or rejects (HookRefusedError when refused). */
 export function postHook(request: HookRequest): Promise<number> {
   const url = new URL(request.url);
-  const address = isLocalhostName(url.hostname) ? '127.0.0.1' : literalAddress(url.hostname);
-  const refusal = address === null ? null : request.rules.refusal(address);
+  const refusal = hostRefusal(url.hostname, request.rules);
   if (refusal !== null) return Promise.reject(new HookRefusedError(`refused: ${url.hostname} is ${refusal}`));
   const body = request.body.toString();
   const send = url.protocol === 'https:' ? https.request : http.request;
