@@ -199,3 +199,15 @@ describe('limits: each breach ends the run with a message naming the limit, and 
     });
   }
 });
+
+describe('a sandbox that cannot start the tests', () => {
+  // The host's problem (no free uid, a folder it cannot prepare, bwrap gone), not the package's:
+  // the run must not end as the customer's failing tests.
+  const { run } = harness('broken', (dir) => ({ ...testSandbox(dir), spawn: () => { throw new Error('no free sandbox uid (1000 runs at once)'); } }));
+
+  it('ends the device run as an infrastructure error, saying why', async () => {
+    const { result, log } = await run(junit);
+    expect(result).toMatchObject({ outcome: 'INFRA_ERROR', failReason: 'the sandbox could not start the tests: no free sandbox uid (1000 runs at once)' });
+    expect(log).toContain('[could not start the tests: no free sandbox uid');
+  });
+});

@@ -102,12 +102,13 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
   } finally {
     await endpoint.close();
   }
-  const { exitCode, breach } = end;
+  const { exitCode, breach, startError } = end;
   if (appPackage !== null) await session.forceStop([appPackage]);
   const lost = !context.signal.aborted && (await session.lost());
   const artifacts = [...(await session.finish(true)), ...collectScriptOutputs(layout)];
   if (context.signal.aborted) return { outcome: 'STOPPED', failReason: null, testCases: null, exitCode, artifacts };
   if (lost) return infra('the phone went away during the tests', artifacts);
+  if (startError !== null) return infra(`the sandbox could not start the tests: ${startError}`, artifacts);
   return { outcome: 'COMPLETED', failReason: breach?.message ?? null, testCases: null, exitCode, artifacts, ...(breach !== null && { breach }) };
 }
 

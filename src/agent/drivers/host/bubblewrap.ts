@@ -83,70 +83,79 @@ export function createBubblewrapSandbox(options: BubblewrapOptions): Sandbox {
         while (taken.has(uid)) uid += 1;
         if (uid >= options.uidBase + uidCount) throw new Error(`no free sandbox uid (${uidCount} runs at once)`);
         taken.add(uid);
-        for (const dir of spec.writable) chownTree(dir, uid);
       }
-      const args = [
-        '--die-with-parent',
-        '--new-session',
-        '--unshare-pid',
-        '--unshare-ipc',
-        '--unshare-uts',
-        '--unshare-cgroup-try',
-        ...(asRoot ? [] : ['--unshare-user', '--uid', '65534', '--gid', '65534', '--disable-userns']),
-        ...(options.network === 'none' ? ['--unshare-net'] : []),
-        '--hostname', 'sandbox',
-        ...mounts([
-          // The private /tmp first: a path to show below /tmp is bound over it, not hidden by it.
-          ['--perms', '1777', '--size', String(Math.min(options.limits.diskMb, 1024) * 1024 * 1024), '--tmpfs', '/tmp'],
-          ['--proc', '/proc'],
-          ['--dev', '/dev'],
-          // POSIX shared memory (browsers use it), small: a tmpfs counts in no process's memory.
-          ['--perms', '1777', '--size', String(Math.min(Math.ceil(options.limits.memoryMb / 4), 256) * 1024 * 1024), '--tmpfs', '/dev/shm'],
-          ...system.map((entry) => ['--ro-bind', entry, entry]),
-          ...usrLinks.map((name) => ['--symlink', `usr/${name}`, `/${name}`]),
-          ...usrDirs.map((name) => ['--ro-bind', `/${name}`, `/${name}`]),
-          ...identityFiles(options.stateDir, uid ?? 65534).map(([file, target]) => ['--ro-bind', file, target]),
-          ...spec.readOnly.filter((entry) => fs.existsSync(entry)).map((entry) => ['--ro-bind', entry, entry]),
-          ...spec.writable.map((entry) => ['--bind', entry, entry]),
-        ]),
-        '--chdir', spec.cwd,
-        '--info-fd', '3',
-        '--',
-        // The uid first, then the agent's launcher, then the customer's rlimits: they bind the command alone.
-        ...(asRoot ? dropToUid(uid!) : []),
-        ...(spec.launcher ?? []),
-        ...rlimits(options.limits),
-        ...spec.command,
-      ];
-      const child = spawn(options.bwrap, args, { env: { ...spec.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
-      let namespace: number | undefined;
-      let info = '';
-      child.stdio[3]?.on('data', (chunk: Buffer) => {
-        info += chunk.toString('utf8');
-        const pid = /"child-pid":\s*(\d+)/.exec(info)?.[1];
-        if (pid !== undefined && namespace === undefined) namespace = pidNamespaceOf(pid);
-      });
-      child.stdio[3]?.on('error', () => undefined);
-      child.once('close', () => uid !== undefined && taken.delete(uid));
-      const sid = child.pid;
-      const killAll = () => {
-        // PID 1 of the namespace goes with its parent, and takes every process inside with it.
-        if (sid !== undefined) signalSession(sid, 'SIGKILL');
-        if (namespace !== undefined) for (const member of namespaceProcesses(namespace)) safeKill(member.pid, 'SIGKILL');
-      };
-      return {
-        child,
-        pid: sid,
-        members: () => (namespace === undefined ? [] : namespaceProcesses(namespace)),
-        terminate: () => {
-          if (namespace === undefined) return killAll();
-          // PID 1 (bwrap) is left: it ends when the script does.
-          for (const member of namespaceProcesses(namespace)) if (member.pid !== firstPid(info)) safeKill(member.pid, 'SIGTERM');
-        },
-        kill: killAll,
-      } satisfies SandboxedProcess;
+      try {
+        return start(spec, uid);
+      } catch (error) {
+        // A run that never started gives its uid back.
+        if (uid !== undefined) taken.delete(uid);
+        throw error;
+      }
     },
   };
+  function start(spec: SandboxSpec, uid: number | undefined): SandboxedProcess {
+    if (uid !== undefined) for (const dir of spec.writable) chownTree(dir, uid);
+    const args = [
+      '--die-with-parent',
+      '--new-session',
+      '--unshare-pid',
+      '--unshare-ipc',
+      '--unshare-uts',
+      '--unshare-cgroup-try',
+      ...(asRoot ? [] : ['--unshare-user', '--uid', '65534', '--gid', '65534', '--disable-userns']),
+      ...(options.network === 'none' ? ['--unshare-net'] : []),
+      '--hostname', 'sandbox',
+      ...mounts([
+        // The private /tmp first: a path to show below /tmp is bound over it, not hidden by it.
+        ['--perms', '1777', '--size', String(Math.min(options.limits.diskMb, 1024) * 1024 * 1024), '--tmpfs', '/tmp'],
+        ['--proc', '/proc'],
+        ['--dev', '/dev'],
+        // POSIX shared memory (browsers use it), small: a tmpfs counts in no process's memory.
+        ['--perms', '1777', '--size', String(Math.min(Math.ceil(options.limits.memoryMb / 4), 256) * 1024 * 1024), '--tmpfs', '/dev/shm'],
+        ...system.map((entry) => ['--ro-bind', entry, entry]),
+        ...usrLinks.map((name) => ['--symlink', `usr/${name}`, `/${name}`]),
+        ...usrDirs.map((name) => ['--ro-bind', `/${name}`, `/${name}`]),
+        ...identityFiles(options.stateDir, uid ?? 65534).map(([file, target]) => ['--ro-bind', file, target]),
+        ...spec.readOnly.filter((entry) => fs.existsSync(entry)).map((entry) => ['--ro-bind', entry, entry]),
+        ...spec.writable.map((entry) => ['--bind', entry, entry]),
+      ]),
+      '--chdir', spec.cwd,
+      '--info-fd', '3',
+      '--',
+      // The uid first, then the agent's launcher, then the customer's rlimits: they bind the command alone.
+      ...(asRoot ? dropToUid(uid!) : []),
+      ...(spec.launcher ?? []),
+      ...rlimits(options.limits),
+      ...spec.command,
+    ];
+    const child = spawn(options.bwrap, args, { env: { ...spec.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    let namespace: number | undefined;
+    let info = '';
+    child.stdio[3]?.on('data', (chunk: Buffer) => {
+      info += chunk.toString('utf8');
+      const pid = /"child-pid":\s*(\d+)/.exec(info)?.[1];
+      if (pid !== undefined && namespace === undefined) namespace = pidNamespaceOf(pid);
+    });
+    child.stdio[3]?.on('error', () => undefined);
+    child.once('close', () => uid !== undefined && taken.delete(uid));
+    const sid = child.pid;
+    const killAll = () => {
+      // PID 1 of the namespace goes with its parent, and takes every process inside with it.
+      if (sid !== undefined) signalSession(sid, 'SIGKILL');
+      if (namespace !== undefined) for (const member of namespaceProcesses(namespace)) safeKill(member.pid, 'SIGKILL');
+    };
+    return {
+      child,
+      pid: sid,
+      members: () => (namespace === undefined ? [] : namespaceProcesses(namespace)),
+      terminate: () => {
+        if (namespace === undefined) return killAll();
+        // PID 1 (bwrap) is left: it ends when the script does.
+        for (const member of namespaceProcesses(namespace)) if (member.pid !== firstPid(info)) safeKill(member.pid, 'SIGTERM');
+      },
+      kill: killAll,
+    } satisfies SandboxedProcess;
+  }
 }
 
 /**

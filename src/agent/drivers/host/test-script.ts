@@ -101,6 +101,8 @@ export interface ScriptEnd {
   readonly exitCode: number | null;
   /** The limit the script broke, when it was stopped for that. */
   readonly breach: LimitBreach | null;
+  /** Why the sandbox could not start the script: the host's problem, not the tests'. */
+  readonly startError: string | null;
 }
 
 /** Runs the script in the sandbox; ends it on abort (TERM, then KILL) or on a broken limit. */
@@ -125,8 +127,9 @@ export function runTestScript(layout: ScriptLayout, run: ScriptRun): Promise<Scr
     try {
       sandboxed = run.sandbox.spawn({ writable, readOnly: run.readOnly ?? [], cwd: layout.cwd, env: run.env, command: ['bash', layout.script], ...(run.launcher !== undefined && { launcher: run.launcher }) });
     } catch (error) {
-      write(Buffer.from(`[could not start the tests: ${(error as Error).message}]\n`));
-      log.end(() => resolve({ exitCode: null, breach: null }));
+      const startError = (error as Error).message;
+      write(Buffer.from(`[could not start the tests: ${startError}]\n`));
+      log.end(() => resolve({ exitCode: null, breach: null, startError }));
       return;
     }
     const { child } = sandboxed;
@@ -151,7 +154,11 @@ export function runTestScript(layout: ScriptLayout, run: ScriptRun): Promise<Scr
     });
     if (run.signal.aborted) kill();
     run.signal.addEventListener('abort', kill, { once: true });
-    child.on('error', (error) => write(Buffer.from(`\n[could not start the tests: ${error.message}]\n`)));
+    let startError: string | null = null;
+    child.on('error', (error) => {
+      startError = error.message;
+      write(Buffer.from(`\n[could not start the tests: ${error.message}]\n`));
+    });
     child.on('close', async (code) => {
       stopWatching();
       run.signal.removeEventListener('abort', kill);
@@ -160,7 +167,7 @@ export function runTestScript(layout: ScriptLayout, run: ScriptRun): Promise<Scr
       // read: nothing of the script may change its folder while the agent collects from it.
       await endAll(sandboxed);
       if (truncated) log.write(`\n[log truncated after ${SCRIPT_LOG_LIMIT_BYTES} bytes]\n`);
-      log.end(() => resolve({ exitCode: code, breach }));
+      log.end(() => resolve({ exitCode: code, breach, startError }));
     });
   });
 }

@@ -32,7 +32,7 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
   );
 
   context.step('RUNNING');
-  const { exitCode, breach } = await runTestScript(layout, {
+  const { exitCode, breach, startError } = await runTestScript(layout, {
     sandbox,
     env,
     // The device's storage is the device's: the script writes there as on a phone.
@@ -43,6 +43,7 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
     onSample: (sample) => context.sample({ timestamp: Date.now(), packageName: appPackage || null, ...sample }),
   });
   state.clearRunning();
+  if (startError !== null) return { outcome: 'INFRA_ERROR', failReason: `the sandbox could not start the tests: ${startError}`, testCases: null, exitCode: null, artifacts: collectScriptOutputs(layout) };
   return { outcome: context.signal.aborted ? 'STOPPED' : 'COMPLETED', failReason: breach?.message ?? null, testCases: null, exitCode, artifacts: collectScriptOutputs(layout), ...(breach !== null && { breach }) };
 }
 
