@@ -343,3 +343,19 @@ describe("a run's ADB endpoint for a script without network (forwards made by it
     expect(fs.existsSync(control)).toBe(false);
   });
 });
+
+describe("a run's ADB endpoint that cannot start whole", () => {
+  it('leaves nothing listening when a later part of its start fails, and refuses socket paths the kernel cannot take', async () => {
+    const dir = fs.mkdtempSync(path.join(root, 'half-'));
+    const socketPath = path.join(dir, 'adb.sock');
+    // The relay's channel cannot be made (its folder does not exist), after the unix socket is up.
+    const opening = openAdbEndpoint({ serial: PIXEL, upstream: { host: '127.0.0.1', port: 1 }, socketPath, tcp: true, relayControlPath: path.join(dir, 'missing', 'adb-relay.sock') });
+    await expect(opening).rejects.toThrow(/listen (ENOENT|EACCES)/);
+    expect(fs.existsSync(socketPath)).toBe(false);
+    const connected = await new Promise<boolean>((resolve) => net.connect(socketPath).once('connect', () => resolve(true)).once('error', () => resolve(false)));
+    expect(connected).toBe(false);
+    const long = path.join(dir, 'x'.repeat(100), 'adb-relay.sock');
+    await expect(openAdbEndpoint({ serial: PIXEL, upstream: { host: '127.0.0.1', port: 1 }, socketPath, relayControlPath: long })).rejects.toThrow(/too long/);
+    expect(fs.existsSync(socketPath)).toBe(false);
+  });
+});

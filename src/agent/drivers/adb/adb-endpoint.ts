@@ -51,11 +51,19 @@ const REFUSALS_LOGGED = 10;
 const SOCKET_PATH_MAX = 107;
 
 export async function openAdbEndpoint(options: AdbEndpointOptions): Promise<AdbEndpoint> {
-  if (Buffer.byteLength(options.socketPath) > SOCKET_PATH_MAX) {
-    throw new Error(`the run folder's path is too long for the ADB endpoint's socket (${options.socketPath}): use a shorter --data-dir`);
+  for (const socket of [options.socketPath, options.relayControlPath]) {
+    if (socket !== undefined && Buffer.byteLength(socket) > SOCKET_PATH_MAX) {
+      throw new Error(`the run folder's path is too long for the ADB endpoint's socket (${socket}): use a shorter --data-dir`);
+    }
   }
   const endpoint = new Endpoint(options);
-  await endpoint.listen();
+  try {
+    await endpoint.listen();
+  } catch (error) {
+    // Half started (the unix socket up, the port or the relay's channel not): nothing may outlive it.
+    await endpoint.close();
+    throw error;
+  }
   return endpoint;
 }
 
