@@ -75,8 +75,10 @@ export async function tenantsScenario(options: TenantOptions): Promise<ScenarioR
     const victimFiles = { app: await upload(victim.apiKey, 'app.apk', app), tests: await upload(victim.apiKey, 'honest.zip', await honestPackage()) };
     const attackerApp = await upload(attacker.apiKey, 'app.apk', app);
     const secret = randomBytes(12).toString('hex');
-    const run = (key: string, tests: number, appId: number, parameters: Record<string, string> = {}) =>
-      startAndFinish(call, key, {
+    let attackerRuns = 0;
+    const run = (key: string, tests: number, appId: number, parameters: Record<string, string> = {}) => {
+      if (key === attacker.apiKey) attackerRuns += 1;
+      return startAndFinish(call, key, {
         osType: 'ANDROID',
         frameworkId: ANDROID_APPIUM_SERVER_SIDE,
         projectName: 'tenants',
@@ -87,6 +89,7 @@ export async function tenantsScenario(options: TenantOptions): Promise<ScenarioR
         ],
         testRunParameters: Object.entries(parameters).map(([key, value]) => ({ key, value })),
       });
+    };
 
     // Packages that cannot unpack never reach a device.
     for (const [name, bytes] of [
@@ -108,6 +111,16 @@ export async function tenantsScenario(options: TenantOptions): Promise<ScenarioR
     log('the honest user runs, filling the input cache');
     await honest('before the attacks');
 
+    // What the attacker aims at exists on this host, or "refused" would prove nothing.
+    const cacheEntries = fs.readdirSync(cloud.dir, { recursive: true, encoding: 'utf8' }).filter((entry) => /(^|\/)cache\/[0-9a-f]{64}$/.test(entry));
+    for (const [target, present] of [
+      ['the server database', fs.existsSync(`${cloud.dir}/server/devicecloud.db`)],
+      ['the blob store', fs.existsSync(`${cloud.dir}/server/blobs`)],
+      ["the agents' cached inputs", cacheEntries.length > 0],
+    ] as const) {
+      if (!present) errors.push(`${target} is not where the attacker looks: its refusals there prove nothing`);
+    }
+
     log('the attacker runs its attacks on every Android device');
     const attack = await upload(attacker.apiKey, 'attack.zip', await attackPackage());
     const port = new URL(cloud.url()).port;
@@ -126,7 +139,11 @@ export async function tenantsScenario(options: TenantOptions): Promise<ScenarioR
 
     log('the attacker runs packages that crash, and results that are too large');
     const crash = await upload(attacker.apiKey, 'crash.zip', await crashingPackage());
-    for (let index = 0; index < CUSTOMER_FAULT_RUNS; index += 1) await run(attacker.apiKey, crash, attackerApp);
+    for (let index = 0; index < CUSTOMER_FAULT_RUNS; index += 1) {
+      for (const session of await run(attacker.apiKey, crash, attackerApp)) {
+        if (session.state !== 'FAILED') errors.push(`a crashing package on ${session.device.displayName} ended ${session.state}, not FAILED (the customer's fault)`);
+      }
+    }
     const oversize = await upload(attacker.apiKey, 'oversize.zip', await oversizeResultPackage());
     for (const session of await run(attacker.apiKey, oversize, attackerApp)) {
       const cases = await testCases(call, attacker.apiKey, session.id);
@@ -139,7 +156,7 @@ export async function tenantsScenario(options: TenantOptions): Promise<ScenarioR
 
     log('the honest user runs again: its own package, its own results');
     await honest('after the attacks');
-    figures['attacker runs'] = 3 + CUSTOMER_FAULT_RUNS;
+    figures['attacker runs'] = attackerRuns;
     figures['Android devices'] = attackSessions.length;
     const crashed = cloud.crashed();
     if (crashed !== undefined) errors.push(crashed);
