@@ -586,7 +586,7 @@ exit 3
       // (d) the host's ADB server never held the forward; the relay and its control socket went with the run.
       expect(fake.requests.slice(requests).filter((request) => request.includes('forward:'))).toEqual([]);
       expect(fake.forwards.list()).toBe('');
-      expect(processesWith('sandbox-relay.mjs')).toEqual([]);
+      expect(processesWith(path.join(dataDir, 'work', String(jobs), 'box', 'adb.sock'))).toEqual([]);
       expect(fs.readdirSync(path.join(dataDir, 'work', String(jobs), 'box')).filter((name) => name.endsWith('.sock'))).toEqual([]);
       expect((await isolated.clean(PIXEL)).ok).toBe(true);
     } finally {
@@ -606,13 +606,13 @@ exit 3
       await isolated.listDevices();
       const running = isolated.execute(job({ kind: 'server-side', app, tests: { path: tests, name: 'endless-public.zip', properties: {} } }), recorder(controller.signal).context);
       await until(() => fs.existsSync(path.join(dataDir, 'work', String(jobs), 'box', 'output', 'started')), 10_000);
-      expect(processesWith('sandbox-relay.mjs').length).toBeGreaterThan(0);
+      expect(processesWith(path.join(dataDir, 'work', String(jobs), 'box', 'adb.sock')).length).toBeGreaterThan(0);
       const started = Date.now();
       controller.abort();
       const result = await running;
       expect(Date.now() - started).toBeLessThan(5000);
       expect(result.outcome).toBe('STOPPED');
-      expect(processesWith('sandbox-relay.mjs')).toEqual([]);
+      expect(processesWith(path.join(dataDir, 'work', String(jobs), 'box', 'adb.sock'))).toEqual([]);
       expect((await isolated.clean(PIXEL)).ok).toBe(true);
     } finally {
       await isolated.close();
