@@ -77,12 +77,16 @@ export function inputCache(options: InputCacheOptions): InputCache {
   async function provide(input: WantedInput, target: string, fetch: Fetch): Promise<void> {
     if (!SHA256.test(input.sha256)) throw new Error(`${input.name}: not a SHA-256 checksum: ${input.sha256.slice(0, 80)}`);
     pinned.set(input.sha256, (pinned.get(input.sha256) ?? 0) + 1);
+    let fetched = false;
     try {
       for (let attempt = 1; ; attempt++) {
         const found = await fs.promises.lstat(entry(input.sha256)).catch(() => null);
         // Only a plain file is read: a link or a FIFO put there would be followed, or block.
         if (found !== null && !found.isFile()) await fs.promises.rm(entry(input.sha256), { force: true, recursive: true });
-        if (found === null || !found.isFile()) await fetchOnce(input, fetch);
+        if (found === null || !found.isFile()) {
+          await fetchOnce(input, fetch);
+          fetched = true;
+        }
         const actual = await copyHashing(entry(input.sha256), target).catch((error: NodeJS.ErrnoException) => {
           // Evicted or removed between the check and the copy: fetched again below. Made a link
           // meanwhile (or otherwise unreadable): dropped, and fetched again.
@@ -105,7 +109,8 @@ export function inputCache(options: InputCacheOptions): InputCache {
       if (left === 0) pinned.delete(input.sha256);
       else pinned.set(input.sha256, left);
     }
-    await sweep();
+    // Only a fetch can take the cache over its cap; retention is swept at each run's end.
+    if (fetched) await sweep();
   }
 
   async function sweep(): Promise<void> {
