@@ -43,12 +43,6 @@ export interface AdbDriverOptions {
   readonly ui?: Partial<UiTimings>;
   /** The agent's environment: where server-side scripts find adb and the Android SDK. */
   readonly hostEnv?: NodeJS.ProcessEnv;
-  /**
-   * Whether a server-side run's ADB endpoint also listens on a loopback TCP port (default true):
-   * Appium's adb always names a port (`-P`), so it needs one; any process sharing the host's
-   * loopback can reach that port, and through it the run's phone (never another).
-   */
-  readonly scriptTcpEndpoint?: boolean;
   /** Where server-side scripts (customer code) run (../host/sandbox.ts). */
   readonly sandbox: Sandbox;
 }
@@ -177,7 +171,7 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
           return runInstrumentation(job, context, device);
         case 'server-side':
         case 'calabash':
-          return runServerSide(job, context, device, { server, hostEnv: options.hostEnv ?? {}, tcpEndpoint: options.scriptTcpEndpoint ?? true, log, sandbox: options.sandbox });
+          return runServerSide(job, context, device, { server, hostEnv: options.hostEnv ?? {}, tcpEndpoint: true, log, sandbox: options.sandbox });
         case 'crawler':
           return crawl(job, context, device, crawler);
         default:

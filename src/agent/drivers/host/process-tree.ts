@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 
 /** Linux reports CPU times in clock ticks; USER_HZ is 100 on every architecture Node runs on. */
-const TICKS_PER_SECOND = 100;
+export const TICKS_PER_SECOND = 100;
 
 export interface GroupUsage {
   /** Clock ticks of user + system time of the group's live processes. */

@@ -7,11 +7,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type ProcessStat, usageOf } from './process-tree.ts';
+import { type ProcessStat, usageOf, TICKS_PER_SECOND } from './process-tree.ts';
 import type { LimitBreach, SandboxLimits } from './sandbox.ts';
 
-/** Linux reports CPU times in clock ticks; USER_HZ is 100 on every architecture Node runs on. */
-const TICKS_PER_SECOND = 100;
 const MIB = 1024 * 1024;
 /** The folder is measured every few samples: a walk costs more than a /proc scan. */
 const DISK_EVERY = 2;

@@ -29,12 +29,6 @@ export interface SandboxLimits {
 
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { memoryMb: 4096, processes: 512, cpuSeconds: 3600, diskMb: 4096 };
 
-/** A path the driver hands the script, at the same path inside. */
-export interface SandboxBind {
-  readonly path: string;
-  readonly writable: boolean;
-}
-
 export interface SandboxSpec {
   /** Folders the script may write (its own run folder, a virtual device's storage); same paths inside. */
   readonly writable: readonly string[];
