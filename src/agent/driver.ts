@@ -135,11 +135,6 @@ export interface ExecutionResult {
   /** Exit code of the test process where there is one (server-side packages). */
   readonly exitCode: number | null;
   readonly artifacts: readonly Artifact[];
-  /**
-   * The customer's code broke a limit of its sandbox (memory, processes, CPU time, disk) and was
-   * stopped: the run's fault, never the device's. failReason carries the same message.
-   */
-  readonly breach?: { readonly limit: 'memoryMb' | 'processes' | 'cpuSeconds' | 'diskMb'; readonly message: string };
 }
 
 export interface CleanResult {

@@ -222,8 +222,6 @@ export function decide(
   if (stopReason === 'aborted') return outcome('ABORTED', 'aborted by the user');
   if (stopReason === 'timeout') return outcome('TIMEOUT', 'the tests did not finish within the timeout; partial results kept');
   if (stopReason === 'shutdown') return outcome('WARNING', 'the agent shut down while the device run was in progress');
-  // A broken sandbox limit is the tests' doing: FAILED, saying which limit, whatever they reported.
-  if (result.breach !== undefined) return { ...outcome('FAILED', result.breach.message), refused: true };
   if (result.outcome === 'REFUSED') return { ...outcome('WARNING', result.failReason ?? 'the device cannot do what the run asked'), refused: true };
   if (result.outcome === 'CUSTOMER_FAULT') return { ...outcome('FAILED', result.failReason ?? 'the test package made the device run fail'), refused: true };
   if (result.outcome !== 'COMPLETED') return outcome('WARNING', result.failReason ?? 'the device run could not be completed');

@@ -188,13 +188,13 @@ describe('limits: each breach ends the run with a message naming the limit, and 
         const started = Date.now();
         const { result, log } = await run(`${junit}${script}`);
         expect(Date.now() - started).toBeLessThan(20_000);
-        expect(result.breach).toMatchObject({ limit, message: expect.stringMatching(message) });
+        expect(result).toMatchObject({ outcome: 'CUSTOMER_FAULT', failReason: expect.stringMatching(message) });
         expect(log).toMatch(message);
         const report = decide(result, { cases: [{ className: 'c', methodName: 'honest', result: 'PASSED' } as never], problem: null }, null);
-        expect(report).toMatchObject({ outcome: 'FAILED', failReason: expect.stringMatching(message) });
+        // FAILED, and not the device's doing: it counts neither for nor against the device.
+        expect(report).toMatchObject({ outcome: 'FAILED', failReason: expect.stringMatching(message), refused: true });
         const honest = await run(`${junit}echo fine`);
-        expect(honest.result).toMatchObject({ outcome: 'COMPLETED', exitCode: 0 });
-        expect(honest.result.breach).toBeUndefined();
+        expect(honest.result).toMatchObject({ outcome: 'COMPLETED', exitCode: 0, failReason: null });
       } finally {
         await driver.close();
       }

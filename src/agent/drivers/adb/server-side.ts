@@ -109,7 +109,9 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
   if (context.signal.aborted) return { outcome: 'STOPPED', failReason: null, testCases: null, exitCode, artifacts };
   if (lost) return infra('the phone went away during the tests', artifacts);
   if (startError !== null) return infra(`the sandbox could not start the tests: ${startError}`, artifacts);
-  return { outcome: 'COMPLETED', failReason: breach?.message ?? null, testCases: null, exitCode, artifacts, ...(breach !== null && { breach }) };
+  // A broken sandbox limit is the tests' doing: FAILED saying which limit, whatever they reported.
+  if (breach !== null) return { outcome: 'CUSTOMER_FAULT', failReason: breach.message, testCases: null, exitCode, artifacts };
+  return { outcome: 'COMPLETED', failReason: null, testCases: null, exitCode, artifacts };
 }
 
 /** The SDK folders and adb's folder the script's environment names. */

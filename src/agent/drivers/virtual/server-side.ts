@@ -44,7 +44,11 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
   });
   state.clearRunning();
   if (startError !== null) return { outcome: 'INFRA_ERROR', failReason: `the sandbox could not start the tests: ${startError}`, testCases: null, exitCode: null, artifacts: collectScriptOutputs(layout) };
-  return { outcome: context.signal.aborted ? 'STOPPED' : 'COMPLETED', failReason: breach?.message ?? null, testCases: null, exitCode, artifacts: collectScriptOutputs(layout), ...(breach !== null && { breach }) };
+  const artifacts = collectScriptOutputs(layout);
+  if (context.signal.aborted) return { outcome: 'STOPPED', failReason: null, testCases: null, exitCode, artifacts };
+  // A broken sandbox limit is the tests' doing: FAILED saying which limit, whatever they reported.
+  if (breach !== null) return { outcome: 'CUSTOMER_FAULT', failReason: breach.message, testCases: null, exitCode, artifacts };
+  return { outcome: 'COMPLETED', failReason: null, testCases: null, exitCode, artifacts };
 }
 
 function deviceSettingsEnv(settings: VirtualSettings): Record<string, string> {
