@@ -24,24 +24,27 @@ export function keyFileOf(config: Pick<Config, 'dataDir' | 'apiKeyEncryptionKeys
   return config.apiKeyEncryptionKeyFile ?? defaultKeyFile(config);
 }
 
-export function openKeyRing(config: Pick<Config, 'dataDir' | 'apiKeyEncryptionKeys' | 'apiKeyEncryptionKeyFile'>): KeyRing {
-  if (config.apiKeyEncryptionKeys !== undefined) return fixedKeyRing(config.apiKeyEncryptionKeys, `the setting ${KEYS_SETTING}`);
+/** The keys, and the key file this call made, if it made one (openStore checks it fits the database). */
+export function openKeyRing(config: Pick<Config, 'dataDir' | 'apiKeyEncryptionKeys' | 'apiKeyEncryptionKeyFile'>): { ring: KeyRing; madeKeyFile: string | null } {
+  if (config.apiKeyEncryptionKeys !== undefined) return { ring: fixedKeyRing(config.apiKeyEncryptionKeys, `the setting ${KEYS_SETTING}`), madeKeyFile: null };
   const file = keyFileOf(config)!;
-  if (config.apiKeyEncryptionKeyFile === undefined) createKeyFileIfMissing(file);
-  return fileKeyRing(file);
+  const made = config.apiKeyEncryptionKeyFile === undefined && createKeyFileIfMissing(file);
+  return { ring: fileKeyRing(file), madeKeyFile: made ? file : null };
 }
 
-/** Creates the file with one new key, unless it exists (several roles may start at once). */
-function createKeyFileIfMissing(file: string): void {
-  if (fs.existsSync(file)) return;
+/** Creates the file with one new key, unless it exists (several roles may start at once); says whether it did. */
+function createKeyFileIfMissing(file: string): boolean {
+  if (fs.existsSync(file)) return false;
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const temporary = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   fs.writeFileSync(temporary, keyFileText([generateSecretKey()]), { mode: 0o600, flag: 'wx' });
   try {
     // A link, unlike a rename, fails when another process created the file meanwhile: theirs wins.
     fs.linkSync(temporary, file);
+    return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return false;
   } finally {
     fs.rmSync(temporary, { force: true });
   }

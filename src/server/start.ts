@@ -7,8 +7,9 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../api/app.ts';
-import { type Config, sqliteFile, zipLimitsOf } from '../config.ts';
+import fs from 'node:fs';
 import path from 'node:path';
+import { type Config, ConfigError, sqliteFile, zipLimitsOf } from '../config.ts';
 import { memoryNotifier, postgresNotifier } from '../scheduler/notifier.ts';
 import { startReaper } from '../scheduler/reaper.ts';
 import { startRetention } from '../scheduler/retention.ts';
@@ -17,7 +18,8 @@ import { type Context, DEFAULT_LIMITS } from '../services/context.ts';
 import { directoryBlobStore } from '../store/blobs.ts';
 import { type Database, openDatabase } from '../store/db.ts';
 import { migrate } from '../store/migrations/index.ts';
-import { createStore } from '../store/store.ts';
+import { type Store, createStore } from '../store/store.ts';
+import type { KeyRing } from '../services/secret-box.ts';
 import { openKeyRing } from './secret-keys.ts';
 import { VERSION } from '../version.ts';
 
@@ -34,16 +36,18 @@ export interface RunningServer {
 
 export async function openStore(config: Config, log?: (message: string) => void): Promise<{ database: Database; ctx: Context }> {
   // Before the database: a start without its key (or with a bad one) stops here, having changed nothing.
-  const keyRing = openKeyRing(config);
+  const { ring: keyRing, madeKeyFile } = openKeyRing(config);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFile(config), log });
+  const store = createStore(database);
   try {
     await migrate(database, { keyRing });
+    if (madeKeyFile !== null) await refuseNewKeyForSealedDatabase(store, keyRing, madeKeyFile);
   } catch (error) {
     await database.close();
     throw error;
   }
   const ctx: Context = {
-    store: createStore(database),
+    store,
     clock: Date.now,
     blobs: directoryBlobStore(config.blobDir ?? path.join(config.dataDir, 'blobs')),
     notifier: memoryNotifier(),
@@ -169,6 +173,21 @@ function trackConnections(server: FastifyInstance['server']): { drain(close: () 
  * Servers of one cloud that do not share the API key encryption keys cannot show each other's
  * users their keys: said at start rather than found out by a user. (No key is named but by id.)
  */
+/**
+ * A role that has just made itself a key, in a database whose API keys were sealed with others, is
+ * a server (or an admin command) of a cloud that was not given the cloud's keys: it would seal new
+ * keys no other server can open. It stops, and takes back the key file it made.
+ */
+async function refuseNewKeyForSealedDatabase(store: Store, keyRing: KeyRing, madeKeyFile: string): Promise<void> {
+  const held = new Set(keyRing.ids());
+  const foreign = [...(await store.users.countByKeyId())].filter(([id]) => !held.has(id)).map(([id]) => id);
+  if (foreign.length === 0) return;
+  fs.rmSync(madeKeyFile, { force: true });
+  throw new ConfigError(
+    `This database's API keys are sealed with keys this machine does not have (${foreign.join(', ')}): give it the cloud's keys in DEVICECLOUD_API_KEY_ENCRYPTION_KEYS or --api-key-encryption-key-file (docs/deploy.md, "Secrets")`,
+  );
+}
+
 export async function warnOfForeignKeys(ctx: Context, warn: (message: string) => void): Promise<void> {
   const known = new Set(ctx.keyRing.ids());
   const foreign = [...(await ctx.store.users.countByKeyId())].filter(([id]) => !known.has(id));

@@ -143,6 +143,13 @@ describe.runIf(ENGINES.includes('postgres'))('devicecloud serve on PostgreSQL', 
       const created = await runCli(['admin', 'create-user', '--email', 'pg@example.com', '--password', 'secret-pass', '--json', '--database-url', url.toString()]);
       expect(created.code).toBe(0);
       const { apiKey } = JSON.parse(created.stdout);
+      // Another machine of the cloud, not given the cloud's keys, would make a key of its own and
+      // seal new API keys no other server can open: it stops instead, leaving no key file behind.
+      const elsewhere = tempDir();
+      const stranger = await runCli(['admin', 'list-users', '--json', '--database-url', url.toString(), '--data-dir', elsewhere], { DEVICECLOUD_API_KEY_ENCRYPTION_KEYS: '' });
+      expect(stranger.code).toBe(3);
+      expect(stranger.stderr).toMatch(/API keys are sealed with keys this machine does not have \(k[0-9a-f]+\): give it the cloud's keys/);
+      expect(fs.existsSync(path.join(elsewhere, 'secrets', 'api-key-encryption.key'))).toBe(false);
       const server = startCli(['serve', '--port', '0', '--log-level', 'silent'], { DATABASE_URL: url.toString() });
       try {
         const [, base] = await server.waitFor(/running at (http:\/\/\S+)/);
