@@ -181,6 +181,18 @@ describe('limits: each breach ends the run with a message naming the limit, and 
     ['cpuSeconds', 1, 'while :; do :; done', /more than 1 s of CPU time \(the sandbox's CPU time limit\)/],
     ['diskMb', 8, 'for i in 1 2 3 4; do head -c 6M /dev/zero > "$OUTPUT_DIR/f$i"; done; sleep 30', /more than 8 MiB into their folder \(the sandbox's disk limit\)/],
   ];
+  it('counts a swarm of empty files against the disk limit (every entry takes a block), not as free', async () => {
+    const { driver, run } = harness('limit-entries', (dir) => testSandbox(dir, { limits: { ...loose, diskMb: 8 } }));
+    try {
+      // 4,000 empty files: no byte of data, 16 MiB of entries at a block each; the walk that counts
+      // them runs on the agent's event loop and stops once the limit is passed.
+      const { result } = await run(`${junit}mkdir -p "$OUTPUT_DIR/many" && cd "$OUTPUT_DIR/many" && seq 4000 | xargs touch && sleep 30`);
+      expect(result).toMatchObject({ outcome: 'CUSTOMER_FAULT', failReason: expect.stringMatching(/more than 8 MiB into their folder/) });
+    } finally {
+      await driver.close();
+    }
+  });
+
   for (const [limit, value, script, message] of cases) {
     it(`stops a run over its ${limit} limit, then runs an honest package`, async () => {
       const { driver, run } = harness(`limit-${limit}`, (dir) => testSandbox(dir, { limits: { ...loose, [limit]: value } }));

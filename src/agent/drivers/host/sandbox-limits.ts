@@ -58,7 +58,7 @@ export function watchLimits(options: WatchOptions): () => void {
     if (usage.rssKb > limits.memoryMb * 1024) breach('memoryMb');
     if (live.length >= limits.processes) breach('processes');
     if (totalTicks > limits.cpuSeconds * TICKS_PER_SECOND) breach('cpuSeconds');
-    if (round % DISK_EVERY === 0 && options.writable.reduce((sum, dir) => sum + folderBytes(dir), 0) > limits.diskMb * MIB) breach('diskMb');
+    if (round % DISK_EVERY === 0 && folderBytes(options.writable, limits.diskMb * MIB) > limits.diskMb * MIB) breach('diskMb');
     if (options.onSample !== undefined) {
       const now = Date.now();
       const seconds = (now - previous.at) / 1000;
@@ -70,8 +70,15 @@ export function watchLimits(options: WatchOptions): () => void {
   return () => clearInterval(timer);
 }
 
-/** Bytes allocated under a folder (sparse files count what they take), not following links. */
-export function folderBytes(dir: string): number {
+/** The least an entry costs: an inode and a directory slot are disk the tests take too. */
+const ENTRY_BYTES = 4096;
+
+/**
+ * Bytes allocated under the folders (sparse files count what they take, every entry at least one
+ * block), not following links, counted only until `limit` is passed: the walk runs on the agent's
+ * event loop, and a swarm of empty files must cost its author the disk limit, not stall the agent.
+ */
+export function folderBytes(dirs: readonly string[], limit = Number.POSITIVE_INFINITY): number {
   let total = 0;
   const walk = (current: string) => {
     let entries: fs.Dirent[];
@@ -81,18 +88,21 @@ export function folderBytes(dir: string): number {
       return;
     }
     for (const entry of entries) {
+      if (total > limit) return;
       const full = path.join(current, entry.name);
+      total += ENTRY_BYTES;
       if (entry.isDirectory()) walk(full);
       else {
         try {
-          const stat = fs.lstatSync(full);
-          total += Math.max(stat.blocks * 512, 0);
+          total += Math.max(lstatBytes(full) - ENTRY_BYTES, 0);
         } catch {
           // removed meanwhile
         }
       }
     }
   };
-  walk(dir);
+  for (const dir of dirs) walk(dir);
   return total;
 }
+
+const lstatBytes = (file: string) => fs.lstatSync(file).blocks * 512;
