@@ -8,8 +8,11 @@
  * other devices' forwards, reverse forwards to the host) are refused (adb-policy.ts). Forwards
  * are TCP ports on the host's loopback, never over another device's; they are removed when the
  * endpoint closes with the run. For a script without network (`relay`), forwards are made inside
- * its sandbox by its relay instead (relay-forwards.ts), and the host's server holds none. Hostile clients are bounded (adb-wire.ts): a request must arrive
- * whole within `requestTimeoutMs`, at most 64 KiB may wait unread, connections are capped.
+ * its sandbox by its relay instead (relay-forwards.ts), and the host's server holds none. Hostile
+ * clients are bounded (adb-wire.ts): a request must arrive whole within `requestTimeoutMs`, at
+ * most 64 KiB may wait unread, connections are capped. The endpoint is the only way to the phones
+ * only where the sandbox has no network (the public flavour); with the host's network a script
+ * can dial the host's ADB server itself (docs/security.md, "One device, one run").
  */
 import fs from 'node:fs';
 import net from 'node:net';
