@@ -1,5 +1,5 @@
 /**
- * The JSON shapes of the public API that the client reads (API.md), as far as its users need
+ * The JSON shapes of the public API that the client reads (docs/api.md#formats), as far as its users need
  * them; the server sends more fields, which pass through untouched.
  */
 
@@ -129,7 +129,7 @@ export interface ApiFile {
   readonly fileProperties: Array<{ key: string; value: string }>;
 }
 
-/** The body of POST /runs (API.md "Starting a run"). */
+/** The body of POST /runs (docs/api.md#starting-runs). */
 export interface TestRunConfig {
   readonly osType: 'ANDROID' | 'IOS';
   readonly frameworkId: number;
