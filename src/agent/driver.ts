@@ -18,7 +18,7 @@ export interface DeviceDescription {
   readonly manufacturer: string;
   readonly osType: DeviceOsType;
   readonly platform: string;
-  /** Fixed by the service; no run changes it (seed §1). */
+  /** Fixed by the service; no run changes it (docs/api.md#devices-and-device-groups). */
   readonly releaseVersion: string;
   readonly apiLevel: number | null;
   /** What this device can run. */
@@ -58,8 +58,8 @@ export interface Job {
 }
 
 /**
- * Device settings a run may ask for on private and enterprise clouds (seed §1: refused on the
- * public one). The driver applies them before installing and `clean` puts the device back.
+ * Device settings a run may ask for on private and enterprise clouds, refused on the public one
+ * (docs/api.md#deployment-flavours). The driver applies them before installing and `clean` puts the device back.
  */
 export type { DeviceSettings } from '../domain/flavours.ts';
 
@@ -150,7 +150,7 @@ export interface Driver {
   execute(job: Job, context: ExecutionContext): Promise<ExecutionResult>;
   /**
    * Removes what runs installed, clears browser data, puts settings back, then (FULL, the
-   * default) reboots and verifies (seed §1, API.md §6-7). The public cloud cleans LIGHT.
+   * default) reboots and verifies (docs/api.md#deployment-flavours). The public cloud cleans LIGHT.
    */
   clean(serial: string, kind?: CleaningKind): Promise<CleanResult>;
   close(): Promise<void>;

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import cookie from '@fastify/cookie';
+import { registerDashboardModules } from './dashboard-modules.ts';
 import { registerWebSession } from './web-session.ts';
 import { registerOAuth } from './oauth.ts';
 import swagger from '@fastify/swagger';
@@ -94,6 +95,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerWebSession(app, options.ctx, options.publicUrl);
   // The dashboard: static files, public (its data comes from the API with the session cookie).
   await app.register(fastifyStatic, { root: WEB_ROOT, wildcard: false, index: 'index.html', schemaHide: true });
+  registerDashboardModules(app);
 
   for (const url of ['/api/v2/openapi.json', '/api/openapi.json']) {
     app.get(url, { schema: { hide: true }, config: { access: 'anonymous' } }, async (_request, reply) =>

@@ -1,5 +1,5 @@
 /**
- * The OAuth 2.0 token endpoint, at the root (API.md §3): `POST /oauth/token` with a form, or
+ * The OAuth 2.0 token endpoint, at the root (docs/api.md#oauth-20): `POST /oauth/token` with a form, or
  * `GET /oauth/token` with a query (the refresh grant: a password in a query is refused). It is not
  * an /api route: no API key is asked for (clients may send their client id as HTTP Basic), and
  * answers and errors are OAuth's JSON.

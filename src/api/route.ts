@@ -41,7 +41,7 @@ export interface Call<Params, Input, Who extends User | null> {
 export interface ByteAnswer {
   readonly stream: Readable;
   readonly contentType: string;
-  /** Known ahead, so clients see Content-Length (API.md: downloads keep their exact bytes). */
+  /** Known ahead, so clients see Content-Length (docs/api.md#files: downloads keep their exact bytes). */
   readonly length: number;
   readonly fileName: string;
   /** Images and text are shown in place; everything else is offered as a download. */
@@ -57,7 +57,7 @@ export type Outcome =
 export const ok = (body: Rep): Outcome => ({ kind: 'rep', status: 200, body });
 export const created = (body: Rep): Outcome => ({ kind: 'rep', status: 201, body });
 export const noContent = (): Outcome => ({ kind: 'empty', status: 204 });
-/** Binary downloads answer their bytes whatever Accept says (API.md §1). */
+/** Binary downloads answer their bytes whatever Accept says (docs/api.md#formats). */
 export const bytes = (answer: ByteAnswer): Outcome => ({ kind: 'bytes', status: 200, bytes: answer });
 export const text = (contentType: string, body: string): Outcome => ({ kind: 'text', status: 200, contentType, text: body });
 

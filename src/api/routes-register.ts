@@ -1,6 +1,6 @@
 /**
  * Turns the route table into Fastify routes. Each declared path answers under `/api` and
- * `/api/v2`, and `/me/...` paths also as `/users/:userId/...` (API.md §2). Path ids are parsed
+ * `/api/v2`, and `/me/...` paths also as `/users/:userId/...` (docs/api.md#paths). Path ids are parsed
  * here (a malformed id is a 404 like an unknown one), query and body parameters are merged and
  * normalised, and every other method on a known path answers 405 with `Allow`.
  */

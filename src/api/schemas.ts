@@ -3,7 +3,7 @@ import Type from 'typebox';
 
 const MAX_INT = 2_147_483_647;
 
-/** The list parameters of API.md §4; their grammar is checked by domain/list-query.ts. */
+/** The list parameters (docs/api.md#lists); their grammar is checked by domain/list-query.ts. */
 export const ListInput = Type.Object({
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT, description: 'Items to skip (default 0)' })),
   limit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT, description: 'Page size (default 20; 0 = all)' })),

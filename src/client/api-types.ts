@@ -1,7 +1,9 @@
 /**
- * The JSON shapes of the public API that the client reads (API.md), as far as its users need
- * them; the server sends more fields, which pass through untouched.
+ * The JSON shapes of the public API that the client reads (docs/api.md#formats), as far as its users
+ * need them (the CLI's client, and the dashboard through JSDoc); the server sends more fields,
+ * which pass through untouched. State unions are the domain's own.
  */
+import type { DeviceRunState, TestRunState } from '../domain/runs.ts';
 
 export interface ApiList<T> {
   readonly data: T[];
@@ -12,6 +14,7 @@ export interface ApiUser {
   readonly id: number;
   readonly email: string;
   readonly name?: string;
+  readonly plan?: string;
   readonly accountRole?: string;
   readonly roles?: Array<{ name: string }>;
   /** Bytes of files and artifacts kept, and the account's storage quota. */
@@ -26,22 +29,34 @@ export interface ApiProject {
   readonly type: string;
   readonly createTime: number;
   readonly testRunCount?: number;
+  /** In the listing: the newest runs (`embedRuns`). */
+  readonly testRuns?: ApiTestRun[];
 }
 
-export type DeviceSessionState = 'WAITING' | 'RUNNING' | 'FINISHING' | 'SUCCEEDED' | 'FAILED' | 'WARNING' | 'TIMEOUT' | 'ABORTED' | 'EXCLUDED';
+export type DeviceSessionState = DeviceRunState;
 
 export interface ApiTestRun {
   readonly id: number;
   readonly projectId: number;
   readonly projectName: string;
   readonly displayName: string;
-  readonly state: 'WAITING' | 'RUNNING' | 'FINISHED';
+  readonly state: TestRunState;
   readonly createTime: number;
+  readonly startTime: number | null;
+  readonly endTime: number | null;
   readonly frameworkName: string | null;
+  readonly startedByDisplayName: string | null;
   readonly deviceCount: number;
   readonly finishedDeviceCount: number;
   readonly succeededDeviceCount: number;
   readonly failedDeviceCount: number;
+  readonly waitingDeviceCount: number;
+  readonly runningDeviceCount: number;
+  readonly warningDeviceCount: number;
+  readonly timeoutedDeviceCount: number;
+  readonly abortedDeviceCount: number;
+  readonly excludedDeviceCount: number;
+  readonly successRatio: number;
   readonly testCaseCount: number;
   readonly successfulTestCaseCount: number;
   readonly failedTestCaseCount: number;
@@ -58,6 +73,9 @@ export interface ApiDevice {
   readonly online: boolean;
   readonly locked: boolean;
   readonly enabled: boolean;
+  readonly lockReason?: 'TESTING' | 'CLEANING' | 'NOT_OPERATIONAL' | null;
+  /** Why the device is NOT_OPERATIONAL. */
+  readonly stateReason?: string | null;
 }
 
 export interface ApiDeviceGroup {
@@ -73,14 +91,34 @@ export interface ApiDeviceSession {
   readonly device: ApiDevice;
   readonly state: DeviceSessionState;
   readonly excludeReason: string | null;
+  readonly createTime: number;
   readonly startTime: number | null;
   readonly endTime: number | null;
+  /** Milliseconds so far, or in all once ended. */
+  readonly duration: number | null;
+  /** Seconds. */
+  readonly timeLimit: number | null;
+  readonly testRunId: number;
   readonly testCaseAllCount: number;
   readonly testCasePassedCount: number;
   readonly testCaseFailedCount: number;
   readonly testCaseSkippedCount: number;
   readonly retryState: string;
   readonly currentStep?: { readonly type: string } | null;
+}
+
+/** The legacy view of a device session (`…/device-runs`). */
+export interface ApiDeviceRun {
+  readonly id: number;
+  readonly currentState: { readonly deviceRunStateType: string | null } | null;
+}
+
+/** One step of a device session's timeline (`…/steps`). */
+export interface ApiStep {
+  readonly type: string;
+  readonly startTimeMS: number;
+  readonly finishTimeMS: number | null;
+  readonly failReason: string | null;
 }
 
 export interface ApiTestCaseRun {
@@ -97,7 +135,8 @@ export interface ApiTestCaseRun {
 export interface ApiSample {
   readonly timestamp: number;
   readonly cpuUsage: number;
-  readonly memUsage: number;
+  /** KB; null where the device does not report it (iOS). */
+  readonly memUsage: number | null;
   readonly packageName: string | null;
 }
 
@@ -115,6 +154,8 @@ export interface ApiFramework {
   readonly requiredAppExtensions: string[];
   readonly requiredTestExtensions: string[];
   readonly requiresSourceCode: boolean;
+  readonly canRunFromUI?: boolean;
+  readonly description?: string | null;
   readonly available: boolean;
   readonly unavailableReason: string | null;
 }
@@ -127,9 +168,55 @@ export interface ApiFile {
   readonly inputType: 'APPLICATION' | 'TEST' | 'DATA' | null;
   readonly duplicate: boolean;
   readonly fileProperties: Array<{ key: string; value: string }>;
+  /** Of output files: `junit`, `logs`, `video`, … */
+  readonly tags?: string[];
 }
 
-/** The body of POST /runs (API.md "Starting a run"). */
+/** The dashboard's sign-in session (`/auth/session`, docs/api.md#dashboard-sessions). */
+export interface ApiWebSession {
+  readonly userId: number;
+  readonly email: string;
+  readonly csrfToken: string;
+  readonly expiresTime: number;
+  readonly recentUntil: number;
+  readonly recent: boolean;
+}
+
+/** An account as operators see it (`/admin/users`, docs/api.md#operators). */
+export interface ApiManagedUser {
+  readonly id: number;
+  readonly email: string;
+  readonly name: string | null;
+  readonly plan: string;
+  readonly role: string;
+  readonly status: string;
+  readonly enabled: boolean;
+  readonly createTime: number;
+  readonly lastLoginTime: number | null;
+  readonly lastLaunchedTestTime: number | null;
+  readonly storageUsedBytes: number;
+  readonly storageQuotaBytes: number;
+}
+
+/** A device as operators see it, within its agent. */
+export interface ApiManagedDevice extends ApiDevice {
+  readonly state: string;
+  readonly serial: string | null;
+}
+
+/** A device host's agent (`/admin/agents`). */
+export interface ApiAgent {
+  readonly id: number;
+  readonly name: string;
+  readonly hostname: string | null;
+  readonly version: string | null;
+  readonly lastSeenTime: number | null;
+  readonly deviceCount: number;
+  readonly onlineDeviceCount: number;
+  readonly devices: ApiManagedDevice[];
+}
+
+/** The body of POST /runs (docs/api.md#starting-runs). */
 export interface TestRunConfig {
   readonly osType: 'ANDROID' | 'IOS';
   readonly frameworkId: number;

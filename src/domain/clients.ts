@@ -1,6 +1,6 @@
 /**
- * Who is calling, where a rule depends on it (seed §7 rule 3): the run-in-cloud IDE plug-in
- * identifies itself, with an `X-DeviceCloud-Client` header or a User-Agent token
+ * Who is calling, where a rule depends on it (docs/api.md#the-run-in-cloud-ide-plug-in): the
+ * run-in-cloud IDE plug-in identifies itself, with an `X-DeviceCloud-Client` header or a User-Agent token
  * `run-in-cloud-ide/<version>`, and may not start the iOS crawler.
  */
 import { ForbiddenError } from './errors.ts';

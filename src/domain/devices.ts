@@ -1,4 +1,4 @@
-/** Devices and device groups. The OS version of a device is fixed by the service (seed §1). */
+/** Devices and device groups. A device's OS version is fixed by the service (docs/api.md#devices-and-device-groups). */
 import type { ExecutionKind } from './frameworks-kinds.ts';
 import type { ListSpec } from './list-query.ts';
 

@@ -1,4 +1,4 @@
-/** Uploaded and produced files (API.md "Files"). */
+/** Uploaded and produced files (docs/api.md#files). */
 import type { ListSpec } from './list-query.ts';
 
 export const FILE_INPUT_TYPES = ['APPLICATION', 'TEST', 'DATA'] as const;

@@ -1,5 +1,5 @@
 /**
- * Deployment flavours (seed §1, API.md §7): the same API everywhere; what differs is what may be
+ * Deployment flavours (docs/api.md#deployment-flavours): the same API everywhere; what differs is what may be
  * done to devices. On the public cloud a run cannot change device settings, and cleaning between
  * runs is the lighter kind; private and enterprise clouds allow both.
  */

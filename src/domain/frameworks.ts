@@ -1,5 +1,5 @@
 /**
- * The test frameworks the cloud offers (`/me/available-frameworks`): the seed's iOS list (KIF,
+ * The test frameworks the cloud offers (`/me/available-frameworks`): the established API's iOS list (KIF,
  * XCTest, XCUITest, Jasmine, Calabash, Appium, the crawler; UI Automation listed but refused on
  * current Xcode) and the Android ones. Each maps to an execution kind that drivers declare they
  * can run, and says which files a run needs. Ids are stable: clients store them.
@@ -40,7 +40,7 @@ const ios = (f: Omit<Framework, 'osType' | 'requiredAppExtensions' | 'unavailabl
   ...f,
 });
 
-/** The seed's iOS crawler: its rules name it (project type, IDE plug-in). */
+/** The iOS crawler: rules name it (docs/api.md#project-config, docs/api.md#the-run-in-cloud-ide-plug-in). */
 export const IOS_CRAWLER_ID = 18;
 
 export const FRAMEWORKS: readonly Framework[] = [
@@ -69,7 +69,7 @@ export function frameworkById(id: number): Framework | undefined {
   return BY_ID.get(id);
 }
 
-/** The framework a legacy project config mode means (the seed's `mode` era). */
+/** The framework a legacy project config mode means (docs/api.md#project-config). */
 export function frameworkOfMode(mode: Mode, osType: 'ANDROID' | 'IOS'): Framework {
   const id: Record<Mode, number> = {
     FULL_RUN: 1,

@@ -1,5 +1,5 @@
 /**
- * The list grammar of the public API (API.md §4): offset/limit paging, free-text search, sorting
+ * The list grammar of the public API (docs/api.md#lists): offset/limit paging, free-text search, sorting
  * (`createTime_d:id_a`) and filters (`s_name_eq_Foo;n_id_in_1|2`). Parsing produces a checked
  * structure: only fields the entity declares, values already converted to their type. The store
  * turns it into parameterised SQL; nothing from the query string ever becomes SQL text.

@@ -1,5 +1,5 @@
 /**
- * The legacy project configuration of the "mode" era (seed §4, endpoints 7 and 8): which kind of
+ * The legacy project configuration of the "mode" era (docs/api.md#project-config): which kind of
  * test the project runs, on which device group, with which options. Pure rules: defaults per
  * project type, and checking a change sent as form parameters.
  */
@@ -150,7 +150,7 @@ export function applyConfigChange(current: ProjectConfig, change: RawConfigChang
 
 function checkMode(text: string, projectType: ProjectType): Mode {
   const mode = checkEnum('mode', text, MODES);
-  // Seed §4 rule 1: the iOS crawler runs only in projects of the iOS UI Automation type.
+  // docs/api.md#project-config: the iOS crawler runs only in projects of the iOS UI Automation type.
   if (mode === 'IOS_CRAWLER' && projectType !== 'IOS') {
     throw new InvalidParameterError('mode', `Mode IOS_CRAWLER needs a project of type IOS (iOS UI Automation); this project is of type ${projectType}`);
   }

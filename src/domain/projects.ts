@@ -6,7 +6,7 @@ import { checkEnum, checkText } from './text.ts';
 export const OS_TYPES = ['ANDROID', 'IOS', 'UNDEFINED'] as const;
 export type OsType = (typeof OS_TYPES)[number];
 
-/** Legacy project types. `IOS` is the "iOS UI Automation" type the seed names. */
+/** Legacy project types. `IOS` is the "iOS UI Automation" type (docs/api.md#projects). */
 export const PROJECT_TYPES = [
   'ANDROID', 'IOS', 'UIAUTOMATOR', 'CALABASH', 'CALABASH_IOS', 'XCTEST', 'XCUITEST', 'APPIUM_ANDROID',
   'APPIUM_IOS', 'GENERIC',
@@ -71,7 +71,7 @@ export interface ProjectChanges {
 const NAME_RULE = { maxLength: 255 } as const;
 const DESCRIPTION_RULE = { maxLength: 4000 } as const;
 
-/** Checks the parameters of a project creation. An empty name gets a generated one (API.md §5). */
+/** Checks the parameters of a project creation. An empty name gets a generated one (docs/api.md#projects). */
 export function checkNewProject(input: { name?: string; description?: string; type?: string }, now: number): NewProject {
   const name = checkText('name', input.name ?? '', NAME_RULE);
   const description = input.description === undefined ? null : checkText('description', input.description, DESCRIPTION_RULE);

@@ -1,5 +1,5 @@
 /**
- * The recorder tool (seed §8, API.md §8): a recorder client records a test as steps. Without an
+ * The recorder tool (docs/api.md#recorder-tool): a recorder client records a test as steps. Without an
  * authorization a recording is cut at 30 steps; an authorized one is unlimited. An account holds
  * one authorization at a time: authorizing a recorder ends the previous authorization, and
  * recordings made under it continue as unauthorized ones (so a token handed to a second machine

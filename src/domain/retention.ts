@@ -1,5 +1,5 @@
 /**
- * Retention rules (seed §3 and §8, API.md §7): on the public cloud a project in which no test has
+ * Retention rules (docs/api.md#retention): on the public cloud a project in which no test has
  * ever run loses its files after three months and is removed three months after that. On every
  * flavour each project's `archivingStrategy` archives (removes, with their results) finished runs
  * older than `archivingItemCount` days (DAYS) or beyond its newest `archivingItemCount` (RUNS).
@@ -8,7 +8,7 @@ import type { Flavour } from './flavours.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** "Three months", in days, as the seed counts them. */
+/** "Three months", in days (docs/api.md#retention). */
 export const UNUSED_PROJECT_FILES_AFTER_MS = 90 * DAY_MS;
 export const EMPTIED_PROJECT_REMOVED_AFTER_MS = 90 * DAY_MS;
 

@@ -1,5 +1,5 @@
 /**
- * The TestRunConfig a client sends to start a run (API.md "Starting a run"), checked field by field
+ * The TestRunConfig a client sends to start a run (docs/api.md#starting-runs), checked field by field
  * into a normalised request. Only the shape is checked here; whether the ids exist and belong to
  * the user, and whether files suit the framework, is the start-run use case's work.
  */

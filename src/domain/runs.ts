@@ -32,7 +32,7 @@ export type RetryState = (typeof RETRY_STATES)[number];
 export const STEP_TYPES = ['WAITING', 'PREPARING', 'UNINSTALL', 'INSTALL', 'RUNNING', 'SENDING_RESULTS', 'PROCESSING_RESULTS'] as const;
 export type StepType = (typeof STEP_TYPES)[number];
 
-/** The legacy device-run view knows fewer states (API.md §5, Device run). */
+/** The legacy device-run view knows fewer states (docs/api.md#device-runs-and-device-sessions). */
 export const LEGACY_RUN_STATUSES = ['WAITING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'WARNING', 'EXCLUDED'] as const;
 export type LegacyRunStatus = (typeof LEGACY_RUN_STATUSES)[number];
 
@@ -206,7 +206,7 @@ export function talliesOf(deviceRuns: Iterable<DeviceRun>): StateTally[] {
   }));
 }
 
-/** Device runs that ended for a reason outside the tests (API.md: keep apart from test failures). */
+/** Device runs that ended for a reason outside the tests, kept apart from test failures (docs/api.md#device-runs-and-device-sessions). */
 export function errorsDeviceCount(stats: RunStats): number {
   return stats.warningDeviceCount + stats.timeoutedDeviceCount;
 }

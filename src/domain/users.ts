@@ -1,7 +1,7 @@
 /** Users, plans and roles. */
 import { InvalidParameterError } from './errors.ts';
 
-/** Plans decide queue priority (API.md §6) and the longest allowed test timeout. */
+/** Plans decide queue priority (docs/api.md#the-queue) and the longest allowed test timeout. */
 export const PLANS = ['PLATINUM', 'GOLD', 'SILVER'] as const;
 export type Plan = (typeof PLANS)[number];
 
@@ -58,7 +58,7 @@ export function checkPassword(password: string): string {
   return password;
 }
 
-/** API keys are 32 alphanumeric characters (API.md §3). */
+/** API keys are 32 alphanumeric characters (docs/api.md#authentication). */
 export const API_KEY_PATTERN = /^[A-Za-z0-9]{32}$/;
 
 /** A user with the API key just issued (creation, reset): the only moments the key is at hand. */

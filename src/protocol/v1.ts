@@ -49,7 +49,7 @@ export const HelloResponse = Type.Object({
   heartbeatMs: Type.Integer(),
   leaseMs: Type.Integer(),
   claimWaitMs: Type.Integer(),
-  /** How thoroughly to clean between device runs: LIGHT on the public cloud (API.md §7). */
+  /** How thoroughly to clean between device runs: LIGHT on the public cloud (docs/api.md#deployment-flavours). */
   cleaning: Type.Optional(Type.Union([Type.Literal('FULL'), Type.Literal('LIGHT')])),
   /** How long the agent may keep a run's inputs after their last use (domain/retention.ts, per flavour). */
   inputRetentionMs: Type.Optional(Type.Integer({ minimum: 0 })),

@@ -9,7 +9,7 @@ const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** 32 alphanumeric characters, uniformly drawn (API.md §3). */
+/** 32 alphanumeric characters, uniformly drawn (docs/api.md#authentication). */
 export function generateApiKey(): string {
   let key = '';
   for (let i = 0; i < 32; i++) key += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)];

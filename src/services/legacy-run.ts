@@ -1,6 +1,6 @@
 /**
- * The seed's "mode" era: a run started with only a project id uses the project's stored config
- * (mode → framework, usedDeviceGroupId → devices) and the project's newest uploaded files. This
+ * The "mode" era (docs/api.md#project-config): a run started with only a project id uses the
+ * project's stored config (mode → framework, usedDeviceGroupId → devices) and the project's newest uploaded files. This
  * turns that into the same RunRequest a modern TestRunConfig gives, so one use case starts both.
  */
 import { InvalidParameterError } from '../domain/errors.ts';

@@ -1,5 +1,5 @@
 /**
- * OAuth 2.0 (API.md §3): the password and refresh-token grants of the token endpoint, and bearer
+ * OAuth 2.0 (docs/api.md#oauth-20): the password and refresh-token grants of the token endpoint, and bearer
  * access tokens. A refresh token works once: refreshing replaces the whole pair. A password
  * change or an API key reset revokes every pair of the user.
  */

@@ -75,7 +75,7 @@ export function parseEmbedRuns(raw: unknown): number {
 }
 
 /**
- * The project listing of seed §2: each project with its newest test runs and their device runs.
+ * The project listing (docs/api.md#projects): each project with its newest test runs and their device runs.
  * A fixed number of statements whatever the page size: count, page, figures (2), runs, device
  * runs, devices, and (when some runs wait) their queue standings with those devices and runs.
  */

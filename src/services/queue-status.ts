@@ -1,7 +1,7 @@
 /**
- * Why a run waits (API.md §6): for each waiting device run, its device's condition and how many
+ * Why a run waits (docs/api.md#the-queue): for each waiting device run, its device's condition and how many
  * device runs are ahead of it on that device. A run that stays pending usually means a device
- * problem (seed §1), so the message names offline, cleaning and out-of-service devices rather
+ * problem (docs/api.md#the-queue), so the message names offline, cleaning and out-of-service devices rather
  * than leaving the user to guess.
  */
 import type { Device } from '../domain/devices.ts';

@@ -114,7 +114,7 @@ export async function abortDeviceRuns(ctx: Context, deviceRuns: readonly DeviceR
   wake(ctx, wakeups);
 }
 
-/** Retries ended device runs as new device sessions (API.md: new ids, retryState MANUAL). */
+/** Retries ended device runs as new device sessions (docs/api.md#abort-retry-timeout: new ids, retryState MANUAL). */
 export async function retryDeviceRuns(ctx: Context, deviceRuns: readonly DeviceRun[]): Promise<void> {
   for (const deviceRun of deviceRuns) {
     if (deviceRun.superseded) throw new InvalidParameterError('deviceRunIds', `Device run ${deviceRun.id} was already retried; retry its newest session`);

@@ -164,7 +164,7 @@ async function resolveDevices(store: Store, user: User, request: RunRequest, osT
   return { group, devices };
 }
 
-/** Why a device cannot take part, or null when it can (API.md: kept as EXCLUDED device runs). */
+/** Why a device cannot take part, or null when it can (docs/api.md#starting-runs: kept as EXCLUDED device runs). */
 function exclusion(device: Device, framework: Framework, app: UserFile | undefined): ExcludeReason | null {
   if (!device.enabled) return 'ADMIN';
   if (!device.executionKinds.includes(framework.kind)) return 'FRAMEWORK_NOT_SUPPORTED';

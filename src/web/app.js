@@ -13,15 +13,22 @@ import { projectRunsView, projectsView } from './views/projects.js';
 import { runView } from './views/runs.js';
 import { signInView } from './views/sign-in.js';
 import { startRunView } from './views/start-run.js';
+/** @import { ApiUser, ApiWebSession } from '../client/api-types.ts' */
 
-const nav = document.getElementById('nav');
-const adminLink = document.getElementById('nav-admin');
-const who = document.getElementById('who');
+/** An element of index.html, which has them all. */
+const byId = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+const nav = byId('nav');
+const adminLink = byId('nav-admin');
+const who = byId('who');
+/** @type {ApiUser | null} */
 let me = null;
 
 const isAdmin = () => me?.roles?.some((role) => role.name === 'ADMIN') === true;
 
-/** Address → view; the nav entry it belongs to is the first path segment's. */
+/**
+ * Address → view; the nav entry it belongs to is the first path segment's.
+ * @type {Array<[RegExp, (id: string) => unknown]>}
+ */
 const ROUTES = [
   [/^\/$/, () => projectsView()],
   [/^\/start$/, () => startRunView()],
@@ -32,9 +39,10 @@ const ROUTES = [
   [/^\/devices$/, () => devicesView()],
   [/^\/groups\/(\d+)$/, (id) => groupView(id)],
   [/^\/account$/, () => accountView()],
-  [/^\/admin$/, () => (isAdmin() ? adminView(me) : notForYouView())],
+  [/^\/admin$/, () => (isAdmin() ? adminView(/** @type {ApiUser} */ (me)) : notForYouView())],
 ];
 
+/** @param {string} path */
 function section(path) {
   if (/^\/(projects\/\d+\/)?start$/.test(path)) return '#/start';
   if (/^\/(devices|groups)/.test(path)) return '#/devices';
@@ -54,26 +62,30 @@ function route() {
   for (const [pattern, view] of ROUTES) {
     const match = pattern.exec(path);
     if (match) {
-      Promise.resolve(view(...match.slice(1))).catch(failed);
+      Promise.resolve(view(/** @type {string} */ (match[1]))).catch(failed);
       return;
     }
   }
   page('Not found', h('section', {}, h('h1', {}, 'Not found'), h('p', {}, 'Nothing lives at this address. ', h('a', { href: '#/' }, 'Go to the projects'), '.')));
 }
 
+/** @param {unknown} error */
 function failed(error) {
   if (error instanceof ApiError && error.status === 401) return signedOut('Your session has ended: sign in again.');
-  page('Problem', h('section', {}, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, error.message)));
+  page('Problem', h('section', {}, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, /** @type {Error} */ (error).message)));
 }
 
 async function signedIn() {
-  me = await api('GET', '/api/me');
-  who.textContent = me.email;
+  /** @type {ApiUser} */
+  const user = await api('GET', '/api/me');
+  me = user;
+  who.textContent = user.email;
   adminLink.hidden = !isAdmin();
   nav.hidden = false;
   route();
 }
 
+/** @param {string} [message] */
 function signedOut(message) {
   me = null;
   setCsrfToken(null);
@@ -81,21 +93,22 @@ function signedOut(message) {
   signInView(message, signedIn);
 }
 
-document.getElementById('sign-out').addEventListener('click', async () => {
+byId('sign-out').addEventListener('click', async () => {
   await api('DELETE', '/auth/session').catch(() => undefined);
   // The next person to sign in on this browser starts from the projects, not from our last page.
   history.replaceState(null, '', '#/');
   signedOut('Signed out.');
 });
-document.getElementById('skip').addEventListener('click', (event) => {
+byId('skip').addEventListener('click', (event) => {
   event.preventDefault();
-  document.getElementById('main').focus();
+  byId('main').focus();
 });
 window.addEventListener('hashchange', route);
 window.addEventListener(SIGNED_OUT, () => signedOut('Your session has ended: sign in again.'));
 setReloadHandler(route);
 
 // 204 (null) when not signed in: the sign-in form below.
+/** @type {ApiWebSession | null} */
 const session = await api('GET', '/auth/session').catch(() => null);
 if (session === null) signedOut();
 else {

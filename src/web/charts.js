@@ -5,6 +5,12 @@ const SVG = 'http://www.w3.org/2000/svg';
 const HEIGHT = 220;
 const MARGIN = { top: 12, right: 16, bottom: 44, left: 78 };
 
+/**
+ * @param {string} tag
+ * @param {Record<string, string | number>} [attrs]
+ * @param {...(Node | string)} children
+ * @returns {SVGElement}
+ */
 function svg(tag, attrs = {}, ...children) {
   const element = document.createElementNS(SVG, tag);
   for (const [name, value] of Object.entries(attrs)) element.setAttribute(name, String(value));
@@ -15,6 +21,7 @@ function svg(tag, attrs = {}, ...children) {
 /**
  * A readable axis top a little above `value`: 1, 2, 4 or 8 times a power of ten, so that the
  * quarter lines fall on round numbers too.
+ * @param {number} value
  */
 export function niceCeiling(value) {
   if (!(value > 0)) return 1;
@@ -38,13 +45,13 @@ export function lineChart({ id, title, yLabel, points, max, format, width = 640 
   const WIDTH = width;
   const peak = Math.max(...points.map((point) => point.v));
   const average = points.reduce((sum, point) => sum + point.v, 0) / points.length;
-  const span = points.at(-1).t;
+  const span = /** @type {{ t: number }} */ (points.at(-1)).t;
   const top = max ?? niceCeiling(peak);
   const innerWidth = WIDTH - MARGIN.left - MARGIN.right;
   const innerHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
-  const x = (t) => MARGIN.left + (span === 0 ? innerWidth / 2 : (t / span) * innerWidth);
-  const y = (v) => MARGIN.top + innerHeight - (Math.min(v, top) / top) * innerHeight;
-  const seconds = (t) => `${span < 10_000 ? (t / 1000).toFixed(1) : Math.round(t / 1000)} s`;
+  const x = (/** @type {number} */ t) => MARGIN.left + (span === 0 ? innerWidth / 2 : (t / span) * innerWidth);
+  const y = (/** @type {number} */ v) => MARGIN.top + innerHeight - (Math.min(v, top) / top) * innerHeight;
+  const seconds = (/** @type {number} */ t) => `${span < 10_000 ? (t / 1000).toFixed(1) : Math.round(t / 1000)} s`;
 
   const grid = [0, 0.25, 0.5, 0.75, 1].map((fraction) => {
     const value = top * fraction;

@@ -1,25 +1,42 @@
 // Building elements, and the small pieces every view shows (states, tables, times and sizes).
 
-/** Builds an element; strings become text nodes, so nothing from the API is parsed as HTML. */
+/**
+ * What `h` takes as children: nodes, text (anything else is shown as its text) and lists of them;
+ * null, undefined, false and '' are left out.
+ * @typedef {Node | string | number | boolean | null | undefined | readonly Child[]} Child
+ */
+
+/**
+ * Builds an element; strings become text nodes, so nothing from the API is parsed as HTML.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, unknown>} [attrs] attributes; `on…` functions become listeners
+ * @param {...Child} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function h(tag, attrs = {}, ...children) {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
-    if (name.startsWith('on') && typeof value === 'function') element.addEventListener(name.slice(2), value);
+    if (name.startsWith('on') && typeof value === 'function') element.addEventListener(name.slice(2), /** @type {EventListener} */ (value));
     else if (value === true) element.setAttribute(name, '');
     else if (value !== false && value !== null && value !== undefined) element.setAttribute(name, String(value));
   }
-  for (const child of children.flat(Infinity)) {
+  for (const child of /** @type {unknown[]} */ (children).flat(Infinity)) {
     if (child === null || child === undefined || child === false || child === '') continue;
     element.append(child instanceof Node ? child : String(child));
   }
   return element;
 }
 
+/** @type {Record<string, string>} */
 const FRIENDLY = {
   NOT_OPERATIONAL: 'NOT OPERATIONAL',
 };
 
-/** A state as text with its colour; the colour only repeats what the text says. */
+/**
+ * A state as text with its colour; the colour only repeats what the text says.
+ * @param {string} state
+ */
 export function badge(state) {
   return h('span', { class: `state state-${state}` }, FRIENDLY[state] ?? state);
 }
@@ -27,6 +44,10 @@ export function badge(state) {
 /**
  * A table that scrolls sideways on a narrow screen instead of squeezing its columns; the columns
  * numbered in `options.optional` are left out there.
+ * @param {string} label
+ * @param {string[]} headings
+ * @param {HTMLTableRowElement[]} rows
+ * @param {{ optional?: number[], class?: string, empty?: string }} [options]
  */
 export function table(label, headings, rows, options = {}) {
   for (const row of rows) for (const index of options.optional ?? []) row.children[index]?.classList.add('optional');
@@ -36,11 +57,13 @@ export function table(label, headings, rows, options = {}) {
       h('tbody', {}, rows.length > 0 ? rows : h('tr', {}, h('td', { colspan: headings.length, class: 'muted' }, options.empty ?? 'Nothing yet.')))));
 }
 
+/** @param {number | null | undefined} ms */
 export function time(ms) {
   if (ms === null || ms === undefined) return '';
   return new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 }
 
+/** @param {number | null | undefined} ms */
 export function duration(ms) {
   if (ms === null || ms === undefined) return '';
   // Steps and test cases often take less than a second: tenths say more than "0 s" then.
@@ -52,6 +75,7 @@ export function duration(ms) {
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
+/** @param {number} count */
 export function bytes(count) {
   if (count < 1024) return `${count} B`;
   const units = ['KB', 'MB', 'GB', 'TB'];
@@ -64,6 +88,7 @@ export function bytes(count) {
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
 
+/** @param {number} ratio */
 export function percent(ratio) {
   return `${Math.round(ratio * 100)} %`;
 }
@@ -73,11 +98,13 @@ export function statusLine() {
   const element = h('p', { class: 'status', role: 'status' });
   return {
     element,
+    /** @param {string} text */
     ok(text) {
       element.className = 'status';
       element.setAttribute('role', 'status');
       element.textContent = text;
     },
+    /** @param {unknown} error */
     fail(error) {
       element.className = 'status error';
       element.setAttribute('role', 'alert');
@@ -94,6 +121,9 @@ let fieldCount = 0;
 /**
  * A labelled control. The label names the control through `for`, not by wrapping it: a wrapped
  * select would lend its options' text to its name.
+ * @param {string} label
+ * @param {HTMLElement} control
+ * @param {string} [help]
  */
 export function field(label, control, help) {
   fieldCount += 1;

@@ -5,7 +5,9 @@
 import { ApiError } from './api.js';
 import { h } from './dom.js';
 
-const main = document.getElementById('main');
+/** @typedef {Element | { view: Element, done?: boolean, title?: string }} Rendered What a live part shows. */
+
+const main = /** @type {HTMLElement} */ (document.getElementById('main'));
 let generation = 0;
 
 /** Fired when the API says the session is gone; app.js answers with the sign-in form. */
@@ -16,9 +18,13 @@ export function current() {
   return generation;
 }
 
+/** @type {() => void} */
 let reloadHandler = () => undefined;
 
-/** app.js says how to show the current address again (after an action changes what it shows). */
+/**
+ * app.js says how to show the current address again (after an action changes what it shows).
+ * @param {() => void} handler
+ */
 export function setReloadHandler(handler) {
   reloadHandler = handler;
 }
@@ -27,7 +33,11 @@ export function reload() {
   reloadHandler();
 }
 
-/** Starts a new page: polls of the previous one stop at their next tick. */
+/**
+ * Starts a new page: polls of the previous one stop at their next tick.
+ * @param {string} title
+ * @param {...Node} children
+ */
 export function page(title, ...children) {
   generation += 1;
   document.title = `${title} · devicecloud`;
@@ -43,6 +53,10 @@ export function page(title, ...children) {
 /**
  * Fills `container` with what `render` answers, again every `every` ms while the page is shown.
  * `render` answers an element, or `{ view, done }` where `done` stops polling (a finished run).
+ * @param {HTMLElement} container
+ * @param {() => Promise<Rendered>} render
+ * @param {number} every ms; 0 draws once
+ * @returns {Promise<void>}
  */
 export function poll(container, render, every) {
   const mine = generation;
@@ -51,6 +65,7 @@ export function poll(container, render, every) {
   const draw = async () => {
     if (mine !== generation) return;
     if (document.hidden && shown !== '') return void setTimeout(draw, every);
+    /** @type {Rendered} */
     let result;
     try {
       result = await render();
@@ -81,7 +96,11 @@ export function poll(container, render, every) {
   return draw();
 }
 
-/** A whole page that is live: the title and the first view, then polling. */
+/**
+ * A whole page that is live: the title and the first view, then polling.
+ * @param {string} title
+ * @param {() => Promise<Rendered>} render
+ */
 export async function livePage(title, render, every = 2000) {
   const container = h('div', { class: 'live' }, h('p', { class: 'muted' }, 'Loading…'));
   page(title, container);
@@ -90,6 +109,10 @@ export async function livePage(title, render, every = 2000) {
   if (mine === generation) container.querySelector('h1')?.focus({ preventScroll: true });
 }
 
+/**
+ * @param {HTMLElement} container
+ * @param {unknown} error
+ */
 function showProblem(container, error) {
   const existing = container.querySelector(':scope > .problem');
   const message = error instanceof Error ? error.message : String(error);
@@ -100,7 +123,10 @@ function showProblem(container, error) {
   container.prepend(h('p', { class: 'problem error', role: 'alert' }, message));
 }
 
-/** How an element is found again after a refresh; `data-key` names one whose text changes (toggles). */
+/**
+ * How an element is found again after a refresh; `data-key` names one whose text changes (toggles).
+ * @param {HTMLElement} element
+ */
 function keyOf(element) {
   if (element.dataset.key) return element.dataset.key;
   return [element.tagName, element.getAttribute('href') ?? '', element.getAttribute('name') ?? '', element.getAttribute('aria-label') ?? '', element.textContent.trim()].join('|');
@@ -108,16 +134,20 @@ function keyOf(element) {
 
 const FOCUSABLE = 'a[href], button, input, select, textarea, summary, [tabindex]';
 
+/**
+ * @param {HTMLElement} container
+ * @param {Element} view
+ */
 function replaceKeepingFocus(container, view) {
-  const active = document.activeElement;
+  const active = /** @type {HTMLElement | null} */ (document.activeElement);
   const focusKey = active && container.contains(active) && active !== container ? keyOf(active) : null;
-  const opened = new Set([...container.querySelectorAll('details[open] > summary')].map(keyOf));
+  const opened = new Set([...container.querySelectorAll('details[open] > summary')].map((summary) => keyOf(/** @type {HTMLElement} */ (summary))));
   for (const summary of view.querySelectorAll('details > summary')) {
-    if (opened.has(keyOf(summary))) summary.parentElement.open = true;
+    if (opened.has(keyOf(/** @type {HTMLElement} */ (summary)))) /** @type {HTMLDetailsElement} */ (summary.parentElement).open = true;
   }
   container.replaceChildren(view);
   if (focusKey !== null) {
-    const again = [...container.querySelectorAll(FOCUSABLE)].find((element) => keyOf(element) === focusKey);
+    const again = /** @type {HTMLElement[]} */ ([...container.querySelectorAll(FOCUSABLE)]).find((element) => keyOf(element) === focusKey);
     again?.focus({ preventScroll: true });
   }
 }

@@ -37,7 +37,7 @@ interface Caller {
 
 const basic = (key: string) => ({ authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` });
 
-/** The URLs a route answers at: both prefixes, and `/users/{id}` for `/me` (API.md §2). */
+/** The URLs a route answers at: both prefixes, and `/users/{id}` for `/me` (docs/api.md#paths). */
 function aliases(spec: RouteSpec): string[] {
   const forms = spec.path === '/me' || spec.path.startsWith('/me/') ? [spec.path, spec.path.replace(/^\/me/, '/users/:userId')] : [spec.path];
   return forms.flatMap((form) => [`/api/v2${form}`, `/api${form}`]);
@@ -366,7 +366,7 @@ describe('secrets in the log of a real server', () => {
       await request('POST', '/auth/session', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'logged@example.com', password: `${password}-typo` }) });
       await request('GET', '/api/me', { headers: basic(`${user.apiKey.slice(0, 31)}Z`) });
       await request('POST', '/api/me/password', { headers: { ...basic(user.apiKey), ...form }, body: new URLSearchParams({ currentPassword: `${password}-typo`, newPassword: `${password}-new` }).toString() });
-      // Form parameters may arrive in the query string (API.md §1), a password with them.
+      // Form parameters may arrive in the query string (docs/api.md#formats), a password with them.
       await request('POST', `/api/me/password?currentPassword=${encodeURIComponent(`${password}-query`)}&newPassword=${encodeURIComponent(`${password}-query-new`)}`, { headers: basic(user.apiKey) });
       await request('GET', `/oauth/token?client_id=testdroid-cloud-api&grant_type=refresh_token&refresh_token=${tokens.refresh_token}`);
       secrets.push(`${password}-typo`, `${user.apiKey.slice(0, 31)}Z`, `${password}-query`, `${password}-query-new`);

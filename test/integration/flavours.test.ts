@@ -1,5 +1,5 @@
 /**
- * Deployment flavours (seed §1, API.md §7): on the public cloud a run cannot change device
+ * Deployment flavours (docs/api.md#deployment-flavours): on the public cloud a run cannot change device
  * settings and devices are cleaned the lighter way; private and enterprise clouds allow both and
  * hand the settings to the agent, never showing the Google password back.
  */

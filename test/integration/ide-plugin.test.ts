@@ -1,4 +1,4 @@
-/** Seed §7 rule 3: the run-in-cloud IDE plug-in identifies itself and may not start the iOS crawler. */
+/** docs/api.md#the-run-in-cloud-ide-plug-in: the run-in-cloud IDE plug-in identifies itself and may not start the iOS crawler. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IOS_CRAWLER_ID } from '../../src/domain/frameworks.ts';
 import { type FakeAgent, androidDevice, fakeAgent, iosDevice } from '../support/fake-agent.ts';

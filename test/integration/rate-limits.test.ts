@@ -1,4 +1,4 @@
-/** Rate limits (API.md §2): per user whatever the credential, per address when anonymous, never agents. */
+/** Rate limits (docs/api.md#rate-limits): per user whatever the credential, per address when anonymous, never agents. */
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { applyRetention } from '../../src/scheduler/retention.ts';

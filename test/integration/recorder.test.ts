@@ -1,4 +1,4 @@
-/** The recorder tool (seed §8): 30 steps without authorization, unlimited with one, one authorization per account. */
+/** The recorder tool (docs/api.md#recorder-tool): 30 steps without authorization, unlimited with one, one authorization per account. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/engines.ts';
 import { type Harness, type TestUser, createHarness } from '../support/harness.ts';

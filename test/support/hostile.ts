@@ -110,7 +110,7 @@ export function undocumentedOperations(): Operation[] {
 // ---------------------------------------------------------------------------------------------
 // Hostile values
 
-/** Each Accept header with the format the API must answer errors in (API.md §1). */
+/** Each Accept header with the format the API must answer errors in (docs/api.md#formats). */
 export const ACCEPTS: ReadonlyArray<{ header: string | undefined; json: boolean }> = [
   { header: undefined, json: false },
   { header: 'application/json', json: true },
@@ -144,7 +144,7 @@ const UNCOERCIBLE_ARRAY = ['{}', '{"a":{"b":[1,2]}}', '[{"id":1}]', '[[1, 2]]'];
 /** JSON texts of the wrong type, which coercion may turn into something acceptable. */
 const LOOSE = ['null', 'true', 'false', '0', '-1', '1.5', '1e308', '-0', '"abc"', '""', '"1e3"', '"\\u0000"', '"\\ud800"', '"\\u0001\\u001b[31m"', '"<a>&amp;]]>"', '9007199254740993', '1e20', '[1e20]', '9223372036854775807', '[-0]'];
 
-/** List grammar (API.md §4) at its edges: numbers no 64-bit column holds, odd lists, long sorts. */
+/** List grammar (docs/api.md#lists) at its edges: numbers no 64-bit column holds, odd lists, long sorts. */
 const LIST_PARAMETERS = [
   'filter=id_eq_1e20', 'filter=id_gt_1.5', 'filter=id_in_1|1e400|-0', 'filter=createTime_after_9223372036854775807', 'filter=createTime_on_-1e30',
   'filter=id_eq_0x10', 'filter=name_eq_%00', 'filter=name_like_%25%25%25%5C', 'filter=id_isnull', `filter=name_in_${'|'.repeat(3000)}`,
@@ -346,7 +346,7 @@ export function generate(operation: Operation, ids: Ids, rng: Prng): Hostile[] {
   return inputs;
 }
 
-/** The operation's URL for the world, in one of its aliases (API.md §2). */
+/** The operation's URL for the world, in one of its aliases (docs/api.md#paths). */
 function urlOf(operation: Operation, ids: Ids, rng: Prng, override: Record<string, string> = {}): string {
   let path = fillPath(operation.path, ids, override);
   if (path.startsWith('/api/v2/me') && rng.chance(0.25)) path = path.replace('/api/v2/me', `/api/v2/users/${ids.userId}`);

@@ -14,7 +14,7 @@ describe('project config rules', () => {
     expect(next).toMatchObject({ mode: 'IOS_CRAWLER', usedDeviceGroupId: 12, timeout: 900, launchApp: false });
   });
 
-  it('allows IOS_CRAWLER only in IOS projects (seed rule 1)', () => {
+  it('allows IOS_CRAWLER only in IOS projects (docs/api.md#project-config)', () => {
     expect(() => applyConfigChange(defaultConfig(1, 'XCTEST'), { mode: 'IOS_CRAWLER' }, { ...context, projectType: 'XCTEST' })).toThrow(
       'needs a project of type IOS',
     );

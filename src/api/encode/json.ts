@@ -20,5 +20,5 @@ export function encodeJson(value: Rep): string {
 // escape preceded by an odd number of backslashes is text (`\\ud800` is the six characters).
 const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
 
-/** Kind used by presenters for answers that are plain arrays in JSON (API.md: performance). */
+/** Kind used by presenters for answers that are plain arrays in JSON (docs/api.md#device-runs-and-device-sessions). */
 export const PLAIN_ARRAY = 'list';

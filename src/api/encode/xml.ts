@@ -1,5 +1,5 @@
 /**
- * XML from the neutral representation (API.md §1): one root element named after the entity type,
+ * XML from the neutral representation (docs/api.md#formats): one root element named after the entity type,
  * one child element per non-null field, arrays as a wrapper holding one element per item named
  * after the item's type (`<item>` for strings and numbers).
  *

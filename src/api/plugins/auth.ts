@@ -1,8 +1,8 @@
 /**
  * Authentication: every route is for signed-in users unless its table entry says `anonymous`.
  * The API key arrives as HTTP Basic user name with an empty password, an OAuth access token as a
- * bearer token or the `access_token` query parameter (API.md §3), the dashboard's session as a cookie
- * (with a CSRF header on changes). Runs on
+ * bearer token or the `access_token` query parameter (docs/api.md#oauth-20), the dashboard's
+ * session as a cookie (with a CSRF header on changes). Runs on
  * `onRequest`, before any body is read, so an unauthenticated upload is refused without reading it.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * The API's format rule (API.md §1): JSON when Accept lists application/json with q > 0, unless an
+ * The API's format rule (docs/api.md#formats): JSON when Accept lists application/json with q > 0, unless an
  * XML type is listed with a higher q; XML otherwise (no Accept, `*∕*`, XML types, anything else).
  * Never 406. This is the service's own rule rather than general negotiation, hence its own parser.
  */

@@ -1,6 +1,6 @@
 /**
- * Rate limits (API.md §2: 429 with Retry-After): per signed-in user (whatever credential: API key,
- * OAuth token or session) and per address for anonymous requests. Counted in this server's memory:
+ * Rate limits (429 with Retry-After, docs/api.md#rate-limits): per signed-in user (whatever
+ * credential: API key, OAuth token or session) and per address for anonymous requests. Counted in this server's memory:
  * behind a load balancer each server counts its own share, so a limit is per server. Agents and
  * the dashboard's static files are not counted. Runs after authentication (route-level hooks run
  * after the app's), so the user is known. The routes that take a password (OAuth's password grant,

@@ -10,7 +10,7 @@ export interface ListLinks {
   readonly extra?: Readonly<Record<string, string>>;
 }
 
-/** The list envelope every collection answers (API.md §4), fields in its documented order. */
+/** The list envelope every collection answers (docs/api.md#lists), fields in its documented order. */
 export function presentList(items: readonly Rep[], total: number, query: ListQuery, links: ListLinks): Rep {
   const { offset, limit } = query;
   const hasNext = limit > 0 && offset + limit < total;

@@ -2,7 +2,7 @@
  * The neutral representation every presenter produces and both encoders read. An entity is a
  * plain object whose fields are in wire order, tagged with its XML type name under a symbol key:
  * JSON.stringify skips symbol keys, so JSON needs no conversion at all, and the XML encoder reads
- * the tag to name the root element and the items of arrays (API.md §1).
+ * the tag to name the root element and the items of arrays (docs/api.md#formats).
  */
 export const KIND: unique symbol = Symbol('kind');
 

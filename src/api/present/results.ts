@@ -18,7 +18,7 @@ export function presentTestCaseRun(testCase: StoredTestCase): Rep {
   });
 }
 
-/** A plain JSON array, not an envelope (API.md: performance). */
+/** A plain JSON array, not an envelope (docs/api.md#device-runs-and-device-sessions). */
 export function presentSamples(samples: readonly StoredSample[]): Rep {
   return repList(
     PLAIN_ARRAY,

@@ -1,4 +1,4 @@
-/** The legacy project config (seed endpoints 7 and 8) and its key/value parameters. */
+/** The legacy project config (docs/api.md#project-config) and its key/value parameters. */
 import Type from 'typebox';
 import type { RawConfigChange } from '../../domain/project-config.ts';
 import {

@@ -1,6 +1,6 @@
 /**
- * Starting runs: the modern TestRunConfig (`POST /runs`), the seed's legacy start with only a
- * projectId (the stored project config), the legacy project route, and validate-only.
+ * Starting runs (docs/api.md#starting-runs): the modern TestRunConfig (`POST /runs`), the legacy
+ * start with only a projectId (the stored project config), the legacy project route, validate-only.
  */
 import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';

@@ -1,5 +1,5 @@
 /**
- * Tells what an uploaded file is (API.md "Files"): an Android or iOS app, a test APK, a test
+ * Tells what an uploaded file is (docs/api.md#files): an Android or iOS app, a test APK, a test
  * package (a zip with run-tests.sh), or data; and reads its properties. Content decides, helped by
  * the name: a file named .apk/.ipa that is not one is refused with the reason.
  */
@@ -17,7 +17,7 @@ export interface Inspection {
   readonly properties: Record<string, string>;
 }
 
-/** No virus scanner is configured: clients wait for `safe` or `disabled` (API.md). */
+/** No virus scanner is configured: clients wait for `safe` or `disabled` (docs/api.md#files). */
 const SCAN = { virus_scan_status: 'disabled' } as const;
 
 /** `limits`: what a zip may expand to (config.ts); one that breaks them, or cannot unpack, is refused. */

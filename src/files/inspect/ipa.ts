@@ -1,7 +1,7 @@
 /**
  * IPAs: Payload/<Name>.app/Info.plist (binary or XML) and the embedded provisioning profile. The
  * profile is a CMS (PKCS#7) envelope around an XML plist; we read the plist between `<?xml` and
- * `</plist>` rather than verify the signature, which the service replaces anyway (seed §1: the
+ * `</plist>` rather than verify the signature, which the service replaces anyway (docs/api.md#files: the
  * app is re-signed with the service's own profile). What matters here is the kind of build:
  * development and ad-hoc builds are what a test cloud takes (issue 8: other builds are refused);
  * App Store, enterprise (in-house) and simulator builds are refused with the reason.

@@ -7,10 +7,14 @@
 import { ApiError, api } from '../api.js';
 import { bytes, h, statusLine } from '../dom.js';
 import { current, page } from '../page.js';
+/** @import { ApiUser, ApiWebSession } from '../../client/api-types.ts' */
 
 const HIDDEN_KEY = '••••••••••••••••••••••••••••••••';
 
-/** Files and artifacts kept, against the quota; uploads beyond it are refused. */
+/**
+ * Files and artifacts kept, against the quota; uploads beyond it are refused.
+ * @param {{ storageUsedBytes: number, storageQuotaBytes: number }} me
+ */
 function storage(me) {
   const full = me.storageUsedBytes >= me.storageQuotaBytes;
   return h('span', { 'data-key': 'storage' },
@@ -21,15 +25,17 @@ function storage(me) {
 
 export async function accountView() {
   const shown = page('Account', h('section', {}, h('h1', {}, 'Account'), h('p', { class: 'muted' }, 'Loading…')));
+  /** @type {ApiUser & { plan: string, storageUsedBytes: number, storageQuotaBytes: number }} */
   const me = await api('GET', '/api/me');
   if (shown !== current()) return;
   const role = me.roles?.find((entry) => !entry.name.startsWith('PRIORITY_'))?.name ?? 'USER';
 
+  /** @type {string | null} */
   let apiKey = null;
   let revealed = false;
   const key = h('code', { class: 'key', 'aria-label': 'API key' }, HIDDEN_KEY);
   const keyStatus = statusLine();
-  const show = (visible) => {
+  const show = (/** @type {boolean} */ visible) => {
     revealed = visible;
     key.textContent = revealed ? apiKey : HIDDEN_KEY;
     reveal.textContent = revealed ? 'Hide' : 'Reveal';
@@ -37,13 +43,14 @@ export async function accountView() {
   };
 
   // Asked for when the sign-in is no longer recent: the action waiting for it runs once it is given.
+  /** @type {(() => Promise<void>) | null} */
   let afterConfirm = null;
   const confirmInput = h('input', { type: 'password', name: 'password', autocomplete: 'current-password', required: true, maxlength: 1024, id: 'confirm-password' });
   const confirmForm = h('form', {
     class: 'stack',
     hidden: true,
     'aria-label': 'Confirm your password',
-    onsubmit: async (event) => {
+    onsubmit: async (/** @type {Event} */ event) => {
       event.preventDefault();
       try {
         await api('POST', '/auth/session/confirm', { password: confirmInput.value });
@@ -62,7 +69,10 @@ export async function accountView() {
   h('p', { class: 'help' }, 'The API key is shown only shortly after you entered your password.'),
   h('button', { type: 'submit' }, 'Confirm'));
 
-  /** Runs `action`; when the server wants the password first, asks for it and runs it after. */
+  /**
+   * Runs `action`; when the server wants the password first, asks for it and runs it after.
+   * @param {() => Promise<void>} action
+   */
   const withRecentSignIn = async (action) => {
     keyStatus.clear();
     const askFirst = () => {
@@ -77,6 +87,7 @@ export async function accountView() {
       confirmInput.focus();
     };
     try {
+      /** @type {ApiWebSession | null} */
       const session = await api('GET', '/auth/session');
       if (session !== null && !session.recent) return askFirst();
       await action();
@@ -86,8 +97,9 @@ export async function accountView() {
       keyStatus.fail(error);
     }
   };
+  /** @returns {Promise<string>} */
   const fetchKey = async () => {
-    apiKey ??= (await api('POST', '/auth/api-key')).apiKey;
+    apiKey ??= /** @type {string} */ ((await api('POST', '/auth/api-key')).apiKey);
     return apiKey;
   };
 
@@ -126,11 +138,11 @@ export async function accountView() {
   }, 'Regenerate');
 
   const passwordStatus = statusLine();
-  const field = (label, name, autocomplete) => h('label', {}, label, h('input', { type: 'password', name, autocomplete, required: true, minlength: name === 'currentPassword' ? undefined : 8, maxlength: 1024 }));
+  const field = (/** @type {string} */ label, /** @type {string} */ name, /** @type {string} */ autocomplete) => h('label', {}, label, h('input', { type: 'password', name, autocomplete, required: true, minlength: name === 'currentPassword' ? undefined : 8, maxlength: 1024 }));
   const passwordForm = h('form', {
     class: 'stack',
     'aria-label': 'Change the password',
-    onsubmit: async (event) => {
+    onsubmit: async (/** @type {Event} */ event) => {
       event.preventDefault();
       const data = new FormData(passwordForm);
       if (data.get('newPassword') !== data.get('repeatPassword')) {

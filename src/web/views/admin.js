@@ -4,6 +4,7 @@
 import { api } from '../api.js';
 import { badge, bytes, field, h, statusLine, table, time } from '../dom.js';
 import { page, poll } from '../page.js';
+/** @import { ApiAgent, ApiList, ApiManagedUser, ApiUser } from '../../client/api-types.ts' */
 
 const PLANS = ['PLATINUM', 'GOLD', 'SILVER'];
 const ROLES = ['USER', 'ADMIN'];
@@ -13,6 +14,7 @@ export function notForYouView() {
   page('Operators', h('section', {}, h('h1', {}, 'Operators'), h('p', {}, 'This page is for operators of the cloud (the ADMIN role).')));
 }
 
+/** @param {ApiUser} me the operator */
 export async function adminView(me) {
   const status = statusLine();
   const usersBox = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
@@ -22,6 +24,11 @@ export async function adminView(me) {
       h('h2', {}, 'Users'), usersBox, newUserForm(status, () => drawUsers())),
     h('section', {}, h('h2', {}, 'Agents and devices'), agentsBox));
 
+  /**
+   * @param {ApiManagedUser} user
+   * @param {Record<string, unknown>} changes
+   * @param {(updated: ApiManagedUser) => string} done what to say once changed
+   */
   async function change(user, changes, done) {
     try {
       const updated = await api('POST', `/api/admin/users/${user.id}`, changes);
@@ -36,10 +43,18 @@ export async function adminView(me) {
   const drawUsers = () => poll(usersBox, renderUsers, 0);
 
   async function renderUsers() {
+    /** @type {ApiList<ApiManagedUser>} */
     const users = await api('GET', '/api/admin/users');
+    /**
+     * @param {ApiManagedUser} user
+     * @param {string} label
+     * @param {string[]} values
+     * @param {string} value
+     * @param {'plan' | 'role'} name
+     */
     const choice = (user, label, values, value, name) => h('select', {
       'aria-label': `${label} of ${user.email}`,
-      onchange: (event) => change(user, { [name]: event.target.value }, (updated) => `${updated.email} now has the ${label.toLowerCase()} ${updated[name]}.`),
+      onchange: (/** @type {Event} */ event) => change(user, { [name]: /** @type {HTMLSelectElement} */ (event.target).value }, (updated) => `${updated.email} now has the ${label.toLowerCase()} ${updated[name]}.`),
     }, values.map((option) => h('option', { value: option, selected: option === value }, option)));
     return table('Users', ['User', 'Plan', 'Role', 'Status', 'Storage', 'Created', 'Last sign-in', 'Last run started'], users.data.map((user) => {
       const self = user.id === me.id;
@@ -68,6 +83,7 @@ export async function adminView(me) {
   void drawUsers();
 
   async function renderAgents() {
+    /** @type {ApiList<ApiAgent>} */
     const agents = await api('GET', '/api/admin/agents');
     if (agents.data.length === 0) return h('p', { class: 'muted' }, 'No agents yet: create one with devicecloud admin create-agent-token and start it on a device host.');
     return h('div', {}, agents.data.map((agent) => h('article', { class: 'agent' },
@@ -116,14 +132,19 @@ export async function adminView(me) {
   void poll(agentsBox, renderAgents, 5000);
 }
 
+/**
+ * @param {ReturnType<typeof statusLine>} status
+ * @param {() => Promise<void>} onCreated
+ */
 function newUserForm(status, onCreated) {
   const form = h('form', {
     class: 'grid-form',
     'aria-label': 'New user',
-    onsubmit: async (event) => {
+    onsubmit: async (/** @type {Event} */ event) => {
       event.preventDefault();
       const data = Object.fromEntries(new FormData(form));
       try {
+        /** @type {ApiManagedUser} */
         const created = await api('POST', '/api/admin/users', data);
         form.reset();
         status.ok(`Created ${created.email} (${created.plan}). They sign in with the password you chose and find their API key in their account.`);

@@ -5,16 +5,19 @@
 import { api, apiText } from '../api.js';
 import { lineChart } from '../charts.js';
 import { badge, bytes, duration, h, time } from '../dom.js';
+import { FINAL_DEVICE_SESSION_STATES } from '../final-states.js';
 import { livePage } from '../page.js';
 import { osOf } from './runs.js';
-
-const FINAL = new Set(['SUCCEEDED', 'FAILED', 'WARNING', 'TIMEOUT', 'ABORTED', 'EXCLUDED']);
+/** @import { ApiDeviceSession, ApiFile, ApiList, ApiSample, ApiScreenshot, ApiStep, ApiTestCaseRun, ApiTestRun } from '../../client/api-types.ts' */
+/** @import { Child } from '../dom.js' */
 /** Beyond this the page shows the end of the log and offers the whole file. */
 const LOG_TAIL = 100_000;
 
+/** @param {string} sessionId */
 export function deviceSessionView(sessionId) {
   const base = `/api/v2/device-sessions/${sessionId}`;
   return livePage('Device session', async () => {
+    /** @type {[ApiDeviceSession, ApiList<ApiStep>, ApiList<ApiTestCaseRun>, ApiSample[], ApiList<ApiScreenshot>, ApiList<ApiFile>, string]} */
     const [session, steps, cases, samples, screenshots, outputs, log] = await Promise.all([
       api('GET', base),
       api('GET', `${base}/steps`),
@@ -24,6 +27,7 @@ export function deviceSessionView(sessionId) {
       api('GET', `${base}/output-file-set/files`),
       apiText(`${base}/logs`),
     ]);
+    /** @type {ApiTestRun} */
     const run = await api('GET', `/api/v2/runs/${session.testRunId}`);
     const name = session.device?.displayName ?? `Device session ${session.id}`;
     const view = h('section', {},
@@ -39,17 +43,18 @@ export function deviceSessionView(sessionId) {
       h('h2', {}, 'Test cases'),
       testCases(cases.data),
       h('h2', {}, 'CPU and memory'),
-      charts(samples, FINAL.has(session.state)),
+      charts(samples, FINAL_DEVICE_SESSION_STATES.includes(session.state)),
       h('h2', {}, 'Screenshots'),
       gallery(base, screenshots.data),
       h('h2', {}, 'Log'),
       logView(log));
-    return { view, title: `${name} · ${run.displayName}`, done: FINAL.has(session.state) };
+    return { view, title: `${name} · ${run.displayName}`, done: FINAL_DEVICE_SESSION_STATES.includes(session.state) };
   }, 3000);
 }
 
+/** @param {ApiDeviceSession} session */
 function facts(session) {
-  const fact = (term, value) => (value === '' || value === null || value === undefined ? '' : h('div', {}, h('dt', {}, term), h('dd', {}, value)));
+  const fact = (/** @type {string} */ term, /** @type {Child} */ value) => (value === '' || value === null || value === undefined ? '' : h('div', {}, h('dt', {}, term), h('dd', {}, value)));
   return h('dl', { class: 'facts' },
     fact('Device', osOf(session.device)),
     fact('Excluded because', session.excludeReason),
@@ -62,6 +67,11 @@ function facts(session) {
     fact('Retried', session.retryState === 'NONE' ? '' : session.retryState));
 }
 
+/**
+ * @param {string} base
+ * @param {ApiFile[]} files
+ * @param {boolean} hasLog
+ */
 function downloads(base, files, hasLog) {
   const items = [
     h('li', {}, h('a', { href: `${base}/junit.xml`, download: 'junit.xml' }, 'JUnit report'), h('span', { class: 'muted' }, ' (junit.xml)')),
@@ -73,6 +83,7 @@ function downloads(base, files, hasLog) {
   return h('div', { class: 'downloads' }, h('h2', {}, 'Downloads'), h('ul', { 'aria-label': 'Downloads' }, items));
 }
 
+/** @param {ApiStep[]} steps */
 function stepList(steps) {
   if (steps.length === 0) return h('p', { class: 'muted' }, 'No steps yet.');
   return h('ol', { class: 'timeline', 'aria-label': 'Steps' }, steps.map((step) =>
@@ -83,9 +94,10 @@ function stepList(steps) {
       step.failReason ? h('p', { class: 'error' }, step.failReason) : '')));
 }
 
+/** @param {ApiTestCaseRun[]} cases */
 function testCases(cases) {
   if (cases.length === 0) return h('p', { class: 'muted' }, 'No test results yet.');
-  const count = (result) => cases.filter((testCase) => testCase.result === result).length;
+  const count = (/** @type {ApiTestCaseRun['result']} */ result) => cases.filter((testCase) => testCase.result === result).length;
   // Failures first: they are what one opens this page for.
   const ordered = [...cases].sort((a, b) => (a.result === 'FAILED' ? 0 : 1) - (b.result === 'FAILED' ? 0 : 1));
   return h('div', {},
@@ -103,11 +115,15 @@ function testCases(cases) {
           : ''))));
 }
 
+/**
+ * @param {ApiSample[]} samples
+ * @param {boolean} ended
+ */
 function charts(samples, ended) {
   if (samples.length === 0) return h('p', { class: 'muted' }, ended ? 'The device recorded no CPU or memory samples.' : 'No CPU or memory samples yet.');
   const start = samples[0].timestamp;
   // A device that does not report memory (iOS) sends null: no point rather than a false zero.
-  const points = (value) => samples.filter((sample) => value(sample) !== null).map((sample) => ({ t: sample.timestamp - start, v: value(sample) }));
+  const points = (/** @type {(sample: ApiSample) => number | null} */ value) => samples.filter((sample) => value(sample) !== null).map((sample) => ({ t: sample.timestamp - start, v: /** @type {number} */ (value(sample)) }));
   const memory = points((sample) => (sample.memUsage === null ? null : sample.memUsage / 1024));
   // Two charts side by side on a wide screen, one above the other on a phone.
   const width = window.innerWidth < 700 ? 380 : 640;
@@ -122,6 +138,10 @@ function charts(samples, ended) {
       h('figcaption', {}, 'Memory used by the app under test')));
 }
 
+/**
+ * @param {string} base
+ * @param {ApiScreenshot[]} screenshots
+ */
 function gallery(base, screenshots) {
   if (screenshots.length === 0) return h('p', { class: 'muted' }, 'No screenshots.');
   return h('ul', { class: 'gallery', 'aria-label': 'Screenshots' }, screenshots.map((shot) => {
@@ -133,6 +153,7 @@ function gallery(base, screenshots) {
   }));
 }
 
+/** @param {string} log */
 function logView(log) {
   if (log.length === 0) return h('p', { class: 'muted' }, 'No log yet.');
   const cut = log.length > LOG_TAIL;

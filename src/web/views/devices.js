@@ -5,8 +5,12 @@ import { api } from '../api.js';
 import { badge, field, h, statusLine, table } from '../dom.js';
 import { current, page, poll } from '../page.js';
 import { osOf } from './runs.js';
+/** @import { ApiDevice, ApiDeviceGroup, ApiList } from '../../client/api-types.ts' */
 
-/** What a device is doing and how healthy it is, in the words of the device list. */
+/**
+ * What a device is doing and how healthy it is, in the words of the device list.
+ * @param {ApiDevice} device
+ */
 export function condition(device) {
   if (!device.enabled) return { state: 'DISABLED', health: 'Taken out of service by an operator' };
   if (!device.online) return { state: 'OFFLINE', health: 'Its host has not reported it lately' };
@@ -25,9 +29,10 @@ export async function devicesView() {
   const form = h('form', {
     class: 'inline-form',
     'aria-label': 'New device group',
-    onsubmit: async (event) => {
+    onsubmit: async (/** @type {Event} */ event) => {
       event.preventDefault();
       try {
+        /** @type {ApiDeviceGroup} */
         const group = await api('POST', '/api/me/device-groups', { displayName: name.value, osType: os.value });
         location.hash = `#/groups/${group.id}`;
       } catch (error) {
@@ -44,6 +49,7 @@ export async function devicesView() {
     h('section', {}, h('h2', {}, 'Device groups'), groupsBox, h('h3', {}, 'New group'), form, status.element));
 
   void poll(devicesBox, async () => {
+    /** @type {ApiList<ApiDevice>} */
     const devices = await api('GET', '/api/v2/devices?limit=0&sort=displayName_a');
     return table('Devices', ['Device', 'OS', 'State', 'Health'], devices.data.map((device) => {
       const { state, health } = condition(device);
@@ -56,6 +62,7 @@ export async function devicesView() {
   }, 5000);
 
   void poll(groupsBox, async () => {
+    /** @type {ApiList<ApiDeviceGroup>} */
     const groups = await api('GET', '/api/me/device-groups?withPublic=true&limit=0&sort=displayName_a');
     return table('Device groups', ['Group', 'OS', 'Devices', 'Owner'], groups.data.map((group) =>
       h('tr', {},
@@ -66,9 +73,11 @@ export async function devicesView() {
   }, 10000);
 }
 
+/** @param {string} groupId */
 export async function groupView(groupId) {
   const shown = page('Device group', h('section', {}, h('h1', {}, 'Device group'), h('p', { class: 'muted' }, 'Loading…')));
   const path = `/api/me/device-groups/${groupId}`;
+  /** @type {[ApiDeviceGroup, ApiList<ApiDevice>, ApiList<ApiDevice>]} */
   const [group, members, devices] = await Promise.all([api('GET', path), api('GET', `${path}/devices`), api('GET', '/api/v2/devices?limit=0&sort=displayName_a')]);
   if (shown !== current()) return;
   const status = statusLine();
@@ -89,9 +98,10 @@ export async function groupView(groupId) {
   const renameForm = h('form', {
     class: 'inline-form',
     'aria-label': 'Rename the group',
-    onsubmit: async (event) => {
+    onsubmit: async (/** @type {Event} */ event) => {
       event.preventDefault();
       try {
+        /** @type {ApiDeviceGroup} */
         const renamed = await api('POST', path, { displayName: rename.value });
         heading.textContent = renamed.displayName;
         document.title = `${renamed.displayName} · devicecloud`;

@@ -3,9 +3,11 @@
 import { api } from '../api.js';
 import { badge, h, table, time } from '../dom.js';
 import { livePage } from '../page.js';
+/** @import { ApiList, ApiProject, ApiTestRun } from '../../client/api-types.ts' */
 
 export function projectsView() {
   return livePage('Projects', async () => {
+    /** @type {ApiList<ApiProject>} */
     const projects = await api('GET', '/api/me/projects?limit=0&sort=createTime_d&embedRuns=1');
     return h('section', {},
       h('div', { class: 'title-row' }, h('h1', {}, 'Projects'), h('a', { href: '#/start', class: 'button primary' }, 'Start a run')),
@@ -22,11 +24,13 @@ export function projectsView() {
   }, 5000);
 }
 
+/** @param {string} projectId */
 export function projectRunsView(projectId) {
   return livePage('Project', async () => {
+    /** @type {[ApiProject, ApiList<ApiTestRun>]} */
     const [project, runs] = await Promise.all([api('GET', `/api/me/projects/${projectId}`), api('GET', `/api/me/projects/${projectId}/runs?limit=50`)]);
     // A column that is empty unless a run waits would only take room (on a phone, all of it).
-    const waits = (run) => run.state !== 'FINISHED' && Boolean(run.queuePosition || run.message);
+    const waits = (/** @type {ApiTestRun} */ run) => run.state !== 'FINISHED' && Boolean(run.queuePosition || run.message);
     const anyWaits = runs.data.some(waits);
     const view = h('section', {},
       h('nav', { 'aria-label': 'Breadcrumb', class: 'crumbs' }, h('a', { href: '#/' }, 'Projects')),

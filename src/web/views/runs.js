@@ -3,12 +3,18 @@
 
 import { api } from '../api.js';
 import { badge, duration, h, percent, statusLine, table, time } from '../dom.js';
+import { FINAL_DEVICE_SESSION_STATES } from '../final-states.js';
 import { livePage, reload } from '../page.js';
+/** @import { ApiDevice, ApiDeviceRun, ApiDeviceSession, ApiList, ApiTestRun } from '../../client/api-types.ts' */
 
-const FINAL_SESSION = new Set(['SUCCEEDED', 'FAILED', 'WARNING', 'TIMEOUT', 'ABORTED', 'EXCLUDED']);
-
+/** @param {string} runId */
 export function runView(runId) {
   const status = statusLine();
+  /**
+   * @param {ApiTestRun} run
+   * @param {'abort' | 'retry'} action
+   * @param {string} [question] asked first
+   */
   const act = (run, action, question) => async () => {
     if (question && !confirm(question)) return;
     try {
@@ -19,6 +25,7 @@ export function runView(runId) {
     }
   };
   return livePage('Run', async () => {
+    /** @type {[ApiTestRun, ApiList<ApiDeviceSession>, ApiList<ApiDeviceRun>]} */
     const [run, sessions, deviceRuns] = await Promise.all([
       api('GET', `/api/v2/runs/${runId}`),
       api('GET', `/api/v2/runs/${runId}/device-sessions?limit=0`),
@@ -63,7 +70,7 @@ export function runView(runId) {
           // A retry lists next to the session it retries: say which row is the newer one.
           h('td', {}, badge(session.state), session.excludeReason ? h('span', { class: 'muted' }, ` ${session.excludeReason}`) : '',
             session.retryState && session.retryState !== 'NONE' ? h('span', { class: 'muted' }, ` (${session.retryState === 'AUTO' ? 'automatic retry' : 'retry'})`) : ''),
-          live ? h('td', {}, FINAL_SESSION.has(session.state) ? '' : (stepOf.get(session.id) ?? '')) : '',
+          live ? h('td', {}, FINAL_DEVICE_SESSION_STATES.includes(session.state) ? '' : (stepOf.get(session.id) ?? '')) : '',
           h('td', {}, session.testCasePassedCount),
           h('td', {}, session.testCaseFailedCount),
           h('td', {}, session.startTime ? duration(session.duration) : ''))), { optional: [1, live ? 6 : 5] }));
@@ -71,6 +78,7 @@ export function runView(runId) {
   });
 }
 
+/** @param {ApiDevice | null | undefined} device */
 export function osOf(device) {
   if (!device) return '';
   const version = device.softwareVersion;
@@ -78,10 +86,15 @@ export function osOf(device) {
   return `${os} ${version?.releaseVersion ?? ''}${version?.apiLevel ? ` (API ${version.apiLevel})` : ''}`.trim();
 }
 
+/**
+ * @param {string} term
+ * @param {import('../dom.js').Child} value
+ */
 function fact(term, value) {
   return h('div', {}, h('dt', {}, term), h('dd', {}, value));
 }
 
+/** @param {Array<[string, number]>} pairs */
 function counts(pairs) {
   const shown = pairs.filter(([, count]) => count > 0).map(([name, count]) => `${count} ${name}`);
   return shown.length > 0 ? h('span', { class: 'muted' }, ` (${shown.join(', ')})`) : '';

@@ -4,7 +4,12 @@
 import { api, setCsrfToken } from '../api.js';
 import { h } from '../dom.js';
 import { page } from '../page.js';
+/** @import { ApiWebSession } from '../../client/api-types.ts' */
 
+/**
+ * @param {string | undefined} message
+ * @param {() => Promise<void>} onSignedIn
+ */
 export function signInView(message, onSignedIn) {
   const status = h('p', { class: 'notice', role: 'alert' }, message ?? '');
   const form = h(
@@ -12,18 +17,19 @@ export function signInView(message, onSignedIn) {
     {
       class: 'stack',
       'aria-label': 'Sign in',
-      onsubmit: async (event) => {
+      onsubmit: async (/** @type {Event} */ event) => {
         event.preventDefault();
         const data = new FormData(form);
-        const button = form.querySelector('button');
+        const button = /** @type {HTMLButtonElement} */ (form.querySelector('button'));
         button.disabled = true;
         try {
+          /** @type {ApiWebSession} */
           const session = await api('POST', '/auth/session', { email: data.get('email'), password: data.get('password') });
           setCsrfToken(session.csrfToken);
           await onSignedIn();
         } catch (error) {
           status.className = 'error';
-          status.textContent = error.message;
+          status.textContent = /** @type {Error} */ (error).message;
         } finally {
           button.disabled = false;
         }
@@ -36,5 +42,5 @@ export function signInView(message, onSignedIn) {
     status,
   );
   page('Sign in', form);
-  form.querySelector('input').focus();
+  /** @type {HTMLInputElement} */ (form.querySelector('input')).focus();
 }

@@ -4,11 +4,14 @@
 import { api, uploadFile } from '../api.js';
 import { field, h, statusLine } from '../dom.js';
 import { current, page } from '../page.js';
+/** @import { ApiDeviceGroup, ApiFramework, ApiList, ApiProject, ApiTestRun, TestRunConfig } from '../../client/api-types.ts' */
 
 const NEW_PROJECT = 'new';
 
+/** @param {string} [projectId] the project to preselect */
 export async function startRunView(projectId) {
   const shown = page('Start a run', h('section', {}, h('h1', {}, 'Start a run'), h('p', { class: 'muted' }, 'Loading…')));
+  /** @type {[ApiList<ApiProject>, ApiList<ApiFramework>, ApiList<ApiDeviceGroup>]} */
   const [projects, frameworks, groups] = await Promise.all([
     api('GET', '/api/me/projects?limit=0&sort=createTime_d&embedRuns=0'),
     api('GET', '/api/me/available-frameworks'),
@@ -29,7 +32,7 @@ export async function startRunView(projectId) {
     ['ANDROID', 'IOS'].map((os) => h('optgroup', { label: os === 'IOS' ? 'iOS' : 'Android' },
       usable.filter((framework) => framework.osType === os).map((framework) => h('option', { value: framework.id }, framework.name)))));
   const frameworkField = field('Framework', frameworkSelect, ' ');
-  const frameworkHelp = frameworkField.querySelector('.help');
+  const frameworkHelp = /** @type {HTMLElement} */ (frameworkField.querySelector('.help'));
   const appInput = h('input', { type: 'file', name: 'app', id: 'run-app' });
   const appField = field('App', appInput);
   const testsInput = h('input', { type: 'file', name: 'tests', id: 'run-tests' });
@@ -45,11 +48,17 @@ export async function startRunView(projectId) {
     const framework = selectedFramework();
     if (!framework) return;
     frameworkHelp.textContent = framework.description ?? '';
+    /**
+     * @param {HTMLInputElement} input
+     * @param {HTMLElement} wrapper
+     * @param {string[]} extensions
+     * @param {string} what
+     */
     const needs = (input, wrapper, extensions, what) => {
       wrapper.hidden = extensions.length === 0;
       input.required = extensions.length > 0;
       input.accept = extensions.map((extension) => `.${extension}`).join(',');
-      wrapper.querySelector('label').textContent = extensions.length > 0 ? `${what} (${extensions.map((extension) => `.${extension}`).join(' or ')})` : what;
+      /** @type {HTMLLabelElement} */ (wrapper.querySelector('label')).textContent = extensions.length > 0 ? `${what} (${extensions.map((extension) => `.${extension}`).join(' or ')})` : what;
     };
     needs(appInput, appField, framework.requiredAppExtensions ?? [], 'App');
     needs(testsInput, testsField, framework.requiredTestExtensions ?? [], 'Test package');
@@ -72,14 +81,17 @@ export async function startRunView(projectId) {
   const form = h('form', {
     class: 'stack wide',
     'aria-label': 'Start a run',
-    onsubmit: async (event) => {
+    onsubmit: async (/** @type {Event} */ event) => {
       event.preventDefault();
-      const framework = selectedFramework();
+      const framework = /** @type {ApiFramework} */ (selectedFramework());
       submit.disabled = true;
       try {
+        /** @type {TestRunConfig['files']} */
         const files = [];
-        for (const [input, action, what] of [[appInput, 'INSTALL', 'app'], [testsInput, 'RUN_TEST', 'test package']]) {
-          const file = input.closest('.field').hidden ? undefined : input.files[0];
+        /** @type {Array<[HTMLInputElement, 'INSTALL' | 'RUN_TEST', string]>} */
+        const inputs = [[appInput, 'INSTALL', 'app'], [testsInput, 'RUN_TEST', 'test package']];
+        for (const [input, action, what] of inputs) {
+          const file = /** @type {HTMLElement} */ (input.closest('.field')).hidden ? undefined : input.files?.[0];
           if (!file) continue;
           progress.hidden = false;
           progress.value = 0;
@@ -90,14 +102,15 @@ export async function startRunView(projectId) {
         progress.hidden = true;
         status.ok('Starting the run…');
         const isNew = projectSelect.value === NEW_PROJECT;
-        const run = await api('POST', '/api/me/runs', {
+        /** @type {ApiTestRun} */
+        const run = await api('POST', '/api/me/runs', /** @satisfies {TestRunConfig} */ ({
           osType: framework.osType,
           frameworkId: framework.id,
           ...(isNew ? { projectName: projectName.value } : { projectId: Number(projectSelect.value) }),
           deviceGroupId: Number(groupSelect.value),
           files,
           ...(runName.value.trim() === '' ? {} : { testRunName: runName.value }),
-        });
+        }));
         location.hash = `#/projects/${run.projectId}/runs/${run.id}`;
       } catch (error) {
         progress.hidden = true;

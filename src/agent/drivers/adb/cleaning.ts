@@ -4,8 +4,8 @@
  * files that tests left in shared storage and /data/local/tmp, put Wi-Fi and the locale back,
  * remove Google accounts the baseline does not hold (through Settings: google-account.ts),
  * reboot (which also ends anything a crashed agent left running) and wait until it has booted,
- * then verify all of it against the baseline. LIGHT (the public cloud, API.md §7): the same but
- * for the reboot, checked for the packages and accounts. Files a run left in storage go on every
+ * then verify all of it against the baseline. LIGHT (the public cloud, docs/api.md#deployment-flavours):
+ * the same but for the reboot, checked for the packages and accounts. Files a run left in storage go on every
  * flavour: on the public cloud the next run is a stranger's. The residue LIGHT may leave is what
  * only a reboot clears (processes, caches of the system).
  */

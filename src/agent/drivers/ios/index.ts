@@ -5,7 +5,7 @@
  * while the device log, CPU samples and crash reports are recorded (capture.ts). Cleaning
  * (cleaning.ts) returns the device to the baseline recorded when the agent first saw it.
  * Everything here was exercised against the fake go-ios of the tests, not on hardware:
- * docs/drivers.md#ios says what that leaves unproven.
+ * docs/drivers.md#the-ios-driver says what that leaves unproven.
  */
 import fs from 'node:fs';
 import path from 'node:path';

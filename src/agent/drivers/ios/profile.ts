@@ -1,6 +1,6 @@
 /**
  * Provisioning profiles: the one an app arrives with (embedded.mobileprovision), which tells what
- * kind of build it is, and the service's own, which every app is re-signed with (seed §1). A
+ * kind of build it is, and the service's own, which every app is re-signed with (docs/api.md#files). A
  * profile is a CMS envelope around an XML plist; like the upload inspection (files/inspect/ipa.ts,
  * whose classification this reuses) we read the plist between `<?xml` and `</plist>` and leave
  * the signature alone: the signer and the device check it.

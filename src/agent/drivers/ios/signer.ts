@@ -1,5 +1,5 @@
 /**
- * Re-signing (seed §1: the app's own provisioning profile is replaced by the service's). The
+ * Re-signing (docs/api.md#files: the app's own provisioning profile is replaced by the service's). The
  * service's signing material lives in one folder on the device host (docs/device-hosts.md#ios):
  *
  *   profile.mobileprovision   a development profile listing the host's devices (a wildcard App ID)

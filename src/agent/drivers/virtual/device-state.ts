@@ -119,7 +119,8 @@ export class DeviceState {
   /**
    * FULL: removes non-baseline apps, wipes storage and browser data, puts settings back,
    * "reboots"; then checks the result. LIGHT (public cloud) does all but the reboot: some residue
-   * may remain, as API.md §7 says, but never the files a stranger's run left in storage.
+   * may remain (docs/api.md#deployment-flavours), but never the files a stranger's run left in
+   * storage.
    */
   clean(kind: CleaningKind = 'FULL'): { ok: boolean; report: string } {
     const stopped = this.stopLeftovers();
