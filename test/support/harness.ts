@@ -13,7 +13,7 @@ import type { Plan, Role, User } from '../../src/domain/users.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { memoryNotifier } from '../../src/scheduler/notifier.ts';
+import { memoryNotifier } from '../../src/store/notifier.ts';
 import { type Context, DEFAULT_LIMITS, type Limits } from '../../src/services/context.ts';
 import { directoryBlobStore } from '../../src/store/blobs.ts';
 import { createUser } from '../../src/services/users.ts';
