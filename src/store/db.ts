@@ -8,6 +8,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type DatabaseConnection, type Driver, type LogEvent } from 'kysely';
 import pg from 'pg';
+import { isPostgresUrl } from '../domain/database-url.ts';
 import { UnavailableError } from '../domain/errors.ts';
 import type { Tables } from './schema.ts';
 
@@ -35,10 +36,6 @@ export interface DatabaseOptions {
   readonly onQuery?: (sql: string, durationMs: number) => void;
   /** Where to report trouble that no request sees (an idle PostgreSQL connection cut by a restart). */
   readonly log?: (message: string) => void;
-}
-
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url);
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
