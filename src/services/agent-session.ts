@@ -4,7 +4,7 @@
  */
 import { cleaningKind } from '../domain/flavours.ts';
 import { agentInputRetentionMs } from '../domain/retention.ts';
-import type { Agent } from '../store/agents.ts';
+import type { Agent } from '../domain/agents.ts';
 import {
   type Assignment,
   type ClaimRequest,
