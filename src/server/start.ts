@@ -19,7 +19,7 @@ import { directoryBlobStore } from '../store/blobs.ts';
 import { type Database, openDatabase } from '../store/db.ts';
 import { migrate } from '../store/migrations/index.ts';
 import { type Store, createStore } from '../store/store.ts';
-import type { KeyRing } from '../services/secret-box.ts';
+import { type KeyRing, apiKeySealer } from '../services/secret-box.ts';
 import { openKeyRing } from './secret-keys.ts';
 import { VERSION } from '../version.ts';
 
@@ -40,7 +40,7 @@ export async function openStore(config: Config, log?: (message: string) => void)
   const database = await openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFile(config), log });
   const store = createStore(database);
   try {
-    await migrate(database, { keyRing });
+    await migrate(database, { sealApiKey: apiKeySealer(keyRing) });
     if (madeKeyFile !== null) await refuseNewKeyForSealedDatabase(store, keyRing, madeKeyFile);
   } catch (error) {
     await database.close();

@@ -59,6 +59,11 @@ export function open(ring: KeyRing, sealed: Sealed, associatedData: string): str
 /** What a user's API key is authenticated with: its row. */
 export const apiKeyAssociatedData = (userId: number) => `users.api_key:${userId}`;
 
+/** Seals users' API keys with the ring's current key (the migration that sealed the plain ones takes it). */
+export function apiKeySealer(ring: KeyRing): (userId: number, apiKey: string) => Sealed {
+  return (userId, apiKey) => seal(ring.current(), apiKey, apiKeyAssociatedData(userId));
+}
+
 /** A new key: a random id (so that servers never pick the same one) and 32 random bytes. */
 export function generateSecretKey(): SecretKey {
   return { id: `k${randomBytes(6).toString('hex')}`, key: randomBytes(KEY_BYTES) };
