@@ -1,5 +1,8 @@
 /** The kinds of value settings take, and how each is read and checked (config.ts, config-agent.ts). */
 
+/** A setting or a role's start-up cannot go on: the message (one line) says which and why. */
+export class ConfigError extends Error {}
+
 export type Raw = string | number | boolean;
 
 export interface Setting<T> {

@@ -5,16 +5,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ZipLimits } from './files/zip.ts';
-import { isPostgresUrl } from './store/db.ts';
-import { type SecretKey, parseSecretKeys } from './services/secret-box.ts';
-
+import { isPostgresUrl } from './domain/database-url.ts';
+import { type SecretKey, parseSecretKeys } from './domain/secret-keys.ts';
+import type { ZipLimits } from './domain/zip-limits.ts';
 import { FLAVOURS, type Flavour } from './domain/flavours.ts';
 import { parseNetwork } from './domain/hook-destinations.ts';
 import { AGENT_SETTINGS, type AgentConfig } from './config-agent.ts';
-import { type Raw, type Setting, guessesPerWindow, milliseconds, oneOf, perMinute, text, whole } from './config-values.ts';
+import { ConfigError, type Raw, type Setting, guessesPerWindow, milliseconds, oneOf, perMinute, text, whole } from './config-values.ts';
 
-export { FLAVOURS, type Flavour };
+export { ConfigError, FLAVOURS, type Flavour };
 export { DRIVERS, type Driver, SANDBOX_CHOICES, type SandboxChoice } from './config-agent.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -67,8 +66,6 @@ export interface Config extends AgentConfig {
   /** The key file when no keys are set; default <dataDir>/secrets/api-key-encryption.key, created on first start. */
   readonly apiKeyEncryptionKeyFile: string | undefined;
 }
-
-export class ConfigError extends Error {}
 
 const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
   port: {

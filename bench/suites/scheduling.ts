@@ -9,7 +9,7 @@ import { reportCleaned, reportResult } from '../../src/services/agent-reports.ts
 import { claim, hello } from '../../src/services/agent-session.ts';
 import { issueAgentToken } from '../../src/services/agents.ts';
 import { createProject } from '../../src/services/projects.ts';
-import type { Agent } from '../../src/store/agents.ts';
+import type { Agent } from '../../src/domain/agents.ts';
 import * as fixtures from '../../test/support/fixtures.ts';
 import { type Engine, openBenchContext, postgresReachable } from '../support/context.ts';
 import { seedUser } from '../support/seed.ts';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/api/app.ts';
-import { memoryNotifier } from '../../src/scheduler/notifier.ts';
+import { memoryNotifier } from '../../src/store/notifier.ts';
 import { type Context, DEFAULT_LIMITS } from '../../src/services/context.ts';
 import { directoryBlobStore } from '../../src/store/blobs.ts';
 import { openDatabase, postgresAnswers } from '../../src/store/db.ts';

@@ -6,10 +6,10 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-values.ts';
 import type { CleaningKind, Flavour } from '../domain/flavours.ts';
 import { DEFAULT_AGENT_INPUT_RETENTION_MS } from '../domain/retention.ts';
-import type { ZipLimits } from '../files/zip.ts';
+import type { ZipLimits } from '../domain/zip-limits.ts';
 import { PROTOCOL_VERSION } from '../protocol/v1.ts';
 import { VERSION } from '../version.ts';
 import { protocolClient, sleep } from './client.ts';

@@ -83,7 +83,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerSecurityHeaders(app);
   registerAuth(app, options.ctx);
-  registerErrorHandling(app);
+  registerErrorHandling(app, options.ctx);
   if (options.rateLimits !== undefined) await registerRateLimits(app, options.rateLimits);
   registerPasswordGuesses(app, options.ctx);
 

@@ -9,7 +9,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ConflictError, ForbiddenError, InvalidParameterError, UnsupportedMediaTypeError } from '../domain/errors.ts';
-import { SecretKeyError } from '../services/secret-box.ts';
+import { SecretKeyError } from '../domain/secret-keys.ts';
 import type { User } from '../domain/users.ts';
 import type { Context } from '../services/context.ts';
 import { revealApiKey } from '../services/users.ts';

@@ -6,7 +6,8 @@
 import type { Command } from 'commander';
 import { KEYS_SETTING, keyFileOf, readKeyFile, writeKeyFile } from '../server/secret-keys.ts';
 import { resealApiKeys } from '../services/rotate-secrets.ts';
-import { formatSecretKey, generateSecretKey } from '../services/secret-box.ts';
+import { formatSecretKey } from '../domain/secret-keys.ts';
+import { generateSecretKey } from '../services/secret-box.ts';
 import { CliError } from './cli-error.ts';
 import { addStoreOptions } from './options.ts';
 import type { WithStore } from './admin-commands.ts';

@@ -114,6 +114,24 @@ export interface DeviceRun {
   readonly singleGroup: number | null;
 }
 
+/** One step of a device run's timeline (waiting, installing, running, …); the open one has no finish time. */
+export interface Step {
+  readonly id: number;
+  readonly deviceRunId: number;
+  readonly type: StepType;
+  readonly startTime: number;
+  readonly finishTime: number | null;
+  readonly failReason: string | null;
+}
+
+/** A CPU/memory sample a device run reported (cpuUsage 0..1, memUsage in KiB). */
+export interface StoredSample {
+  readonly timestamp: number;
+  readonly cpuUsage: number;
+  readonly memUsage: number | null;
+  readonly packageName: string | null;
+}
+
 export function deviceRunDuration(run: Pick<DeviceRun, 'startTime' | 'endTime'>, now: number): number {
   if (run.startTime === null) return 0;
   return (run.endTime ?? now) - run.startTime;

@@ -13,6 +13,12 @@ export interface TestCase {
   readonly stacktrace: string | null;
 }
 
+/** A test case result as kept: with its id and its device run's. */
+export interface StoredTestCase extends TestCase {
+  readonly id: number;
+  readonly deviceRunId: number;
+}
+
 export interface TestCaseCounts {
   readonly all: number;
   readonly passed: number;

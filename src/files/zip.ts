@@ -13,6 +13,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../domain/zip-limits.ts';
 
 export type ZipProblem = 'CORRUPT' | 'PATH_TRAVERSAL' | 'SYMLINK' | 'TOO_MANY_ENTRIES' | 'TOO_LARGE' | 'DUPLICATE_ENTRY' | 'BAD_NAME';
 
@@ -25,20 +26,6 @@ export class ZipError extends Error {
     this.name = 'ZipError';
   }
 }
-
-export interface ZipLimits {
-  readonly maxEntries: number;
-  /** Sum of the uncompressed sizes of all entries. */
-  readonly maxTotalBytes: number;
-  /**
-   * Largest uncompressed/compressed ratio (a bomb compresses ~1000:1), of one entry over 1 MiB and
-   * of the whole archive once it expands beyond 64 MiB: a thousand small bombs are one big one.
-   */
-  readonly maxRatio: number;
-}
-
-/** The settings' defaults (config.ts: zipMaxEntries, zipMaxExpandedBytes, zipMaxRatio). */
-export const DEFAULT_ZIP_LIMITS: ZipLimits = { maxEntries: 20_000, maxTotalBytes: 4 * 1024 ** 3, maxRatio: 200 };
 
 const ENTRY_RATIO_FLOOR = 1024 * 1024;
 const ARCHIVE_RATIO_FLOOR = 64 * 1024 * 1024;

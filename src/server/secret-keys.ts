@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
-import { type KeyRing, type SecretKey, SecretKeyError, fixedKeyRing, formatSecretKey, generateSecretKey, parseSecretKeys } from '../services/secret-box.ts';
+import { type SecretKey, SecretKeyError, formatSecretKey, parseSecretKeys } from '../domain/secret-keys.ts';
+import { type KeyRing, fixedKeyRing, generateSecretKey } from '../services/secret-box.ts';
 
 export const KEYS_SETTING = 'apiKeyEncryptionKeys (DEVICECLOUD_API_KEY_ENCRYPTION_KEYS)';
 

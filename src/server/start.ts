@@ -10,16 +10,16 @@ import { buildApp } from '../api/app.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Config, ConfigError, sqliteFile, zipLimitsOf } from '../config.ts';
-import { memoryNotifier, postgresNotifier } from '../scheduler/notifier.ts';
-import { startReaper } from '../scheduler/reaper.ts';
-import { startRetention } from '../scheduler/retention.ts';
+import { memoryNotifier, postgresNotifier } from '../store/notifier.ts';
+import { startReaper } from '../jobs/reaper.ts';
+import { startRetention } from '../jobs/retention.ts';
 import { graceAfterStart } from '../services/agent-session.ts';
 import { type Context, DEFAULT_LIMITS } from '../services/context.ts';
 import { directoryBlobStore } from '../store/blobs.ts';
 import { type Database, openDatabase } from '../store/db.ts';
 import { migrate } from '../store/migrations/index.ts';
 import { type Store, createStore } from '../store/store.ts';
-import type { KeyRing } from '../services/secret-box.ts';
+import { type KeyRing, apiKeySealer } from '../services/secret-box.ts';
 import { openKeyRing } from './secret-keys.ts';
 import { VERSION } from '../version.ts';
 
@@ -40,7 +40,7 @@ export async function openStore(config: Config, log?: (message: string) => void)
   const database = await openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFile(config), log });
   const store = createStore(database);
   try {
-    await migrate(database, { keyRing });
+    await migrate(database, { sealApiKey: apiKeySealer(keyRing) });
     if (madeKeyFile !== null) await refuseNewKeyForSealedDatabase(store, keyRing, madeKeyFile);
   } catch (error) {
     await database.close();

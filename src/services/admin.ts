@@ -8,7 +8,7 @@ import { ConflictError, InvalidParameterError, NotFoundError } from '../domain/e
 import { parseListQuery } from '../domain/list-query.ts';
 import { checkEnum } from '../domain/text.ts';
 import { PLANS, ROLES, type User } from '../domain/users.ts';
-import type { Agent } from '../store/agents.ts';
+import type { Agent } from '../domain/agents.ts';
 import type { Context } from './context.ts';
 import { wake } from './run-lifecycle.ts';
 import { createUser, setPlan, setRole } from './users.ts';

@@ -12,7 +12,7 @@ import { formatBytes } from '../domain/storage.ts';
 import { cutText, fitTestCases } from '../domain/test-cases.ts';
 import type { User } from '../domain/users.ts';
 import type { ArtifactQuery, CleanedReport, ProgressReport, ResultReport, ResultResponse } from '../protocol/v1.ts';
-import type { Agent } from '../store/agents.ts';
+import type { Agent } from '../domain/agents.ts';
 import { BlobTooLargeError } from '../store/blobs.ts';
 import type { Store } from '../store/store.ts';
 import type { Context } from './context.ts';

@@ -4,7 +4,7 @@
  */
 import { cleaningKind } from '../domain/flavours.ts';
 import { agentInputRetentionMs } from '../domain/retention.ts';
-import type { Agent } from '../store/agents.ts';
+import type { Agent } from '../domain/agents.ts';
 import {
   type Assignment,
   type ClaimRequest,
@@ -22,7 +22,7 @@ import { InvalidParameterError } from '../domain/errors.ts';
 import type { ExecutionKind } from '../domain/frameworks-kinds.ts';
 import type { DeviceRun, TestRun } from '../domain/runs.ts';
 import type { FileAction, UserFile } from '../domain/files.ts';
-import { agentTopic } from '../scheduler/notifier.ts';
+import { agentTopic } from '../store/notifier.ts';
 import type { Store } from '../store/store.ts';
 import type { Context } from './context.ts';
 import { type Wakeups, endDeviceRun, wake } from './run-lifecycle.ts';

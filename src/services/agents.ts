@@ -1,7 +1,7 @@
 /** Agent tokens: issued by an operator, shown once, stored only as a hash. */
 import { randomBytes } from 'node:crypto';
 import { InvalidParameterError } from '../domain/errors.ts';
-import type { Agent } from '../store/agents.ts';
+import type { Agent } from '../domain/agents.ts';
 import type { Context } from './context.ts';
 import { apiKeyHash } from './credentials.ts';
 

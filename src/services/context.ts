@@ -1,7 +1,7 @@
 /** What every use case receives: storage, a clock (injectable, so tests can move time), and limits. */
 import type { Flavour } from '../domain/flavours.ts';
-import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../files/zip.ts';
-import type { Notifier } from '../scheduler/notifier.ts';
+import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../domain/zip-limits.ts';
+import type { Notifier } from '../store/notifier.ts';
 import type { KeyRing } from './secret-box.ts';
 import type { BlobStore } from '../store/blobs.ts';
 import type { Store } from '../store/store.ts';

@@ -2,7 +2,8 @@
 import { NotFoundError } from '../domain/errors.ts';
 import type { UserFile } from '../domain/files.ts';
 import type { User } from '../domain/users.ts';
-import type { StoredSample, StoredTestCase } from '../store/results.ts';
+import type { StoredSample } from '../domain/runs.ts';
+import type { StoredTestCase } from '../domain/test-cases.ts';
 import type { Context } from './context.ts';
 import { type Download, openFile } from './files.ts';
 import { type DeviceRunScope, requireDeviceRun } from './runs.ts';

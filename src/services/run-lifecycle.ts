@@ -7,7 +7,7 @@ import { InvalidParameterError } from '../domain/errors.ts';
 import { type DeviceRun, type DeviceRunState, type RetryState, isFinal, runStateFrom } from '../domain/runs.ts';
 import type { TestCase } from '../domain/test-cases.ts';
 import { countTestCases } from '../domain/test-cases.ts';
-import { agentTopic } from '../scheduler/notifier.ts';
+import { agentTopic } from '../store/notifier.ts';
 import type { Store } from '../store/store.ts';
 import type { Context } from './context.ts';
 

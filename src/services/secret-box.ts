@@ -7,11 +7,7 @@
  * re-seals every row with the first.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-
-export interface SecretKey {
-  readonly id: string;
-  readonly key: Buffer;
-}
+import { KEY_BYTES, type SecretKey, SecretKeyError } from '../domain/secret-keys.ts';
 
 /** Where the keys come from; read on every use, so that a rotated key file is picked up. */
 export interface KeyRing {
@@ -31,12 +27,8 @@ export interface Sealed {
   readonly ciphertext: string;
 }
 
-const KEY_BYTES = 32;
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
-const KEY_ID = /^[A-Za-z0-9_-]{1,40}$/;
-
-export class SecretKeyError extends Error {}
 
 export function seal(key: SecretKey, plaintext: string, associatedData: string): Sealed {
   const nonce = randomBytes(NONCE_BYTES);
@@ -67,41 +59,14 @@ export function open(ring: KeyRing, sealed: Sealed, associatedData: string): str
 /** What a user's API key is authenticated with: its row. */
 export const apiKeyAssociatedData = (userId: number) => `users.api_key:${userId}`;
 
+/** Seals users' API keys with the ring's current key (the migration that sealed the plain ones takes it). */
+export function apiKeySealer(ring: KeyRing): (userId: number, apiKey: string) => Sealed {
+  return (userId, apiKey) => seal(ring.current(), apiKey, apiKeyAssociatedData(userId));
+}
+
 /** A new key: a random id (so that servers never pick the same one) and 32 random bytes. */
 export function generateSecretKey(): SecretKey {
   return { id: `k${randomBytes(6).toString('hex')}`, key: randomBytes(KEY_BYTES) };
-}
-
-/** `id:base64` — the form of one key in the key file and in the setting. */
-export function formatSecretKey(key: SecretKey): string {
-  return `${key.id}:${key.key.toString('base64')}`;
-}
-
-/**
- * Keys separated by commas, spaces or new lines (lines starting with # are comments), the current
- * one first. Messages never repeat a key.
- */
-export function parseSecretKeys(text: string): SecretKey[] {
-  const keys: SecretKey[] = [];
-  const entries = text
-    .split('\n')
-    .filter((line) => !line.trim().startsWith('#'))
-    .join('\n')
-    .split(/[\s,]+/)
-    .filter((entry) => entry !== '');
-  for (const [index, entry] of entries.entries()) {
-    const separator = entry.indexOf(':');
-    const id = separator === -1 ? '' : entry.slice(0, separator);
-    if (!KEY_ID.test(id)) throw new SecretKeyError(`key ${index + 1} must be written id:base64 (an id of letters, digits, - or _, then 32 bytes in base64)`);
-    const key = Buffer.from(entry.slice(separator + 1), 'base64');
-    if (key.length !== KEY_BYTES || !/^[A-Za-z0-9+/]+={0,2}$/.test(entry.slice(separator + 1))) {
-      throw new SecretKeyError(`key ${index + 1} ('${id}') must be ${KEY_BYTES} bytes in base64 (44 characters; devicecloud admin generate-secrets-key makes one)`);
-    }
-    if (keys.some((other) => other.id === id)) throw new SecretKeyError(`key id '${id}' appears twice`);
-    keys.push({ id, key });
-  }
-  if (keys.length === 0) throw new SecretKeyError('no key given');
-  return keys;
 }
 
 /** A ring over a fixed list of keys (the setting, or one reading of the key file). */

@@ -1,15 +1,7 @@
 /** Agents: one per device host, authenticated by a token whose hash is all we keep. */
 import type { Kysely } from 'kysely';
+import type { Agent } from '../domain/agents.ts';
 import type { Tables } from './schema.ts';
-
-export interface Agent {
-  readonly id: number;
-  readonly name: string;
-  readonly hostname: string | null;
-  readonly version: string | null;
-  readonly createTime: number;
-  readonly lastSeenTime: number | null;
-}
 
 export type AgentsStore = ReturnType<typeof agentsStore>;
 

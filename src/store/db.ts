@@ -8,7 +8,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type DatabaseConnection, type Driver, type LogEvent } from 'kysely';
 import pg from 'pg';
-import { UnavailableError } from '../domain/errors.ts';
+import { isPostgresUrl } from '../domain/database-url.ts';
 import type { Tables } from './schema.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -35,10 +35,6 @@ export interface DatabaseOptions {
   readonly onQuery?: (sql: string, durationMs: number) => void;
   /** Where to report trouble that no request sees (an idle PostgreSQL connection cut by a restart). */
   readonly log?: (message: string) => void;
-}
-
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url);
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -142,25 +138,6 @@ async function openPostgres(
   pool.on('error', () => undefined);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), log });
   return { db, dialect: 'postgres', schema: schema ?? 'public', location: redactUrl(url), close: () => db.destroy() };
-}
-
-/** PostgreSQL's SQLSTATEs for a server that is going away or not there yet (class 08 is the connection's own). */
-const GONE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
-const GONE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'SQLITE_BUSY']);
-const GONE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
-
-/**
- * The error as an UnavailableError when it says the database cannot be reached for the moment
- * (a restart, a failover, SQLite locked beyond busy_timeout), so that clients are told to retry
- * (503) rather than shown an internal error; undefined for every other error.
- */
-export function asUnavailable(error: unknown): UnavailableError | undefined {
-  if (error instanceof UnavailableError) return error;
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  const gone =
-    (typeof code === 'string' && (GONE_CODES.has(code) || GONE_STATES.has(code) || code.startsWith('08'))) ||
-    (typeof message === 'string' && GONE_MESSAGES.test(message));
-  return gone ? new UnavailableError(undefined, { cause: error }) : undefined;
 }
 
 /** Whether a PostgreSQL server answers at `url` (tests and benchmarks skip their PostgreSQL half when not). */

@@ -1,7 +1,7 @@
 /** Device runs (the legacy "device run" and the modern "device session" are one row) and their steps. */
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ListQuery } from '../domain/list-query.ts';
-import type { DeviceRun, DeviceRunState, ExcludeReason, RetryState, StepType } from '../domain/runs.ts';
+import type { DeviceRun, DeviceRunState, ExcludeReason, RetryState, Step, StepType } from '../domain/runs.ts';
 import type { Dialect } from './db.ts';
 import type { DeviceRunsTable, Tables } from './schema.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
@@ -39,15 +39,6 @@ export interface NewDeviceRun {
   readonly serialGroup: number | null;
   readonly singleGroup: number | null;
   readonly retriedFromId: number | null;
-}
-
-export interface Step {
-  readonly id: number;
-  readonly deviceRunId: number;
-  readonly type: StepType;
-  readonly startTime: number;
-  readonly finishTime: number | null;
-  readonly failReason: string | null;
 }
 
 export type DeviceRunsStore = ReturnType<typeof deviceRunsStore>;

@@ -1,19 +1,8 @@
 /** What device runs produce besides files: test case results and CPU/memory samples. */
 import type { Kysely } from 'kysely';
-import type { TestCase, TestCaseResult } from '../domain/test-cases.ts';
+import type { StoredSample } from '../domain/runs.ts';
+import type { StoredTestCase, TestCase, TestCaseResult } from '../domain/test-cases.ts';
 import type { Tables } from './schema.ts';
-
-export interface StoredTestCase extends TestCase {
-  readonly id: number;
-  readonly deviceRunId: number;
-}
-
-export interface StoredSample {
-  readonly timestamp: number;
-  readonly cpuUsage: number;
-  readonly memUsage: number | null;
-  readonly packageName: string | null;
-}
 
 /** Rows per INSERT; keeps statements under SQLite's and PostgreSQL's parameter limits. */
 const BATCH = 500;

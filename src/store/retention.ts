@@ -1,5 +1,5 @@
 /**
- * The statements of the retention job (scheduler/retention.ts): archiving old runs by each
+ * The statements of the retention job (jobs/retention.ts): archiving old runs by each
  * project's strategy, emptying and removing unused projects, and telling which blobs are still
  * referenced. Each answers what it removed, for the job's log; each removes at most `limit` at a
  * time so that a long backlog never holds one long transaction.

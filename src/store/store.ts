@@ -4,6 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database, Dialect } from './db.ts';
+import type { UnavailableError } from '../domain/errors.ts';
 import { agentsStore } from './agents.ts';
 import { deviceRunsStore } from './device-runs.ts';
 import { devicesStore } from './devices.ts';
@@ -21,6 +22,7 @@ import { resultsStore } from './results.ts';
 import { retentionStore } from './retention.ts';
 import type { Tables } from './schema.ts';
 import { testRunsStore } from './test-runs.ts';
+import { asUnavailable } from './unavailable.ts';
 import { usersStore } from './users.ts';
 
 export interface Store {
@@ -43,6 +45,8 @@ export interface Store {
   readonly storage: ReturnType<typeof storageStore>;
   readonly passwordGuesses: ReturnType<typeof passwordGuessesStore>;
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
+  /** The error as an UnavailableError when it means the database is gone for a moment (503, retry); else undefined. */
+  asUnavailable(error: unknown): UnavailableError | undefined;
 }
 
 export function createStore(database: Database): Store {
@@ -112,6 +116,7 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
     get passwordGuesses() {
       return module('passwordGuesses', () => passwordGuessesStore(db));
     },
+    asUnavailable,
     transaction: (work) => (db.isTransaction ? work(store) : db.transaction().execute((trx) => work(bind(trx, dialect)))),
   };
   return store;

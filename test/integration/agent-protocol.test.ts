@@ -265,7 +265,7 @@ describe.each(ENGINES)('running on devices through the agent protocol (%s)', (en
     expect(lost.assignments).toHaveLength(1);
     // The agent keeps heartbeating, but not for a device run it does not know: the lease runs out.
     h.advance(h.ctx.limits.leaseMs + 1);
-    const reaper = (await import('../../src/scheduler/reaper.ts')).startReaper({ ctx: h.ctx, log: () => undefined, intervalMs: 60_000, agentTtlMs: h.ctx.limits.leaseMs * 10 });
+    const reaper = (await import('../../src/jobs/reaper.ts')).startReaper({ ctx: h.ctx, log: () => undefined, intervalMs: 60_000, agentTtlMs: h.ctx.limits.leaseMs * 10 });
     await reaper.tick();
     await reaper.stop();
 
@@ -380,7 +380,7 @@ describe.each(ENGINES)('running on devices through the agent protocol (%s)', (en
     const run = await start({ frameworkId: CRAWLER, projectName: 'P', files: [{ id: app.id }] });
     const { assignments } = await agent.claim(['a1', 'a2']);
     h.advance(h.ctx.limits.leaseMs + 1);
-    const reaper = (await import('../../src/scheduler/reaper.ts')).startReaper({ ctx: h.ctx, log: () => undefined, intervalMs: 60_000, agentTtlMs: 15_000 });
+    const reaper = (await import('../../src/jobs/reaper.ts')).startReaper({ ctx: h.ctx, log: () => undefined, intervalMs: 60_000, agentTtlMs: 15_000 });
     await reaper.tick();
     await reaper.stop();
     const sessions = await alice.call('GET', `/api/v2/runs/${run.id}/device-sessions`, { json: true });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app.ts';
-import { memoryNotifier } from '../../src/scheduler/notifier.ts';
+import { memoryNotifier } from '../../src/store/notifier.ts';
 import { DEFAULT_LIMITS } from '../../src/services/context.ts';
 import { directoryBlobStore } from '../../src/store/blobs.ts';
 import { type Database, openDatabase } from '../../src/store/db.ts';

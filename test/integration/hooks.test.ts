@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Resolve } from '../../src/scheduler/hook-sender.ts';
-import { deliverDueHooks, HOOK_MAX_ATTEMPTS } from '../../src/scheduler/hooks.ts';
+import type { Resolve } from '../../src/jobs/hook-sender.ts';
+import { deliverDueHooks, HOOK_MAX_ATTEMPTS } from '../../src/jobs/hooks.ts';
 import { ENGINES } from '../support/engines.ts';
 import { type FakeAgent, androidDevice, fakeAgent, testCase } from '../support/fake-agent.ts';
 import * as fixtures from '../support/fixtures.ts';

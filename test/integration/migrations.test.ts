@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { apiKeyHash, generateApiKey } from '../../src/services/credentials.ts';
-import { apiKeyAssociatedData, fixedKeyRing, generateSecretKey, open as unseal } from '../../src/services/secret-box.ts';
+import { apiKeyAssociatedData, apiKeySealer, fixedKeyRing, generateSecretKey, open as unseal } from '../../src/services/secret-box.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrations/index.ts';
 import { ENGINES, POSTGRES_URL } from '../support/engines.ts';
@@ -49,7 +49,7 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
       await file(alice, 100);
       await file(alice, 250);
       await file(bob, 7);
-      await migrate(database, { keyRing: fixedKeyRing([generateSecretKey()], 'the test ring') });
+      await migrate(database, { sealApiKey: apiKeySealer(fixedKeyRing([generateSecretKey()], 'the test ring')) });
       const usage = async () =>
         Object.fromEntries((await db.selectFrom('storage_usage').select(['user_id', 'used_bytes']).execute()).map((row: { user_id: number; used_bytes: number }) => [row.user_id, Number(row.used_bytes)]));
       expect(await usage()).toEqual({ [alice]: 350, [bob]: 7 });
@@ -99,7 +99,7 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
       expect((await db.selectFrom('users').select('api_key').orderBy('id').execute()).map((row: { api_key: string }) => row.api_key)).toEqual(keys);
 
       const ring = fixedKeyRing([generateSecretKey()], 'the test ring');
-      await migrate(database, { keyRing: ring });
+      await migrate(database, { sealApiKey: apiKeySealer(ring) });
       const rows = await db.selectFrom('users').selectAll().orderBy('id').execute();
       expect(Object.keys(rows[0])).not.toContain('api_key');
       for (const [index, row] of rows.entries()) {

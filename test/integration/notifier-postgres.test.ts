@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Notifier, postgresNotifier } from '../../src/scheduler/notifier.ts';
+import { type Notifier, postgresNotifier } from '../../src/store/notifier.ts';
 import { type Database, openDatabase } from '../../src/store/db.ts';
 import { ENGINES, POSTGRES_URL } from '../support/engines.ts';
 

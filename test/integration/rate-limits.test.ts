@@ -1,7 +1,7 @@
 /** Rate limits (docs/api.md#rate-limits): per user whatever the credential, per address when anonymous, never agents. */
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { applyRetention } from '../../src/scheduler/retention.ts';
+import { applyRetention } from '../../src/jobs/retention.ts';
 import { ENGINES } from '../support/engines.ts';
 import { fakeAgent, androidDevice } from '../support/fake-agent.ts';
 import { type Harness, type TestUser, call, createHarness } from '../support/harness.ts';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Device } from '../../src/domain/devices.ts';
 import type { Flavour } from '../../src/domain/flavours.ts';
-import { applyRetention } from '../../src/scheduler/retention.ts';
+import { applyRetention } from '../../src/jobs/retention.ts';
 import { ENGINES } from '../support/engines.ts';
 import * as fixtures from '../support/fixtures.ts';
 import { type Harness, type TestUser, createHarness } from '../support/harness.ts';

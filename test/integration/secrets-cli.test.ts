@@ -9,7 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { openStore } from '../../src/server/start.ts';
-import { formatSecretKey, generateSecretKey } from '../../src/services/secret-box.ts';
+import { formatSecretKey } from '../../src/domain/secret-keys.ts';
+import { generateSecretKey } from '../../src/services/secret-box.ts';
 import { authenticateApiKey, revealApiKey } from '../../src/services/users.ts';
 import { runCli } from '../support/cli.ts';
 

@@ -13,7 +13,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PLAN_STORAGE_QUOTA_BYTES } from '../../src/domain/storage.ts';
 import type { Device } from '../../src/domain/devices.ts';
-import { applyRetention } from '../../src/scheduler/retention.ts';
+import { applyRetention } from '../../src/jobs/retention.ts';
 import { ENGINES } from '../support/engines.ts';
 import { androidDevice, fakeAgent, testCase } from '../support/fake-agent.ts';
 import * as fixtures from '../support/fixtures.ts';

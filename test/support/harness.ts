@@ -13,14 +13,14 @@ import type { Plan, Role, User } from '../../src/domain/users.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { memoryNotifier } from '../../src/scheduler/notifier.ts';
+import { memoryNotifier } from '../../src/store/notifier.ts';
 import { type Context, DEFAULT_LIMITS, type Limits } from '../../src/services/context.ts';
 import { directoryBlobStore } from '../../src/store/blobs.ts';
 import { createUser } from '../../src/services/users.ts';
 import { type Database, openDatabase } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrations/index.ts';
 import { createStore } from '../../src/store/store.ts';
-import { type KeyRing, fixedKeyRing, generateSecretKey } from '../../src/services/secret-box.ts';
+import { type KeyRing, apiKeySealer, fixedKeyRing, generateSecretKey } from '../../src/services/secret-box.ts';
 import { type Engine, POSTGRES_URL } from './engines.ts';
 
 export interface Harness {
@@ -77,7 +77,7 @@ export async function createHarness(
     onQuery: (sql) => queries.push(sql),
   });
   const keyRing = options.keyRing ?? testKeyRing();
-  await migrate(database, { keyRing });
+  await migrate(database, { sealApiKey: apiKeySealer(keyRing) });
   let now = START_TIME;
   // In a folder of its own, so that a test can see that nothing was written beside it (other
   // tests, running at the same time, create their folders in the system's temporary one).

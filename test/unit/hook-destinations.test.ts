@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { InvalidParameterError } from '../../src/domain/errors.ts';
 import { checkHookUrl, hookDestinationRules } from '../../src/domain/hook-destinations.ts';
-import { HookRefusedError, checkedLookup, postHook } from '../../src/scheduler/hook-sender.ts';
+import { HookRefusedError, checkedLookup, postHook } from '../../src/jobs/hook-sender.ts';
 
 const rules = hookDestinationRules();
 

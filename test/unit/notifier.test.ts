@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryNotifier } from '../../src/scheduler/notifier.ts';
+import { memoryNotifier } from '../../src/store/notifier.ts';
 
 describe('in-process notifier', () => {
   it('wakes waiters of a topic, times out otherwise, and stops on abort', async () => {

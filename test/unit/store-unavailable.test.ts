@@ -1,7 +1,7 @@
 /** Which store errors mean "the database is not there for a moment" (503, retry) rather than a bug (500). */
 import { describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../src/domain/errors.ts';
-import { asUnavailable } from '../../src/store/db.ts';
+import { asUnavailable } from '../../src/store/unavailable.ts';
 
 const error = (message: string, code?: string) => Object.assign(new Error(message), code === undefined ? {} : { code });
 

@@ -1,7 +1,7 @@
 /** Picks the driver an agent uses (`--driver`). */
 import path from 'node:path';
-import type { Config, Driver as DriverName } from '../../config.ts';
-import { ConfigError } from '../../config.ts';
+import type { AgentConfig, Driver as DriverName } from '../../config-agent.ts';
+import { ConfigError } from '../../config-values.ts';
 import type { Driver } from '../driver.ts';
 import type { Sandbox } from './host/sandbox.ts';
 import { adbServerFromEnv, createAdbDriver } from './adb/index.ts';
@@ -39,7 +39,7 @@ export function createDriver(name: DriverName, options: DriverOptions): Driver {
 }
 
 /** The driver a role's settings ask for (`--driver` and its options). */
-export function driverFromConfig(config: Config, dataDir: string, sandbox: Sandbox): Driver {
+export function driverFromConfig(config: AgentConfig, dataDir: string, sandbox: Sandbox): Driver {
   return createDriver(config.driver, {
     dataDir,
     sandbox,

@@ -9,7 +9,7 @@ import { NotFoundError } from '../../domain/errors.ts';
 import { openAssignedFile, reportCleaned, reportProgress, reportResult, storeArtifact } from '../../services/agent-reports.ts';
 import { addDevices, claim, heartbeat, hello } from '../../services/agent-session.ts';
 import type { Context } from '../../services/context.ts';
-import type { Agent } from '../../store/agents.ts';
+import type { Agent } from '../../domain/agents.ts';
 
 const ID = /^[1-9]\d{0,15}$/;
 const config = { access: 'agent' as const };

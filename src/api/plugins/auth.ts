@@ -14,7 +14,7 @@ import { authenticateAccessToken } from '../../services/oauth.ts';
 import { authenticateApiKey } from '../../services/users.ts';
 import { type Session, csrfMatches, sessionOf } from '../../services/web-sessions.ts';
 import { SESSION_COOKIE } from '../web-session.ts';
-import type { Agent } from '../../store/agents.ts';
+import type { Agent } from '../../domain/agents.ts';
 import type { Access } from '../route.ts';
 
 /**

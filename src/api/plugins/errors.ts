@@ -6,7 +6,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, OAuthError, TooManyRequestsError } from '../../domain/errors.ts';
-import { asUnavailable } from '../../store/db.ts';
+import type { Context } from '../../services/context.ts';
 import { presentError } from '../present/error.ts';
 import { REALM } from './auth.ts';
 import { encodeFor } from './negotiate.ts';
@@ -18,14 +18,14 @@ interface ValidationIssue {
   params: Record<string, unknown>;
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, ctx: Context): void {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     // OAuth clients read RFC 6749/6750 errors, in JSON, whatever they accept.
     if (error instanceof OAuthError) {
       if (error.error === 'invalid_token') reply.header('WWW-Authenticate', `Bearer realm="${REALM}", error="invalid_token"`);
       return reply.code(error.statusCode).header('cache-control', 'no-store').send({ error: error.error, error_description: error.message });
     }
-    const unavailable = asUnavailable(error);
+    const unavailable = ctx.store.asUnavailable(error);
     if (unavailable !== undefined) {
       request.log.warn(`request failed for want of the database (${error.message}); answered 503`);
       reply.header('retry-after', String(unavailable.retryAfterSeconds));

@@ -1,5 +1,5 @@
 import type { Device } from '../../domain/devices.ts';
-import type { Agent } from '../../store/agents.ts';
+import type { Agent } from '../../domain/agents.ts';
 import { presentManagedDevice } from './device.ts';
 import { type Rep, rep } from './representation.ts';
 

@@ -1,5 +1,4 @@
-import { deviceRunDuration, legacyRunStatus } from '../../domain/runs.ts';
-import type { Step } from '../../store/device-runs.ts';
+import { type Step, deviceRunDuration, legacyRunStatus } from '../../domain/runs.ts';
 import type { DeviceRunView } from '../../services/views.ts';
 import { type PresentContext, userPath } from './context.ts';
 import { presentDevice } from './device.ts';

@@ -1,5 +1,6 @@
 import type { UserFile } from '../../domain/files.ts';
-import type { StoredSample, StoredTestCase } from '../../store/results.ts';
+import type { StoredSample } from '../../domain/runs.ts';
+import type { StoredTestCase } from '../../domain/test-cases.ts';
 import { PLAIN_ARRAY } from '../encode/json.ts';
 import { type PresentContext, userPath } from './context.ts';
 import { type Rep, rep, repList } from './representation.ts';

@@ -3,7 +3,8 @@
  * package (a zip with run-tests.sh), or data; and reads its properties. Content decides, helped by
  * the name: a file named .apk/.ipa that is not one is refused with the reason.
  */
-import { DEFAULT_ZIP_LIMITS, ZipError, type ZipLimits, listEntries } from '../zip.ts';
+import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../../domain/zip-limits.ts';
+import { ZipError, listEntries } from '../zip.ts';
 import { inspectApk } from './apk.ts';
 import { InspectionError } from './errors.ts';
 import { inspectIpa } from './ipa.ts';

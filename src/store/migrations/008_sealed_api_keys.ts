@@ -1,17 +1,19 @@
 /**
- * API keys leave the database: each user's key is sealed (AES-256-GCM, services/secret-box.ts)
- * with the key ring the server was started with, and the plain `api_key` column is dropped; the
+ * API keys leave the database: each user's key is sealed (AES-256-GCM, services/secret-box.ts, whose
+ * sealer the caller passes) with the key ring the server was started with, and the plain `api_key` column is dropped; the
  * lookup hash stays. Dashboard sessions learn when their password was last entered (revealing a
  * key needs a recent one) and how often a wrong one was given there. On SQLite, the deleted text is overwritten (secure_delete), and the
  * runner truncates the write-ahead log afterwards, so the old keys do not linger in the file.
  */
 import { type Kysely, sql } from 'kysely';
-import { type KeyRing, apiKeyAssociatedData, seal } from '../../services/secret-box.ts';
 import type { ColumnTypes } from './column-types.ts';
 
 export interface MigrationSecrets {
-  /** Needed only when there are keys to seal (an empty database migrates without it). */
-  readonly keyRing?: KeyRing;
+  /**
+   * Seals a user's API key with the current key (services/secret-box.ts: apiKeySealer). Needed
+   * only when there are keys to seal (an empty database migrates without it).
+   */
+  readonly sealApiKey?: (userId: number, apiKey: string) => { readonly keyId: string; readonly ciphertext: string };
 }
 
 export async function up(db: Kysely<unknown>, t: ColumnTypes, secrets: MigrationSecrets): Promise<void> {
@@ -24,11 +26,11 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes, secrets: Migration
 
   const users = db as unknown as Kysely<{ users: { id: number; api_key: string; api_key_sealed: string | null; api_key_key_id: string | null } }>;
   const rows = await users.selectFrom('users').select(['id', 'api_key']).orderBy('id').execute();
-  if (rows.length > 0 && secrets.keyRing === undefined) {
+  if (rows.length > 0 && secrets.sealApiKey === undefined) {
     throw new Error('sealing the API keys needs the API key encryption key, and none was given');
   }
   for (const row of rows) {
-    const sealed = seal(secrets.keyRing!.current(), row.api_key, apiKeyAssociatedData(row.id));
+    const sealed = secrets.sealApiKey!(row.id, row.api_key);
     await users.updateTable('users').set({ api_key_sealed: sealed.ciphertext, api_key_key_id: sealed.keyId }).where('id', '=', row.id).execute();
   }
   await db.schema.alterTable('users').dropColumn('api_key').execute();

@@ -6,14 +6,15 @@
  * a host that cannot sandbox still works, with a loud warning, unless bubblewrap was required.
  */
 import path from 'node:path';
-import type { Config } from '../../../config.ts';
-import { ConfigError } from '../../../config.ts';
+import type { AgentConfig } from '../../../config-agent.ts';
+import { ConfigError } from '../../../config-values.ts';
+import type { Flavour } from '../../../domain/flavours.ts';
 import { createBubblewrapSandbox, findBwrap, probeBubblewrap } from './bubblewrap.ts';
 import { type Sandbox, type SandboxLimits, noSandbox } from './sandbox.ts';
 
-type SandboxSettings = Pick<
-  Config,
-  'flavour' | 'sandbox' | 'sandboxNetwork' | 'sandboxUidBase' | 'sandboxMemoryMb' | 'sandboxProcesses' | 'sandboxCpuSeconds' | 'sandboxDiskMb' | 'sandboxReadOnly'
+type SandboxSettings = { readonly flavour: Flavour } & Pick<
+  AgentConfig,
+  'sandbox' | 'sandboxNetwork' | 'sandboxUidBase' | 'sandboxMemoryMb' | 'sandboxProcesses' | 'sandboxCpuSeconds' | 'sandboxDiskMb' | 'sandboxReadOnly'
 >;
 
 export interface SandboxHost {
@@ -23,7 +24,16 @@ export interface SandboxHost {
   probe(bwrap: string | undefined, stateDir: string): string | null;
 }
 
-export const REAL_HOST: SandboxHost = { bwrap: findBwrap(), probe: probeBubblewrap };
+let bwrap: { readonly path: string | undefined } | undefined;
+
+/** This host: bwrap is looked up on PATH when first asked for, not when a role merely loads this module. */
+export const REAL_HOST: SandboxHost = {
+  get bwrap() {
+    bwrap ??= { path: findBwrap() };
+    return bwrap.path;
+  },
+  probe: probeBubblewrap,
+};
 
 export function sandboxLimits(settings: SandboxSettings): SandboxLimits {
   return { memoryMb: settings.sandboxMemoryMb, processes: settings.sandboxProcesses, cpuSeconds: settings.sandboxCpuSeconds, diskMb: settings.sandboxDiskMb };

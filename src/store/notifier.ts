@@ -2,7 +2,8 @@
  * Wakes waiting agents. A claim long-polls until work appears for one of its devices or an abort
  * concerns it; whoever creates work or aborts calls `notify` with the agent's topic. In one
  * process an EventEmitter is enough; several servers share notifications through PostgreSQL
- * LISTEN/NOTIFY behind the same interface.
+ * LISTEN/NOTIFY behind the same interface. It follows the database (one SQLite server, or the
+ * servers of one PostgreSQL), hence the store: the services that notify and wait sit above it.
  */
 import { EventEmitter } from 'node:events';
 import { type Kysely, sql } from 'kysely';
