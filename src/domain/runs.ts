@@ -4,6 +4,7 @@
  */
 import type { ListSpec } from './list-query.ts';
 import type { OsType } from './projects.ts';
+import type { RunSettings } from './run-settings.ts';
 
 export const TEST_RUN_STATES = ['WAITING', 'RUNNING', 'FINISHED'] as const;
 export type TestRunState = (typeof TEST_RUN_STATES)[number];
@@ -65,8 +66,8 @@ export interface TestRun {
   readonly createTime: number;
   readonly startTime: number | null;
   readonly endTime: number | null;
-  /** The TestRunConfig the run was started with, as stored (JSON-compatible). */
-  readonly config: Readonly<Record<string, unknown>>;
+  /** The TestRunConfig the run was started with, complete; its secrets are kept apart. */
+  readonly config: RunSettings;
   readonly frameworkId: number | null;
   readonly startedById: number;
   readonly osType: OsType;

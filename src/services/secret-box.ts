@@ -67,6 +67,9 @@ export function open(ring: KeyRing, sealed: Sealed, associatedData: string): str
 /** What a user's API key is authenticated with: its row. */
 export const apiKeyAssociatedData = (userId: number) => `users.api_key:${userId}`;
 
+/** What a run's secrets (domain/run-settings.ts RunSecrets) are authenticated with: the run. */
+export const runSecretsAssociatedData = (testRunId: number) => `test_run_secrets:${testRunId}`;
+
 /** A new key: a random id (so that servers never pick the same one) and 32 random bytes. */
 export function generateSecretKey(): SecretKey {
   return { id: `k${randomBytes(6).toString('hex')}`, key: randomBytes(KEY_BYTES) };
