@@ -32,6 +32,12 @@ export type RetryState = (typeof RETRY_STATES)[number];
 /** The step timeline of a device run. */
 export const STEP_TYPES = ['WAITING', 'PREPARING', 'UNINSTALL', 'INSTALL', 'RUNNING', 'SENDING_RESULTS', 'PROCESSING_RESULTS'] as const;
 export type StepType = (typeof STEP_TYPES)[number];
+/** The steps an agent reports (a device run waits on the server, not on a device). */
+export const AGENT_STEP_TYPES = ['PREPARING', 'UNINSTALL', 'INSTALL', 'RUNNING', 'SENDING_RESULTS', 'PROCESSING_RESULTS'] as const satisfies readonly StepType[];
+
+/** How a device run the agent ran stopped: the final states it reports (EXCLUDED is the server's). */
+export const DEVICE_RUN_OUTCOMES = ['SUCCEEDED', 'FAILED', 'WARNING', 'TIMEOUT', 'ABORTED'] as const satisfies readonly DeviceRunState[];
+export type DeviceRunOutcome = (typeof DEVICE_RUN_OUTCOMES)[number];
 
 /** The legacy device-run view knows fewer states (API.md §5, Device run). */
 export const LEGACY_RUN_STATUSES = ['WAITING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'WARNING', 'EXCLUDED'] as const;

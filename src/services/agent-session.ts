@@ -18,7 +18,6 @@ import {
   type StopList,
 } from '../protocol/v1.ts';
 import { InvalidParameterError } from '../domain/errors.ts';
-import type { ExecutionKind } from '../domain/frameworks-kinds.ts';
 import type { DeviceRun, TestRun } from '../domain/runs.ts';
 import type { UserFile } from '../domain/files.ts';
 import { assignmentOf } from '../domain/assignment.ts';
@@ -58,7 +57,7 @@ export async function addDevices(ctx: Context, agent: Agent, request: DevicesReq
 async function registerDevices(store: Store, agent: Agent, reports: HelloRequest['devices'], now: number): Promise<DevicesResponse['devices']> {
   const registered = [];
   for (const report of reports) {
-    const device = await store.devices.upsertFromAgent(agent.id, { ...report, executionKinds: report.executionKinds as ExecutionKind[] }, now);
+    const device = await store.devices.upsertFromAgent(agent.id, report, now);
     // Devices are cleaned by the agent before they take work; NOT_OPERATIONAL stays until an operator acts.
     if (device.state !== 'NOT_OPERATIONAL') await store.devices.setState(device.id, 'CLEANING');
     await store.devices.addToGroup((await publicGroupFor(store, device.osType, now)).id, [device.id]);
