@@ -4,6 +4,7 @@
  * a time. A key reset racing with it wins (its row is left alone). Keys that no row uses any more
  * may then leave the ring.
  */
+import type { Store } from '../store/store.ts';
 import type { Context } from './context.ts';
 import { apiKeyAssociatedData, open, runSecretsAssociatedData, seal } from './secret-box.ts';
 
@@ -43,7 +44,12 @@ export async function resealApiKeys(ctx: Context): Promise<ResealReport> {
     if (page.length < PAGE) break;
     afterId = page[page.length - 1]!.testRunId;
   }
-  const byKeyId = new Map(await ctx.store.users.countByKeyId());
-  for (const [id, count] of await ctx.store.testRuns.secretsCountByKeyId()) byKeyId.set(id, (byKeyId.get(id) ?? 0) + count);
-  return { keyId: current.id, resealed, byKeyId };
+  return { keyId: current.id, resealed, byKeyId: await sealedCountByKeyId(ctx.store) };
+}
+
+/** How many secrets (API keys and runs' secrets) each key id seals. */
+export async function sealedCountByKeyId(store: Store): Promise<Map<string, number>> {
+  const byKeyId = new Map(await store.users.countByKeyId());
+  for (const [id, count] of await store.testRuns.secretsCountByKeyId()) byKeyId.set(id, (byKeyId.get(id) ?? 0) + count);
+  return byKeyId;
 }
