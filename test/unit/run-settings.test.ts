@@ -2,10 +2,12 @@
  * A run's settings as one typed value: stored as versioned JSON, validated when read (rows from
  * before versions too), secrets apart, and turned into the agent's assignment by one function.
  */
+import Value from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import { assignmentOf } from '../../src/domain/assignment.ts';
 import type { UserFile } from '../../src/domain/files.ts';
 import { type RunSettings, StoredValueError, formatRunSettings, readRunSecrets, readRunSettings, runSecrets } from '../../src/domain/run-settings.ts';
+import { Assignment } from '../../src/protocol/v1.ts';
 import { runSettings } from '../support/fixtures.ts';
 
 const settings: RunSettings = runSettings(7, {
@@ -72,8 +74,10 @@ describe('run settings', () => {
 describe('the assignment of a device run', () => {
   const deviceRun = { id: 5, deviceId: 2, frameworkKind: 'crawler', timeLimit: 300 };
 
-  it('puts the settings, the secrets and the files together', () => {
-    expect(assignmentOf(deviceRun, settings, secrets, new Map([[11, file(11, 'app.apk')], [12, file(12, 'data.bin')]]))).toEqual({
+  it('puts the settings, the secrets and the files together, as the protocol describes an assignment', () => {
+    const assignment = assignmentOf(deviceRun, settings, secrets, new Map([[11, file(11, 'app.apk')], [12, file(12, 'data.bin')]]));
+    expect(Value.Check(Assignment, assignment)).toBe(true);
+    expect(assignment).toEqual({
       deviceRunId: 5,
       deviceId: 2,
       kind: 'crawler',
