@@ -33,7 +33,7 @@ async function schedule(engine: Engine, deviceCount: number, deviceRunCount: num
         platform: 'ANDROID',
         releaseVersion: '14',
         apiLevel: 34,
-        executionKinds: ['server-side'],
+        executionKinds: ['server-side' as const],
       }));
       const answer = await hello(ctx, agent, { protocol: PROTOCOL_VERSION, agentVersion: 'bench', hostname: `bench-${a}`, devices });
       for (const { deviceId } of answer.devices) await reportCleaned(ctx, agent, deviceId, { ok: true, report: 'clean' });

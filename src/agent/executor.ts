@@ -98,7 +98,7 @@ async function run(
     const job: Job = {
       deviceRunId: id,
       serial,
-      kind: assignment.kind as Job['kind'],
+      kind: assignment.kind,
       app: inputs.find((input) => input.action === 'INSTALL')?.file ?? null,
       tests: inputs.find((input) => input.action === 'RUN_TEST')?.file ?? null,
       data: inputs.filter((input) => input.action === 'COPY_TO_DEVICE').map((input) => input.file),

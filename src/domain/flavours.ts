@@ -34,7 +34,8 @@ export const SANDBOX_NETWORKS = ['none', 'host'] as const;
 export type SandboxNetwork = (typeof SANDBOX_NETWORKS)[number];
 
 /** FULL: uninstall, clear, revert settings, reboot, verify. LIGHT: the first three only. */
-export type CleaningKind = 'FULL' | 'LIGHT';
+export const CLEANING_KINDS = ['FULL', 'LIGHT'] as const;
+export type CleaningKind = (typeof CLEANING_KINDS)[number];
 
 export function cleaningKind(flavour: Flavour): CleaningKind {
   return flavour === 'public' ? 'LIGHT' : 'FULL';

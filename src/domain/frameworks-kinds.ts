@@ -21,3 +21,7 @@ export const EXECUTION_KINDS = [
   'jasmine',
 ] as const;
 export type ExecutionKind = (typeof EXECUTION_KINDS)[number];
+
+export function isExecutionKind(value: string): value is ExecutionKind {
+  return (EXECUTION_KINDS as readonly string[]).includes(value);
+}

@@ -4,6 +4,7 @@
  */
 import type { ListSpec } from './list-query.ts';
 import type { OsType } from './projects.ts';
+import type { RunSettings } from './run-settings.ts';
 
 export const TEST_RUN_STATES = ['WAITING', 'RUNNING', 'FINISHED'] as const;
 export type TestRunState = (typeof TEST_RUN_STATES)[number];
@@ -31,6 +32,12 @@ export type RetryState = (typeof RETRY_STATES)[number];
 /** The step timeline of a device run. */
 export const STEP_TYPES = ['WAITING', 'PREPARING', 'UNINSTALL', 'INSTALL', 'RUNNING', 'SENDING_RESULTS', 'PROCESSING_RESULTS'] as const;
 export type StepType = (typeof STEP_TYPES)[number];
+/** The steps an agent reports (a device run waits on the server, not on a device). */
+export const AGENT_STEP_TYPES = ['PREPARING', 'UNINSTALL', 'INSTALL', 'RUNNING', 'SENDING_RESULTS', 'PROCESSING_RESULTS'] as const satisfies readonly StepType[];
+
+/** How a device run the agent ran stopped: the final states it reports (EXCLUDED is the server's). */
+export const DEVICE_RUN_OUTCOMES = ['SUCCEEDED', 'FAILED', 'WARNING', 'TIMEOUT', 'ABORTED'] as const satisfies readonly DeviceRunState[];
+export type DeviceRunOutcome = (typeof DEVICE_RUN_OUTCOMES)[number];
 
 /** The legacy device-run view knows fewer states (docs/api.md#device-runs-and-device-sessions). */
 export const LEGACY_RUN_STATUSES = ['WAITING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'WARNING', 'EXCLUDED'] as const;
@@ -65,8 +72,8 @@ export interface TestRun {
   readonly createTime: number;
   readonly startTime: number | null;
   readonly endTime: number | null;
-  /** The TestRunConfig the run was started with, as stored (JSON-compatible). */
-  readonly config: Readonly<Record<string, unknown>>;
+  /** The TestRunConfig the run was started with, complete; its secrets are kept apart. */
+  readonly config: RunSettings;
   readonly frameworkId: number | null;
   readonly startedById: number;
   readonly osType: OsType;

@@ -7,6 +7,11 @@
  * Both sides validate messages against these schemas.
  */
 import Type, { type Static, type TSchema } from 'typebox';
+import { DEVICE_OS_TYPES } from '../domain/devices.ts';
+import { FILE_ACTIONS } from '../domain/files.ts';
+import { CLEANING_KINDS, FLAVOURS } from '../domain/flavours.ts';
+import { EXECUTION_KINDS } from '../domain/frameworks-kinds.ts';
+import { AGENT_STEP_TYPES, DEVICE_RUN_OUTCOMES, type DeviceRunState } from '../domain/runs.ts';
 
 /**
  * null, or the schema. Null comes first because validation coerces types (for form-encoded
@@ -27,11 +32,11 @@ export const DeviceReport = Type.Object({
   serial: Type.String({ minLength: 1, maxLength: 200 }),
   displayName: Type.String({ minLength: 1, maxLength: 200 }),
   manufacturer: Type.String({ maxLength: 200 }),
-  osType: Type.Union([Type.Literal('ANDROID'), Type.Literal('IOS')]),
+  osType: Type.Enum(DEVICE_OS_TYPES),
   platform: Type.String({ maxLength: 100 }),
   releaseVersion: Type.String({ maxLength: 50 }),
   apiLevel: Nullable(Type.Integer({ minimum: 0, maximum: 1000 })),
-  executionKinds: Type.Array(Type.String({ maxLength: 50 }), { maxItems: 20 }),
+  executionKinds: Type.Array(Type.Enum(EXECUTION_KINDS), { maxItems: 20 }),
 });
 export type DeviceReport = Static<typeof DeviceReport>;
 
@@ -50,11 +55,11 @@ export const HelloResponse = Type.Object({
   leaseMs: Type.Integer(),
   claimWaitMs: Type.Integer(),
   /** How thoroughly to clean between device runs: LIGHT on the public cloud (docs/api.md#deployment-flavours). */
-  cleaning: Type.Optional(Type.Union([Type.Literal('FULL'), Type.Literal('LIGHT')])),
+  cleaning: Type.Optional(Type.Enum(CLEANING_KINDS)),
   /** How long the agent may keep a run's inputs after their last use (domain/retention.ts, per flavour). */
   inputRetentionMs: Type.Optional(Type.Integer({ minimum: 0 })),
   /** The cloud's flavour: an agent set up for a laxer one must not run a public cloud's code. */
-  flavour: Type.Optional(Type.Union([Type.Literal('public'), Type.Literal('private'), Type.Literal('enterprise')])),
+  flavour: Type.Optional(Type.Enum(FLAVOURS)),
 });
 export type HelloResponse = Static<typeof HelloResponse>;
 
@@ -92,7 +97,7 @@ export type ClaimRequest = Static<typeof ClaimRequest>;
 export const AssignedFile = Type.Object({
   id: Id,
   name: Type.String(),
-  action: Type.Union([Type.Literal('INSTALL'), Type.Literal('RUN_TEST'), Type.Literal('COPY_TO_DEVICE')]),
+  action: Type.Enum(FILE_ACTIONS),
   size: Type.Integer(),
   sha256: Type.String(),
   properties: Type.Record(Type.String(), Type.String()),
@@ -104,7 +109,7 @@ export type AssignedFile = Static<typeof AssignedFile>;
 export const Assignment = Type.Object({
   deviceRunId: Id,
   deviceId: Id,
-  kind: Type.String(),
+  kind: Type.Enum(EXECUTION_KINDS),
   timeoutSeconds: Type.Integer(),
   locale: Type.String(),
   launchApp: Type.Boolean(),
@@ -132,14 +137,7 @@ export const ClaimResponse = Type.Object({
 export type ClaimResponse = Static<typeof ClaimResponse>;
 
 export const StepReport = Type.Object({
-  type: Type.Union([
-    Type.Literal('PREPARING'),
-    Type.Literal('UNINSTALL'),
-    Type.Literal('INSTALL'),
-    Type.Literal('RUNNING'),
-    Type.Literal('SENDING_RESULTS'),
-    Type.Literal('PROCESSING_RESULTS'),
-  ]),
+  type: Type.Enum(AGENT_STEP_TYPES),
   time: Time,
   failReason: Type.Optional(Nullable(Type.String({ maxLength: 4000 }))),
 });
@@ -179,7 +177,7 @@ export const TestCaseReport = Type.Object({
 
 export const ResultReport = Type.Object({
   seq: Seq,
-  outcome: Type.Union([Type.Literal('SUCCEEDED'), Type.Literal('FAILED'), Type.Literal('WARNING'), Type.Literal('TIMEOUT'), Type.Literal('ABORTED')]),
+  outcome: Type.Enum(DEVICE_RUN_OUTCOMES),
   /** Cut to FAIL_REASON_CHARS by the server: it may quote the customer's output. */
   failReason: Nullable(Type.String()),
   testCases: Type.Array(TestCaseReport),
@@ -198,7 +196,7 @@ export type ResultReport = Static<typeof ResultReport>;
 
 export interface ResultResponse {
   /** The device run's state now. */
-  readonly state: string;
+  readonly state: DeviceRunState;
   /**
    * The device failed too many device runs in a row for reasons outside the tests: the agent
    * checks its health and cleans it FULL before it takes work again (or reports it failed, and it

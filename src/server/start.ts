@@ -19,7 +19,8 @@ import { directoryBlobStore } from '../store/blobs.ts';
 import { type Database, openDatabase } from '../store/db.ts';
 import { migrate } from '../store/migrations/index.ts';
 import { type Store, createStore } from '../store/store.ts';
-import { type KeyRing, apiKeySealer } from '../services/secret-box.ts';
+import { sealedCountByKeyId } from '../services/rotate-secrets.ts';
+import { type KeyRing, migrationSealers } from '../services/secret-box.ts';
 import { openKeyRing } from './secret-keys.ts';
 import { VERSION } from '../version.ts';
 
@@ -40,7 +41,7 @@ export async function openStore(config: Config, log?: (message: string) => void)
   const database = await openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFile(config), log });
   const store = createStore(database);
   try {
-    await migrate(database, { sealApiKey: apiKeySealer(keyRing) });
+    await migrate(database, migrationSealers(keyRing));
     if (madeKeyFile !== null) await refuseNewKeyForSealedDatabase(store, keyRing, madeKeyFile);
   } catch (error) {
     await database.close();
@@ -180,7 +181,7 @@ function trackConnections(server: FastifyInstance['server']): { drain(close: () 
  */
 async function refuseNewKeyForSealedDatabase(store: Store, keyRing: KeyRing, madeKeyFile: string): Promise<void> {
   const held = new Set(keyRing.ids());
-  const foreign = [...(await store.users.countByKeyId())].filter(([id]) => !held.has(id)).map(([id]) => id);
+  const foreign = [...(await sealedCountByKeyId(store))].filter(([id]) => !held.has(id)).map(([id]) => id);
   if (foreign.length === 0) return;
   fs.rmSync(madeKeyFile, { force: true });
   throw new ConfigError(
@@ -190,6 +191,13 @@ async function refuseNewKeyForSealedDatabase(store: Store, keyRing: KeyRing, mad
 
 export async function warnOfForeignKeys(ctx: Context, warn: (message: string) => void): Promise<void> {
   const known = new Set(ctx.keyRing.ids());
+  const runs = [...(await ctx.store.testRuns.secretsCountByKeyId())].filter(([id]) => !known.has(id));
+  if (runs.length > 0) {
+    warn(
+      `${runs.reduce((sum, [, count]) => sum + count, 0)} runs' passwords are encrypted with keys that ${ctx.keyRing.origin} does not hold ` +
+        `(${runs.map(([id]) => id).join(', ')}): this server cannot hand their device runs to agents. Every server of a cloud needs the same keys.`,
+    );
+  }
   const foreign = [...(await ctx.store.users.countByKeyId())].filter(([id]) => !known.has(id));
   if (foreign.length === 0) return;
   warn(

@@ -215,7 +215,7 @@ export async function reportCleaned(ctx: Context, agent: Agent, deviceId: number
 export async function openAssignedFile(ctx: Context, agent: Agent, deviceRunId: number, fileId: number): Promise<Download> {
   const deviceRun = await requireHeld(ctx.store, agent, deviceRunId);
   const run = await ctx.store.testRuns.findById(deviceRun.testRunId);
-  const refs = (run?.config.files ?? []) as Array<{ id: number }>;
+  const refs = run?.config.files ?? [];
   const file = refs.some((ref) => ref.id === fileId) ? (await ctx.store.files.byIds([fileId])).get(fileId) : undefined;
   if (file === undefined) throw new NotFoundError('File', fileId);
   return { file, stream: ctx.blobs.read(file.blobKey) };

@@ -14,18 +14,20 @@ import {
   type HeartbeatRequest,
   type HelloRequest,
   type HelloResponse,
-  PROTOCOL_PREFIX,
   PROTOCOL_VERSION,
   type StopList,
 } from '../protocol/v1.ts';
 import { InvalidParameterError } from '../domain/errors.ts';
-import type { ExecutionKind } from '../domain/frameworks-kinds.ts';
 import type { DeviceRun, TestRun } from '../domain/runs.ts';
-import type { FileAction, UserFile } from '../domain/files.ts';
+import type { UserFile } from '../domain/files.ts';
+import { assignmentOf } from '../domain/assignment.ts';
+import type { RunSecrets } from '../domain/run-settings.ts';
 import { agentTopic } from '../store/notifier.ts';
 import type { Store } from '../store/store.ts';
 import type { Context } from './context.ts';
 import { type Wakeups, endDeviceRun, wake } from './run-lifecycle.ts';
+import { runSecretsOf } from './run-secrets.ts';
+import type { KeyRing } from './secret-box.ts';
 
 export async function hello(ctx: Context, agent: Agent, request: HelloRequest): Promise<HelloResponse> {
   if (request.protocol !== PROTOCOL_VERSION) {
@@ -55,7 +57,7 @@ export async function addDevices(ctx: Context, agent: Agent, request: DevicesReq
 async function registerDevices(store: Store, agent: Agent, reports: HelloRequest['devices'], now: number): Promise<DevicesResponse['devices']> {
   const registered = [];
   for (const report of reports) {
-    const device = await store.devices.upsertFromAgent(agent.id, { ...report, executionKinds: report.executionKinds as ExecutionKind[] }, now);
+    const device = await store.devices.upsertFromAgent(agent.id, report, now);
     // Devices are cleaned by the agent before they take work; NOT_OPERATIONAL stays until an operator acts.
     if (device.state !== 'NOT_OPERATIONAL') await store.devices.setState(device.id, 'CLEANING');
     await store.devices.addToGroup((await publicGroupFor(store, device.osType, now)).id, [device.id]);
@@ -136,7 +138,7 @@ async function claimOnce(ctx: Context, agent: Agent, deviceIds: readonly number[
   const inputs: RunInputsCache = new Map();
   // An agent whose previous claim it gave up on (or lost on the way) gets those device runs again.
   for (const lost of await ctx.store.queue.undelivered(agent.id, deviceIds, running)) {
-    assignments.push(await buildAssignment(ctx.store, (await ctx.store.deviceRuns.findById(lost.id))!, inputs));
+    assignments.push(await buildAssignment(ctx.store, ctx.keyRing, (await ctx.store.deviceRuns.findById(lost.id))!, inputs));
   }
   const taken = new Set(assignments.map((assignment) => assignment.deviceId));
   for (const deviceId of deviceIds.filter((id) => !taken.has(id))) {
@@ -150,64 +152,22 @@ async function claimOnce(ctx: Context, agent: Agent, deviceIds: readonly number[
         }
       }
       await store.testRuns.markStarted(deviceRun.testRunId, now);
-      return buildAssignment(store, deviceRun, inputs);
+      return buildAssignment(store, ctx.keyRing, deviceRun, inputs);
     });
     if (assignment !== undefined) assignments.push(assignment);
   }
   return assignments;
 }
 
-type RunInputsCache = Map<number, Promise<{ run: TestRun; files: Map<number, UserFile> }>>;
+type RunInputsCache = Map<number, Promise<{ run: TestRun; secrets: RunSecrets | null; files: Map<number, UserFile> }>>;
 
-async function runInputs(store: Store, testRunId: number) {
+async function runInputs(store: Store, keyRing: KeyRing, testRunId: number) {
   const run = (await store.testRuns.findById(testRunId))!;
-  const refs = ((run.config as { files?: Array<{ id: number }> }).files ?? []).map((ref) => ref.id);
-  return { run, files: await store.files.byIds(refs) };
+  return { run, secrets: await runSecretsOf(store, keyRing, testRunId), files: await store.files.byIds(run.config.files.map((ref) => ref.id)) };
 }
 
-async function buildAssignment(store: Store, deviceRun: DeviceRun, cache: RunInputsCache): Promise<Assignment> {
-  const { id: deviceRunId, deviceId } = deviceRun;
-  if (!cache.has(deviceRun.testRunId)) cache.set(deviceRun.testRunId, runInputs(store, deviceRun.testRunId));
-  const { run, files } = await cache.get(deviceRun.testRunId)!;
-  const config = run.config as {
-    files?: Array<{ id: number; action: FileAction }>;
-    testRunParameters?: Array<{ key: string; value: string }>;
-    deviceLanguageCode?: string;
-    launchApp?: boolean;
-    applicationUsername?: string | null;
-    applicationPassword?: string | null;
-    deviceLocale?: string | null;
-    wifiEnabled?: boolean | null;
-    googleAccountEmail?: string | null;
-    googleAccountPassword?: string | null;
-  };
-  const refs = config.files ?? [];
-  return {
-    deviceRunId,
-    deviceId,
-    kind: deviceRun.frameworkKind ?? 'server-side',
-    timeoutSeconds: deviceRun.timeLimit,
-    locale: config.deviceLanguageCode ?? 'en_US',
-    launchApp: config.launchApp ?? true,
-    parameters: Object.fromEntries((config.testRunParameters ?? []).map(({ key, value }) => [key, value])),
-    credentials: config.applicationUsername ? { username: config.applicationUsername, password: config.applicationPassword ?? '' } : null,
-    deviceSettings: storedDeviceSettings(config),
-    files: refs.flatMap((ref) => {
-      const file = files.get(ref.id);
-      if (file === undefined) return [];
-      return [{ id: file.id, name: file.name, action: ref.action, size: file.size, sha256: file.sha256, properties: { ...file.properties }, url: `${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/files/${file.id}` }];
-    }),
-  };
-}
-
-/** The device settings a run's stored config asks for (start-run.ts stores them only when there are some). */
-function storedDeviceSettings(config: {
-  deviceLocale?: string | null;
-  wifiEnabled?: boolean | null;
-  googleAccountEmail?: string | null;
-  googleAccountPassword?: string | null;
-}): Assignment['deviceSettings'] {
-  const { deviceLocale = null, wifiEnabled = null, googleAccountEmail = null, googleAccountPassword = null } = config;
-  if (deviceLocale === null && wifiEnabled === null && googleAccountEmail === null) return null;
-  return { locale: deviceLocale, wifi: wifiEnabled, googleAccount: googleAccountEmail === null ? null : { email: googleAccountEmail, password: googleAccountPassword ?? '' } };
+async function buildAssignment(store: Store, keyRing: KeyRing, deviceRun: DeviceRun, cache: RunInputsCache): Promise<Assignment> {
+  if (!cache.has(deviceRun.testRunId)) cache.set(deviceRun.testRunId, runInputs(store, keyRing, deviceRun.testRunId));
+  const { run, secrets, files } = await cache.get(deviceRun.testRunId)!;
+  return assignmentOf(deviceRun, run.config, secrets, files);
 }

@@ -64,6 +64,17 @@ export function apiKeySealer(ring: KeyRing): (userId: number, apiKey: string) =>
   return (userId, apiKey) => seal(ring.current(), apiKey, apiKeyAssociatedData(userId));
 }
 
+/** The sealers the migrations that seal plain secrets (008, 010) take from their caller, who holds the ring. */
+export function migrationSealers(ring: KeyRing) {
+  return {
+    sealApiKey: apiKeySealer(ring),
+    sealRunSecrets: (testRunId: number, secrets: string) => seal(ring.current(), secrets, runSecretsAssociatedData(testRunId)),
+  };
+}
+
+/** What a run's secrets (domain/run-settings.ts RunSecrets) are authenticated with: the run. */
+export const runSecretsAssociatedData = (testRunId: number) => `test_run_secrets:${testRunId}`;
+
 /** A new key: a random id (so that servers never pick the same one) and 32 random bytes. */
 export function generateSecretKey(): SecretKey {
   return { id: `k${randomBytes(6).toString('hex')}`, key: randomBytes(KEY_BYTES) };

@@ -13,6 +13,7 @@ import { checkHookUrl, hookDestinationRules } from '../domain/hook-destinations.
 import { DEFAULT_TIMEOUT_SECONDS, type Scheduler } from '../domain/project-config.ts';
 import type { Project, ProjectType } from '../domain/projects.ts';
 import type { RunParameter, RunRequest } from '../domain/run-config.ts';
+import { RUN_SETTINGS_VERSION, type RunSecrets, type RunSettings, deviceSettingsFields, runSecrets } from '../domain/run-settings.ts';
 import type { ExcludeReason } from '../domain/runs.ts';
 import { PLAN_MAX_TIMEOUT_SECONDS, PLAN_PRIORITY, type User } from '../domain/users.ts';
 import type { Store } from '../store/store.ts';
@@ -20,6 +21,7 @@ import type { Context } from './context.ts';
 import { createProject, requireProject } from './projects.ts';
 import { type Wakeups, refreshRunState, wake } from './run-lifecycle.ts';
 import { getRun } from './runs.ts';
+import { keepRunSecrets } from './run-secrets.ts';
 import type { RunView } from './views.ts';
 
 export interface PlannedDevice {
@@ -173,10 +175,11 @@ function exclusion(device: Device, framework: Framework, app: UserFile | undefin
   return null;
 }
 
-/** The config as stored with the run and shown back (`config` of a TestRun). */
-export function storedConfig(plan: RunPlan, projectId: number): Record<string, unknown> {
+/** The run's settings as stored with it and shown back (`config` of a TestRun): everything but its secrets. */
+export function storedConfig(plan: RunPlan, projectId: number): RunSettings {
   const { request } = plan;
   return {
+    v: RUN_SETTINGS_VERSION,
     osType: plan.osType,
     frameworkId: plan.framework.id,
     projectId,
@@ -196,17 +199,14 @@ export function storedConfig(plan: RunPlan, projectId: number): Record<string, u
     withAnnotation: request.withAnnotation,
     withoutAnnotation: request.withoutAnnotation,
     applicationUsername: request.applicationUsername,
-    // Kept for the agent that signs the crawler in; the presenter never shows it.
-    applicationPassword: request.applicationPassword,
     launchApp: request.launchApp ?? true,
-    ...(plan.deviceSettings !== null && {
-      deviceLocale: plan.deviceSettings.locale,
-      wifiEnabled: plan.deviceSettings.wifi,
-      googleAccountEmail: plan.deviceSettings.googleAccount?.email ?? null,
-      // Like applicationPassword: for the agent only.
-      googleAccountPassword: plan.deviceSettings.googleAccount?.password ?? null,
-    }),
+    ...deviceSettingsFields(plan.deviceSettings),
   };
+}
+
+/** The passwords the run hands the device: for the agent only, sealed apart from the settings. */
+function secretsOf(plan: RunPlan): RunSecrets | null {
+  return runSecrets(plan.request.applicationPassword, plan.deviceSettings?.googleAccount?.password ?? null);
 }
 
 export async function startRun(ctx: Context, user: User, request: RunRequest): Promise<RunView> {
@@ -227,6 +227,8 @@ export async function startRun(ctx: Context, user: User, request: RunRequest): P
       scheduler: plan.scheduler,
       hookUrl: request.hookURL,
     });
+    const secrets = secretsOf(plan);
+    if (secrets !== null) await keepRunSecrets(store, ctx.keyRing, run.id, secrets);
     for (const { device, excludeReason } of plan.devices) {
       await store.deviceRuns.insert({
         testRunId: run.id,

@@ -130,6 +130,13 @@ export interface TestRunsTable {
   final_tallies_json: string | null;
 }
 
+/** A run's passwords (domain/run-settings.ts RunSecrets), sealed as API keys are (migration 010). */
+export interface TestRunSecretsTable {
+  test_run_id: number;
+  sealed: string;
+  key_id: string;
+}
+
 export interface DeviceRunsTable {
   id: Generated<number>;
   test_run_id: number;
@@ -311,6 +318,7 @@ export interface Tables {
   device_groups: DeviceGroupsTable;
   device_group_devices: DeviceGroupDevicesTable;
   test_runs: TestRunsTable;
+  test_run_secrets: TestRunSecretsTable;
   device_runs: DeviceRunsTable;
   device_run_steps: DeviceRunStepsTable;
   agents: AgentsTable;

@@ -2,6 +2,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { ListQuery } from '../domain/list-query.ts';
 import type { OsType } from '../domain/projects.ts';
+import { type RunSecrets, type RunSettings, formatRunSettings, readRunSettings } from '../domain/run-settings.ts';
 import type { DeviceRunState, StateTally, TestRun, TestRunState } from '../domain/runs.ts';
 import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
@@ -35,13 +36,22 @@ export interface NewTestRun {
   readonly userId: number;
   readonly name: string | null;
   readonly osType: OsType;
-  readonly config: Readonly<Record<string, unknown>>;
+  readonly config: RunSettings;
   readonly frameworkId: number | null;
   readonly startedById: number;
   readonly createTime: number;
   readonly scheduler?: string;
   readonly hookUrl?: string | null;
 }
+
+/** A run's secrets as stored: sealed (services/secret-box.ts), with the id of the key that sealed them. */
+export interface SealedRunSecrets {
+  readonly keyId: string;
+  readonly ciphertext: string;
+}
+
+/** Sealed, or (a row a previous release wrote during a rolling upgrade) still inside the settings. */
+export type StoredRunSecrets = { readonly sealed: SealedRunSecrets } | { readonly inline: RunSecrets };
 
 export type TestRunsStore = ReturnType<typeof testRunsStore>;
 
@@ -74,7 +84,7 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
           state: 'WAITING',
           os_type: run.osType,
           create_time: run.createTime,
-          config_json: JSON.stringify(run.config),
+          config_json: formatRunSettings(run.config),
           framework_id: run.frameworkId,
           started_by_id: run.startedById,
           scheduler: run.scheduler ?? 'PARALLEL',
@@ -199,6 +209,49 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       return row && toRun(row);
     },
 
+    async insertSecrets(runId: number, sealed: SealedRunSecrets): Promise<void> {
+      await db.insertInto('test_run_secrets').values({ test_run_id: runId, sealed: sealed.ciphertext, key_id: sealed.keyId }).execute();
+    },
+
+    /** The run's secrets, or undefined when it has none. Only the agent's assignment asks. */
+    async secretsOf(runId: number): Promise<StoredRunSecrets | undefined> {
+      const row = await db.selectFrom('test_run_secrets').select(['sealed', 'key_id']).where('test_run_id', '=', runId).executeTakeFirst();
+      if (row !== undefined) return { sealed: { keyId: row.key_id, ciphertext: row.sealed } };
+      const run = await db.selectFrom('test_runs').select(['id', 'config_json']).where('id', '=', runId).executeTakeFirst();
+      const inline = run && readRunSettings(run.config_json, `The settings of test run ${run.id}`).inlineSecrets;
+      return inline ? { inline } : undefined;
+    },
+
+    /** Runs whose secrets were sealed with another key than `keyId`, oldest first, a page at a time. */
+    async secretsSealedWithOtherKey(keyId: string, afterRunId: number, limit: number): Promise<Array<SealedRunSecrets & { testRunId: number }>> {
+      const rows = await db
+        .selectFrom('test_run_secrets')
+        .select(['test_run_id', 'sealed', 'key_id'])
+        .where('key_id', '!=', keyId)
+        .where('test_run_id', '>', afterRunId)
+        .orderBy('test_run_id')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ testRunId: row.test_run_id, keyId: row.key_id, ciphertext: row.sealed }));
+    },
+
+    /** Re-seals one run's secrets, unless they changed meanwhile (or the run is gone). */
+    async resealSecrets(runId: number, from: SealedRunSecrets, to: SealedRunSecrets): Promise<boolean> {
+      const result = await db
+        .updateTable('test_run_secrets')
+        .set({ sealed: to.ciphertext, key_id: to.keyId })
+        .where('test_run_id', '=', runId)
+        .where('sealed', '=', from.ciphertext)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** How many runs' secrets each key id sealed. */
+    async secretsCountByKeyId(): Promise<Map<string, number>> {
+      const rows = await db.selectFrom('test_run_secrets').select(['key_id']).select((eb) => eb.fn.countAll<number>().as('count')).groupBy('key_id').execute();
+      return new Map(rows.map((row) => [row.key_id, Number(row.count)]));
+    },
+
     async hookUrlOf(runId: number): Promise<string | null> {
       const row = await db.selectFrom('test_runs').select('hook_url').where('id', '=', runId).executeTakeFirst();
       return row?.hook_url ?? null;
@@ -239,7 +292,7 @@ function toRun(row: RunRow): TestRun {
     createTime: row.create_time,
     startTime: row.start_time,
     endTime: row.end_time,
-    config: JSON.parse(row.config_json) as Record<string, unknown>,
+    config: readRunSettings(row.config_json, `The settings of test run ${row.id}`).settings,
     frameworkId: row.framework_id,
     startedById: row.started_by_id,
     finalTallies: row.final_tallies_json === null ? null : (JSON.parse(row.final_tallies_json) as StateTally[]),

@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { apiKeyHash, generateApiKey } from '../../src/services/credentials.ts';
-import { apiKeyAssociatedData, apiKeySealer, fixedKeyRing, generateSecretKey, open as unseal } from '../../src/services/secret-box.ts';
+import { apiKeyAssociatedData, fixedKeyRing, generateSecretKey, migrationSealers, runSecretsAssociatedData, open as unseal } from '../../src/services/secret-box.ts';
+import { runSecretsOf } from '../../src/services/run-secrets.ts';
+import { createStore } from '../../src/store/store.ts';
 import { openDatabase } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrations/index.ts';
 import { ENGINES, POSTGRES_URL } from '../support/engines.ts';
@@ -25,7 +27,7 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
       await migrate(databases[0]!);
       const db = databases[0]!.db as any;
       const rows = await db.selectFrom('kysely_migration').select('name').orderBy('name').execute();
-      expect(rows.map((row: { name: string }) => row.name)).toEqual(['001_core', '002_runs_on_devices', '003_oauth_tokens', '004_web_sessions', '005_final_tallies', '006_recorder', '007_unknown_memory', '008_sealed_api_keys', '009_storage_quotas']);
+      expect(rows.map((row: { name: string }) => row.name)).toEqual(['001_core', '002_runs_on_devices', '003_oauth_tokens', '004_web_sessions', '005_final_tallies', '006_recorder', '007_unknown_memory', '008_sealed_api_keys', '009_storage_quotas', '010_run_secrets']);
       expect(await db.selectFrom('device_runs').select('id').execute()).toEqual([]);
     } finally {
       for (const database of databases) await database.close();
@@ -49,7 +51,7 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
       await file(alice, 100);
       await file(alice, 250);
       await file(bob, 7);
-      await migrate(database, { sealApiKey: apiKeySealer(fixedKeyRing([generateSecretKey()], 'the test ring')) });
+      await migrate(database, migrationSealers(fixedKeyRing([generateSecretKey()], 'the test ring')));
       const usage = async () =>
         Object.fromEntries((await db.selectFrom('storage_usage').select(['user_id', 'used_bytes']).execute()).map((row: { user_id: number; used_bytes: number }) => [row.user_id, Number(row.used_bytes)]));
       expect(await usage()).toEqual({ [alice]: 350, [bob]: 7 });
@@ -99,7 +101,7 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
       expect((await db.selectFrom('users').select('api_key').orderBy('id').execute()).map((row: { api_key: string }) => row.api_key)).toEqual(keys);
 
       const ring = fixedKeyRing([generateSecretKey()], 'the test ring');
-      await migrate(database, { sealApiKey: apiKeySealer(ring) });
+      await migrate(database, migrationSealers(ring));
       const rows = await db.selectFrom('users').selectAll().orderBy('id').execute();
       expect(Object.keys(rows[0])).not.toContain('api_key');
       for (const [index, row] of rows.entries()) {
@@ -114,6 +116,74 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
         for (const name of fs.readdirSync(dir)) {
           const bytes = fs.readFileSync(path.join(dir, name));
           for (const key of keys) expect(bytes.includes(Buffer.from(key)), `a plain key in ${name}`).toBe(false);
+        }
+      }
+    } finally {
+      await database.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('010 moves the passwords of older runs out of their settings, sealed; runs without read as they were', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-010-'));
+    const database = await open(engine, schema(), path.join(dir, 'devicecloud.db'));
+    try {
+      await migrate(database, { through: '009_storage_quotas' });
+      const db = database.db as any;
+      const user = await db
+        .insertInto('users')
+        .values({ email: 'u@example.com', password_hash: 'x', first_name: 'F', last_name: 'L', status: 'ENABLED', role: 'USER', plan: 'GOLD', api_key_hash: 'h', create_time: 1 })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const project = await db
+        .insertInto('projects')
+        .values({ user_id: user.id, name: 'P', type: 'ANDROID', os_type: 'ANDROID', create_time: 1, archiving_strategy: 'NEVER', archiving_item_count: 0 })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      // Settings as every release before 010 stored them: no version, the passwords among them.
+      const v0 = (changes: Record<string, unknown>): Record<string, unknown> => ({
+        osType: 'ANDROID', frameworkId: 6, projectId: Number(project.id), deviceGroupId: null, deviceIds: [1], files: [{ id: 1, action: 'INSTALL' }], testRunName: null,
+        timeout: 600, testRunParameters: [{ key: 'K', value: 'v' }], scheduler: 'PARALLEL', hookURL: null, maxAutoRetriesCount: 0, deviceLanguageCode: 'en_US',
+        limitationType: null, limitationValue: null, instrumentationRunner: null, withAnnotation: null, withoutAnnotation: null, applicationUsername: null,
+        applicationPassword: null, launchApp: true, ...changes,
+      });
+      const configs = [
+        v0({ applicationUsername: 'crawler', applicationPassword: 'app-secret-0', deviceLocale: 'fi_FI', wifiEnabled: null, googleAccountEmail: 'qa@example.com', googleAccountPassword: 'google-secret-0' }),
+        v0({}),
+      ];
+      const runs: number[] = [];
+      for (const [index, config] of configs.entries()) {
+        const row = await db
+          .insertInto('test_runs')
+          .values({ project_id: project.id, user_id: user.id, number: index + 1, name: null, state: 'WAITING', os_type: 'ANDROID', create_time: 1, config_json: JSON.stringify(config), framework_id: 6, started_by_id: user.id })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        runs.push(Number(row.id));
+      }
+      await expect(migrate(database)).rejects.toThrow(/010_run_secrets failed: sealing the passwords of test runs needs the API key encryption key/);
+
+      const ring = fixedKeyRing([generateSecretKey()], 'the test ring');
+      await migrate(database, migrationSealers(ring));
+      const stored = await db.selectFrom('test_runs').select(['id', 'config_json']).orderBy('id').execute();
+      const { applicationPassword: _a, googleAccountPassword: _g, ...withoutSecrets } = configs[0]!;
+      expect(JSON.parse(stored[0].config_json)).toEqual({ v: 1, ...withoutSecrets });
+      expect(JSON.parse(stored[1].config_json)).toEqual(configs[1]);
+      const sealed = await db.selectFrom('test_run_secrets').selectAll().execute();
+      expect(sealed).toHaveLength(1);
+      expect(JSON.stringify(sealed)).not.toMatch(/secret-0/);
+      expect(JSON.parse(unseal(ring, { keyId: sealed[0].key_id, ciphertext: sealed[0].sealed }, runSecretsAssociatedData(runs[0]!)))).toEqual({ v: 1, applicationPassword: 'app-secret-0', googleAccountPassword: 'google-secret-0' });
+
+      // Both read back: the moved run with its secrets, the untouched one as version 0.
+      const store = createStore(database);
+      expect((await store.testRuns.findById(runs[0]!))!.config).toEqual({ v: 1, ...withoutSecrets });
+      expect(await runSecretsOf(store, ring, runs[0]!)).toEqual({ v: 1, applicationPassword: 'app-secret-0', googleAccountPassword: 'google-secret-0' });
+      const { applicationPassword: _none, ...plain } = configs[1]!;
+      expect((await store.testRuns.findById(runs[1]!))!.config).toEqual({ v: 1, ...plain });
+      expect(await runSecretsOf(store, ring, runs[1]!)).toBeNull();
+      if (engine === 'sqlite') {
+        for (const name of fs.readdirSync(dir)) {
+          const bytes = fs.readFileSync(path.join(dir, name));
+          for (const secret of ['app-secret-0', 'google-secret-0']) expect(bytes.includes(Buffer.from(secret)), `${secret} in ${name}`).toBe(false);
         }
       }
     } finally {

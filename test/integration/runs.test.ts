@@ -132,7 +132,7 @@ describe.each(ENGINES)('test runs and device runs (%s)', (engine) => {
   it('numbers runs started at the same moment in one project one after another', async () => {
     const starts = Array.from({ length: 8 }, () =>
       h.ctx.store.transaction((store) =>
-        store.testRuns.insert({ projectId, userId: alice.user.id, name: null, osType: 'ANDROID', config: { projectId, osType: 'ANDROID', files: [] }, frameworkId: null, startedById: alice.user.id, createTime: h.ctx.clock() }),
+        store.testRuns.insert({ projectId, userId: alice.user.id, name: null, osType: 'ANDROID', config: fixtures.runSettings(projectId), frameworkId: null, startedById: alice.user.id, createTime: h.ctx.clock() }),
       ),
     );
     const numbers = (await Promise.all(starts)).map((run) => run.number).sort((a, b) => a - b);

@@ -9,7 +9,7 @@ import { issueAgentToken } from '../../src/services/agents.ts';
 import type { Context } from '../../src/services/context.ts';
 import { type Answer, call } from './harness.ts';
 
-export function androidDevice(serial: string, displayName = serial, executionKinds = ['server-side', 'crawler']): DeviceReport {
+export function androidDevice(serial: string, displayName = serial, executionKinds: DeviceReport['executionKinds'] = ['server-side', 'crawler']): DeviceReport {
   return { serial, displayName, manufacturer: 'Google', osType: 'ANDROID', platform: 'ANDROID', releaseVersion: '14', apiLevel: 34, executionKinds };
 }
 

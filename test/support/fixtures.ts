@@ -5,6 +5,7 @@
 import type { DeviceOsType } from '../../src/domain/devices.ts';
 import type { Device, DeviceGroup } from '../../src/domain/devices.ts';
 import { type DeviceRunState, type TestRun, isFinal } from '../../src/domain/runs.ts';
+import type { RunSettings } from '../../src/domain/run-settings.ts';
 import { refreshRunState } from '../../src/services/run-lifecycle.ts';
 import { Readable } from 'node:stream';
 import type { UserFile } from '../../src/domain/files.ts';
@@ -30,6 +31,15 @@ export async function publicGroup(ctx: Context, name: string, devices: readonly 
   return group;
 }
 
+/** Complete settings of a run on the given project, as a run start stores them. */
+export function runSettings(projectId: number, changes: Partial<RunSettings> = {}): RunSettings {
+  return {
+    v: 1, osType: 'ANDROID', frameworkId: 1, projectId, deviceGroupId: null, deviceIds: [], files: [], testRunName: null, timeout: 600, testRunParameters: [],
+    scheduler: 'PARALLEL', hookURL: null, maxAutoRetriesCount: 0, deviceLanguageCode: 'en_US', limitationType: null, limitationValue: null,
+    instrumentationRunner: null, withAnnotation: null, withoutAnnotation: null, applicationUsername: null, launchApp: true, ...changes,
+  };
+}
+
 /** A test run with one device run per state given, on the given devices in turn. */
 export async function run(
   ctx: Context,
@@ -44,7 +54,7 @@ export async function run(
     userId: owner.id,
     name: options.name ?? null,
     osType: 'ANDROID',
-    config: { projectId, osType: 'ANDROID', files: [{ id: 1, action: 'INSTALL' }] },
+    config: runSettings(projectId, { files: [{ id: 1, action: 'INSTALL' }] }),
     frameworkId: null,
     startedById: owner.id,
     createTime: ctx.clock(),

@@ -20,7 +20,7 @@ import { createUser } from '../../src/services/users.ts';
 import { type Database, openDatabase } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrations/index.ts';
 import { createStore } from '../../src/store/store.ts';
-import { type KeyRing, apiKeySealer, fixedKeyRing, generateSecretKey } from '../../src/services/secret-box.ts';
+import { type KeyRing, migrationSealers, fixedKeyRing, generateSecretKey } from '../../src/services/secret-box.ts';
 import { type Engine, POSTGRES_URL } from './engines.ts';
 
 export interface Harness {
@@ -77,7 +77,7 @@ export async function createHarness(
     onQuery: (sql) => queries.push(sql),
   });
   const keyRing = options.keyRing ?? testKeyRing();
-  await migrate(database, { sealApiKey: apiKeySealer(keyRing) });
+  await migrate(database, migrationSealers(keyRing));
   let now = START_TIME;
   // In a folder of its own, so that a test can see that nothing was written beside it (other
   // tests, running at the same time, create their folders in the system's temporary one).

@@ -73,7 +73,7 @@ describe('progress reports of a device run', () => {
       context.sample({ timestamp: 2, cpuUsage: 0.1, memUsage: 1, packageName: null });
       return { outcome: 'COMPLETED' as const, failReason: null, testCases: [passed], exitCode: 0, artifacts: [] };
     });
-    const assignment = { deviceRunId: 7, deviceId: 1, kind: 'server-side', timeoutSeconds: 60, locale: 'en_US', launchApp: true, parameters: {}, credentials: null, deviceSettings: null, files: [] };
+    const assignment = { deviceRunId: 7, deviceId: 1, kind: 'server-side' as const, timeoutSeconds: 60, locale: 'en_US', launchApp: true, parameters: {}, credentials: null, deviceSettings: null, files: [] };
     try {
       const { inputCache } = await import('../../src/agent/input-cache.ts');
       const cache = inputCache({ dir: path.join(dataDir, 'cache'), maxBytes: 1024 ** 2, retentionMs: () => 60_000, log: () => undefined });
@@ -108,7 +108,7 @@ describe('a result the server refuses', () => {
       download: async () => undefined,
     };
     const driver = scriptedDriver(async () => ({ outcome: 'COMPLETED' as const, failReason: null, testCases: [passed], exitCode: 0, artifacts: [] }));
-    const assignment = { deviceRunId: 8, deviceId: 1, kind: 'server-side', timeoutSeconds: 60, locale: 'en_US', launchApp: true, parameters: {}, credentials: null, deviceSettings: null, files: [] };
+    const assignment = { deviceRunId: 8, deviceId: 1, kind: 'server-side' as const, timeoutSeconds: 60, locale: 'en_US', launchApp: true, parameters: {}, credentials: null, deviceSettings: null, files: [] };
     try {
       const cache = inputCache({ dir: path.join(dataDir, 'cache'), maxBytes: 1024 ** 2, retentionMs: () => 60_000, log: () => undefined });
       await execute({ client: client as never, driver: driver as never, dataDir, cache, log: () => undefined, reportPatienceMs: 1000 }, 'serial-1', assignment).done;

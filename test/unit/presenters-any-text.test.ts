@@ -60,10 +60,15 @@ function file(s: Texts): UserFile {
   } as UserFile;
 }
 function testRun(s: Texts): TestRun {
-  const nested = { [s()]: s(), list: [s(), { [s()]: s() }], files: [{ id: 1, action: s() }], testRunParameters: [{ key: s(), value: s() }] };
+  const config: TestRun['config'] = {
+    v: 1, osType: s.as(), frameworkId: 1, projectId: 7, deviceGroupId: null, deviceIds: [1], files: [{ id: 1, action: s.as() }], testRunName: s(), timeout: 60,
+    testRunParameters: [{ key: s(), value: s() }], scheduler: s.as(), hookURL: s(), maxAutoRetriesCount: 0, deviceLanguageCode: s(), limitationType: s.as(),
+    limitationValue: s(), instrumentationRunner: s(), withAnnotation: s(), withoutAnnotation: s(), applicationUsername: s(), launchApp: true,
+    deviceLocale: s(), wifiEnabled: null, googleAccountEmail: s(),
+  };
   return {
     id: 6, projectId: 7, userId: 1, number: 1, name: s(), state: s.as(), createTime: 1, startTime: 2, endTime: null,
-    config: { ...s.dict(), nested, hookURL: s(), applicationPassword: s() }, frameworkId: 1, startedById: 1, osType: s.as(), finalTallies: null,
+    config, frameworkId: 1, startedById: 1, osType: s.as(), finalTallies: null,
   };
 }
 function deviceRun(s: Texts): DeviceRun {

@@ -2,6 +2,8 @@
  * The agent protocol over HTTP (src/protocol/v1.ts): JSON in, JSON out, agent tokens only. Not
  * part of the public API; the same error rendering applies.
  */
+import type { Readable } from 'node:stream';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { ArtifactQuery, CleanedReport, ClaimRequest, DevicesRequest, HeartbeatRequest, HelloRequest, PROTOCOL_PREFIX, ProgressReport, REPORT_BODY_LIMIT_BYTES, ResultReport } from '../../protocol/v1.ts';
@@ -35,21 +37,29 @@ const storable = async (request: FastifyRequest) => {
 };
 const schema = { hide: true };
 
-function idParam(request: FastifyRequest, name: string, resource: string): number {
-  const text = (request.params as Record<string, string>)[name] ?? '';
+/**
+ * Path ids are read here rather than by a schema: one that is not an id names a resource that
+ * does not exist (404), as in the public API, not a bad request.
+ */
+function id(text: string, resource: string): number {
   if (!ID.test(text)) throw new NotFoundError(resource, text.slice(0, 40));
   return Number(text);
 }
+const DeviceRunPath = Type.Object({ deviceRunId: Type.String() });
+const FilePath = Type.Object({ deviceRunId: Type.String(), fileId: Type.String() });
+const DevicePath = Type.Object({ deviceId: Type.String() });
 
-export function registerAgentProtocol(app: FastifyInstance, ctx: Context): void {
+export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context): void {
+  // Bodies, queries and paths are typed from their schemas, which Fastify has validated them against.
+  const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   const agentOf = (request: FastifyRequest): Agent => request.agent!;
   const json = <T>(value: T) => value;
 
-  app.post(`${PROTOCOL_PREFIX}/hello`, { config, preHandler: storable, schema: { ...schema, body: HelloRequest } }, async (request) => json(await hello(ctx, agentOf(request), request.body as HelloRequest)));
-  app.post(`${PROTOCOL_PREFIX}/devices`, { config, preHandler: storable, schema: { ...schema, body: DevicesRequest } }, async (request) => json(await addDevices(ctx, agentOf(request), request.body as DevicesRequest)));
+  app.post(`${PROTOCOL_PREFIX}/hello`, { config, preHandler: storable, schema: { ...schema, body: HelloRequest } }, async (request) => json(await hello(ctx, agentOf(request), request.body)));
+  app.post(`${PROTOCOL_PREFIX}/devices`, { config, preHandler: storable, schema: { ...schema, body: DevicesRequest } }, async (request) => json(await addDevices(ctx, agentOf(request), request.body)));
 
   app.post(`${PROTOCOL_PREFIX}/heartbeat`, { config, preHandler: storable, schema: { ...schema, body: HeartbeatRequest } }, async (request) =>
-    json(await heartbeat(ctx, agentOf(request), request.body as HeartbeatRequest)),
+    json(await heartbeat(ctx, agentOf(request), request.body)),
   );
 
   // Long polls end early when their agent hangs up, and all at once when the server closes.
@@ -63,38 +73,40 @@ export function registerAgentProtocol(app: FastifyInstance, ctx: Context): void 
     // The response closes before it is sent only when the agent hung up.
     reply.raw.once('close', () => poll.abort());
     try {
-      return json(await claim(ctx, agentOf(request), request.body as ClaimRequest, poll.signal));
+      return json(await claim(ctx, agentOf(request), request.body, poll.signal));
     } finally {
       polls.delete(poll);
     }
   });
 
   const bodyLimit = REPORT_BODY_LIMIT_BYTES;
-  app.post(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/progress`, { config, preHandler: storable, bodyLimit, schema: { ...schema, body: ProgressReport } }, async (request) =>
-    json(await reportProgress(ctx, agentOf(request), idParam(request, 'deviceRunId', 'Device run'), request.body as ProgressReport)),
+  app.post(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/progress`, { config, preHandler: storable, bodyLimit, schema: { ...schema, params: DeviceRunPath, body: ProgressReport } }, async (request) =>
+    json(await reportProgress(ctx, agentOf(request), id(request.params.deviceRunId, 'Device run'), request.body)),
   );
 
-  app.post(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/result`, { config, preHandler: storable, bodyLimit, schema: { ...schema, body: ResultReport } }, async (request) =>
-    json(await reportResult(ctx, agentOf(request), idParam(request, 'deviceRunId', 'Device run'), request.body as ResultReport)),
+  app.post(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/result`, { config, preHandler: storable, bodyLimit, schema: { ...schema, params: DeviceRunPath, body: ResultReport } }, async (request) =>
+    json(await reportResult(ctx, agentOf(request), id(request.params.deviceRunId, 'Device run'), request.body)),
   );
 
   // Artifacts stream in as raw bytes: the body is not parsed, only piped to the blob store.
-  app.register(async (scope) => {
+  app.register(async (untypedScope) => {
+    const scope = untypedScope.withTypeProvider<TypeBoxTypeProvider>();
     scope.removeAllContentTypeParsers();
+    // The body is then the request stream itself (a Readable), which no schema describes.
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-    scope.put(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/artifacts`, { config, schema: { ...schema, querystring: ArtifactQuery } }, async (request, reply) => {
-      const stored = await storeArtifact(ctx, agentOf(request), idParam(request, 'deviceRunId', 'Device run'), request.query as ArtifactQuery, request.body as NodeJS.ReadableStream as never, declaredLength(request.headers['content-length']));
+    scope.put(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/artifacts`, { config, schema: { ...schema, params: DeviceRunPath, querystring: ArtifactQuery } }, async (request, reply) => {
+      const stored = await storeArtifact(ctx, agentOf(request), id(request.params.deviceRunId, 'Device run'), request.query, request.body as Readable, declaredLength(request.headers['content-length']));
       return reply.code(201).send(stored);
     });
   });
 
-  app.get(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/files/:fileId`, { config, schema }, async (request, reply) => {
-    const { file, stream } = await openAssignedFile(ctx, agentOf(request), idParam(request, 'deviceRunId', 'Device run'), idParam(request, 'fileId', 'File'));
+  app.get(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/files/:fileId`, { config, schema: { ...schema, params: FilePath } }, async (request, reply) => {
+    const { file, stream } = await openAssignedFile(ctx, agentOf(request), id(request.params.deviceRunId, 'Device run'), id(request.params.fileId, 'File'));
     return reply.type('application/octet-stream').header('content-length', file.size).send(stream);
   });
 
-  app.post(`${PROTOCOL_PREFIX}/devices/:deviceId/cleaned`, { config, preHandler: storable, schema: { ...schema, body: CleanedReport } }, async (request) =>
-    json(await reportCleaned(ctx, agentOf(request), idParam(request, 'deviceId', 'Device'), request.body as CleanedReport)),
+  app.post(`${PROTOCOL_PREFIX}/devices/:deviceId/cleaned`, { config, preHandler: storable, schema: { ...schema, params: DevicePath, body: CleanedReport } }, async (request) =>
+    json(await reportCleaned(ctx, agentOf(request), id(request.params.deviceId, 'Device'), request.body)),
   );
 
   app.get(`${PROTOCOL_PREFIX}/ping`, { config, schema: { ...schema, response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }));

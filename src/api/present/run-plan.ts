@@ -6,7 +6,7 @@ import { type Rep, rep } from './representation.ts';
 /** `POST /me/runs/config`: the config filled in, with what a start would do. */
 export function presentRunPlan(plan: RunPlan): Rep {
   const projectId = 'id' in plan.project ? plan.project.id : null;
-  const config = presentStoredConfig({ ...storedConfig(plan, projectId ?? 0), projectId, projectName: 'id' in plan.project ? plan.project.name : plan.project.newName });
+  const config = presentStoredConfig(storedConfig(plan, projectId ?? 0), { projectId, projectName: 'id' in plan.project ? plan.project.name : plan.project.newName });
   return rep('apiTestRunConfig', {
     ...config,
     runAvailable: plan.devices.some((entry) => entry.excludeReason === null),

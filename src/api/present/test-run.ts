@@ -6,6 +6,7 @@ import {
   successRatio,
 } from '../../domain/runs.ts';
 import { frameworkById } from '../../domain/frameworks.ts';
+import type { RunSettings } from '../../domain/run-settings.ts';
 import type { RunView } from '../../services/views.ts';
 import { type PresentContext, userPath } from './context.ts';
 import { presentDeviceRun } from './device-run.ts';
@@ -63,10 +64,10 @@ const CONFIG_ITEM_KINDS: Readonly<Record<string, string>> = {
   testRunParameters: 'apiTestRunParameter',
 };
 
-/** The TestRunConfig a run was started with, as it was stored. */
-export function presentStoredConfig(config: Readonly<Record<string, unknown>>): Rep {
-  const { applicationPassword: _secret, googleAccountPassword: _googleSecret, ...shown } = config;
-  return rep('apiTestRunConfig', jsonFields(shown, 'apiTestRunConfig'));
+/** The TestRunConfig a run was started with, as it was stored (its secrets are not part of it). */
+export function presentStoredConfig(settings: RunSettings, extra: Readonly<Record<string, unknown>> = {}): Rep {
+  const { v: _version, ...shown } = settings;
+  return rep('apiTestRunConfig', jsonFields({ ...shown, ...extra }, 'apiTestRunConfig'));
 }
 
 function jsonFields(object: Readonly<Record<string, unknown>>, kind: string): Record<string, Value> {

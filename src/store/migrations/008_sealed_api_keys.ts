@@ -14,6 +14,8 @@ export interface MigrationSecrets {
    * only when there are keys to seal (an empty database migrates without it).
    */
   readonly sealApiKey?: (userId: number, apiKey: string) => { readonly keyId: string; readonly ciphertext: string };
+  /** Seals a run's secrets (JSON) with the current key, for 010 (services/secret-box.ts: migrationSealers). */
+  readonly sealRunSecrets?: (testRunId: number, secrets: string) => { readonly keyId: string; readonly ciphertext: string };
 }
 
 export async function up(db: Kysely<unknown>, t: ColumnTypes, secrets: MigrationSecrets): Promise<void> {

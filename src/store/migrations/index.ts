@@ -20,8 +20,9 @@ import * as m006 from './006_recorder.ts';
 import * as m007 from './007_unknown_memory.ts';
 import * as m008 from './008_sealed_api_keys.ts';
 import * as m009 from './009_storage_quotas.ts';
+import * as m010 from './010_run_secrets.ts';
 
-/** What a step may need besides the database: the key that seals API keys (008). */
+/** What a step may need besides the database: the key that seals API keys (008) and run secrets (010). */
 export type MigrationOptions = m008.MigrationSecrets & {
   /** Tests only: stop after this step, to see a later one move older data. */
   readonly through?: string;
@@ -39,6 +40,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['007_unknown_memory', m007.up],
   ['008_sealed_api_keys', m008.up],
   ['009_storage_quotas', m009.up],
+  ['010_run_secrets', m010.up],
 ];
 
 const TABLE = 'kysely_migration';
@@ -75,8 +77,8 @@ export async function migrate(database: Database, options: MigrationOptions = {}
       }
     });
     // The write-ahead log still holds pages written before (users inserted with their plain API
-    // key): empty it, so that only the sealed keys remain on disk.
-    if (database.dialect === 'sqlite' && applied.includes('008_sealed_api_keys')) {
+    // key, runs with their passwords): empty it, so that only the sealed secrets remain on disk.
+    if (database.dialect === 'sqlite' && (applied.includes('008_sealed_api_keys') || applied.includes('010_run_secrets'))) {
       current = 'checkpoint';
       await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(database.db);
     }
