@@ -11,7 +11,6 @@ import { CliError, EXIT } from './cli-error.ts';
 import { addClientOptions, type ClientFlags } from './client-commands.ts';
 import { resolveClientSettings } from './client-settings.ts';
 import { checkFile, checkTests, chooseDevices, chooseFramework, chooseGroup, osTypeOfApp, parseParams, parseTimeout } from './run-inputs.ts';
-import { collectTestCases, downloadResults, failureLines, mergedJUnit } from './run-results.ts';
 import { exitCodeOf, watchRun } from './run-watch.ts';
 import { bytes } from './table.ts';
 import fs from 'node:fs';
@@ -121,6 +120,8 @@ async function run(flags: RunFlags, out: NodeJS.WriteStream): Promise<number> {
   }
   if (finished === undefined) return interrupted.code();
 
+  // Results (and their XML writer) are loaded once there are some: not before the upload starts.
+  const { collectTestCases, downloadResults, failureLines, mergedJUnit } = await import('./run-results.ts');
   const results = await collectTestCases(client, finished.sessions);
   if (flags.results !== undefined) {
     const folders = await downloadResults(client, finished.run, results, flags.results);
