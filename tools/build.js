@@ -2,8 +2,8 @@
 // Compiles src/ into build/, the JavaScript that bin/devicecloud.js runs: Node starts it in a
 // tenth of the time it took to transpile the TypeScript at every start (tsx, with an esbuild
 // service beside every server and agent). tsc only emits here (--noCheck): `npm test` and
-// `npm run typecheck` do the type checking (with @types/node, a devDependency: the build needs no
-// types, so that it works after `npm ci --omit=dev`), and an emit of the 200-odd files takes about a second.
+// `npm run typecheck` do the type checking (with @types/node, a devDependency: the build needs
+// no types, so that it works after `npm ci --omit=dev`); an emit of the 200-odd files takes a second.
 // The build is incremental (build/.tsbuildinfo): a run with nothing changed costs well under a
 // second, which is why `npm start` (prestart), the test suite (test/support/global-setup.ts) and
 // the benchmarks run it every time rather than trust a build that may predate an edit.
@@ -25,6 +25,8 @@ const ASSETS = ['web', 'agent/drivers/adb/sandbox-relay.mjs'];
 
 // typescript's exports map hides bin/tsc: found next to its package.json.
 const tsc = path.join(path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
+// tsc trusts its build info, not the files it wrote: without the entry point, start afresh.
+if (!fs.existsSync(path.join(out, 'main.js'))) fs.rmSync(path.join(out, '.tsbuildinfo'), { force: true });
 try {
   execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json'), '--noCheck'], { cwd: root, stdio: 'inherit' });
 } catch {
