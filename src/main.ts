@@ -2,6 +2,11 @@
  * The `devicecloud` command: parses the command line, starts the chosen role, and is the only
  * place that exits the process. Exit codes: 0 done, 1 failed (for `run`: tests failed), 2 the cloud
  * failed (unreachable, 5xx, infrastructure errors), 3 bad usage or configuration (cli/cli-error.ts).
+ *
+ * Every command is declared here at once (help lists them all), but a command's action imports its
+ * role (server, store, agent, config) only when it runs: `--version`, `--help` and the client
+ * commands load commander and the HTTP client, not Fastify, Kysely or the database drivers
+ * (test/e2e/cli-startup.test.ts).
  */
 import { Command, CommanderError } from 'commander';
 import { registerAdminCommands } from './cli/admin-commands.ts';
@@ -10,7 +15,6 @@ import { describeClientError } from './cli/cli-error.ts';
 import { registerClientCommands } from './cli/client-commands.ts';
 import { registerRunCommand } from './cli/run-command.ts';
 import { type Lifecycle, registerServerCommands } from './cli/server-commands.ts';
-import { ConfigError } from './config.ts';
 import { AppError } from './domain/errors.ts';
 import { VERSION } from './version.ts';
 
@@ -65,10 +69,10 @@ try {
   // Client commands set their code; servers and agents stay up until a signal.
   if (process.exitCode !== undefined) process.exit(process.exitCode);
 } catch (error) {
-  process.exit(exitCodeOf(error));
+  process.exit(await exitCodeOf(error));
 }
 
-function exitCodeOf(error: unknown): number {
+async function exitCodeOf(error: unknown): Promise<number> {
   if (error instanceof CommanderError) {
     // Help and version end here too, with code 0; commander has already printed the message.
     return error.exitCode === 0 ? 0 : EXIT_USAGE;
@@ -78,6 +82,8 @@ function exitCodeOf(error: unknown): number {
     process.stderr.write(`devicecloud: ${client.line}\n`);
     return client.code;
   }
+  // Loaded only here, on the way out: the commands that read the config have loaded it already.
+  const { ConfigError } = await import('./config.ts');
   if (error instanceof ConfigError) {
     process.stderr.write(`devicecloud: ${error.message}\n`);
     return EXIT_USAGE;

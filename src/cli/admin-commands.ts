@@ -9,11 +9,7 @@ import { InvalidParameterError } from '../domain/errors.ts';
 import { describeStorage } from '../domain/storage.ts';
 import { checkEnum } from '../domain/text.ts';
 import { PLANS, ROLES, type User } from '../domain/users.ts';
-import { openStore, warnOfForeignKeys } from '../server/start.ts';
 import type { Context } from '../services/context.ts';
-import { issueAgentToken } from '../services/agents.ts';
-import { parseQuotaInput, setStorageQuota } from '../services/storage.ts';
-import { createUser, findUser, setPlan, setRole } from '../services/users.ts';
 import { registerSecretsCommands } from './secrets-commands.ts';
 import { addStoreOptions, configFrom } from './options.ts';
 
@@ -31,6 +27,7 @@ export function registerAdminCommands(program: Command, print: (line: string) =>
     .option('--json', 'print JSON')
     .action(async (options) =>
       withStore(options, async (ctx) => {
+        const { createUser } = await import('../services/users.ts');
         const user = await createUser(ctx, {
           email: options.email,
           password: options.password,
@@ -50,6 +47,7 @@ export function registerAdminCommands(program: Command, print: (line: string) =>
     .option('--json', 'print JSON')
     .action(async (options) =>
       withStore(options, async (ctx) => {
+        const { findUser, setPlan } = await import('../services/users.ts');
         const user = await setPlan(ctx, await findUser(ctx, options.user), checkEnum('plan', options.plan, PLANS));
         printUser(print, user, options.json === true);
       }),
@@ -62,6 +60,7 @@ export function registerAdminCommands(program: Command, print: (line: string) =>
     .option('--json', 'print JSON')
     .action(async (options) =>
       withStore(options, async (ctx) => {
+        const { findUser, setRole } = await import('../services/users.ts');
         const user = await setRole(ctx, await findUser(ctx, options.user), checkEnum('role', options.role, ROLES));
         printUser(print, user, options.json === true);
       }),
@@ -78,6 +77,8 @@ export function registerAdminCommands(program: Command, print: (line: string) =>
         if ((options.bytes === undefined) === (options.planDefault !== true)) {
           throw new InvalidParameterError('bytes', 'Give either --bytes <bytes> or --plan-default');
         }
+        const { findUser } = await import('../services/users.ts');
+        const { parseQuotaInput, setStorageQuota } = await import('../services/storage.ts');
         const user = await findUser(ctx, options.user);
         const storage = await setStorageQuota(ctx, user, options.planDefault === true ? null : parseQuotaInput(options.bytes));
         if (options.json === true) print(JSON.stringify({ id: user.id, email: user.email, storageUsedBytes: storage.usedBytes, storageQuotaBytes: storage.quotaBytes }));
@@ -91,6 +92,7 @@ export function registerAdminCommands(program: Command, print: (line: string) =>
     .option('--json', 'print JSON')
     .action(async (options) =>
       withStore(options, async (ctx) => {
+        const { issueAgentToken } = await import('../services/agents.ts');
         const { agent, token } = await issueAgentToken(ctx, options.name);
         if (options.json === true) print(JSON.stringify({ id: agent.id, name: agent.name, token }));
         else print(`Agent ${agent.id} (${agent.name}); its token (shown once):\n  ${token}`);
@@ -114,7 +116,8 @@ export function registerAdminCommands(program: Command, print: (line: string) =>
 export type WithStore = (options: Record<string, string | undefined>, work: (ctx: Context, config: Config) => Promise<void>) => Promise<void>;
 
 const withStore: WithStore = async (options, work) => {
-  const config = configFrom(options);
+  const config = await configFrom(options);
+  const { openStore, warnOfForeignKeys } = await import('../server/start.ts');
   const { database, ctx } = await openStore(config);
   try {
     // An operator on a machine without the cloud's keys would seal new keys no server can open.

@@ -1,10 +1,6 @@
 /** `devicecloud agent`: the agent role, run on each device host. */
 import path from 'node:path';
 import type { Command } from 'commander';
-import { startAgent } from '../agent/agent.ts';
-import { chooseSandbox } from '../agent/drivers/host/sandbox-choice.ts';
-import { driverFromConfig } from '../agent/drivers/index.ts';
-import { ConfigError, zipLimitsOf } from '../config.ts';
 import type { Lifecycle } from './server-commands.ts';
 import { addDriverOptions, addZipOptions, configFrom } from './options.ts';
 
@@ -17,7 +13,12 @@ export function registerAgentCommand(program: Command, lifecycle: Lifecycle): vo
     .option('--config <file>', 'JSON file of settings')
     .option('--flavour <flavour>', "the cloud's flavour, public, private or enterprise: how strictly customer code is sandboxed (env DEVICECLOUD_FLAVOUR; default private)")
     .action(async (options) => {
-      const config = configFrom(options);
+      const config = await configFrom(options);
+      // The agent role, loaded only when it runs (main.ts says why).
+      const { ConfigError, zipLimitsOf } = await import('../config.ts');
+      const { startAgent } = await import('../agent/agent.ts');
+      const { chooseSandbox } = await import('../agent/drivers/host/sandbox-choice.ts');
+      const { driverFromConfig } = await import('../agent/drivers/index.ts');
       if (config.serverUrls === undefined) throw new ConfigError('The agent needs --server (or DEVICECLOUD_SERVER_URL)');
       if (config.agentToken === undefined) throw new ConfigError('The agent needs --token (or DEVICECLOUD_AGENT_TOKEN); create one with devicecloud admin create-agent-token --name <host>');
       const dataDir = path.join(config.dataDir, 'agent');

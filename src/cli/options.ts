@@ -1,6 +1,6 @@
 /** Command-line options shared by the roles, and their mapping onto the config schema. */
 import type { Command } from 'commander';
-import { type Config, type ConfigSources, loadConfig } from '../config.ts';
+import type { Config, ConfigSources } from '../config.ts';
 
 export function addStoreOptions(command: Command): Command {
   return command
@@ -62,7 +62,9 @@ export function addZipOptions(command: Command): Command {
     .option('--zip-max-ratio <n>', 'most times its compressed size a zip may expand, beyond 64 MiB (env DEVICECLOUD_ZIP_MAX_RATIO; default 200)');
 }
 
-export function configFrom(options: Record<string, string | undefined>, defaults?: Partial<Config>): Config {
+/** Imports the config module when a command runs, not when it is declared (main.ts says why). */
+export async function configFrom(options: Record<string, string | undefined>, defaults?: Partial<Config>): Promise<Config> {
+  const { loadConfig } = await import('../config.ts');
   const sources: ConfigSources = {
     env: process.env,
     file: options.config,

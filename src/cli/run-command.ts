@@ -11,7 +11,6 @@ import { CliError, EXIT } from './cli-error.ts';
 import { addClientOptions, type ClientFlags } from './client-commands.ts';
 import { resolveClientSettings } from './client-settings.ts';
 import { checkFile, checkTests, chooseDevices, chooseFramework, chooseGroup, osTypeOfApp, parseParams, parseTimeout } from './run-inputs.ts';
-import { collectTestCases, downloadResults, failureLines, mergedJUnit } from './run-results.ts';
 import { exitCodeOf, watchRun } from './run-watch.ts';
 import { bytes } from './table.ts';
 import fs from 'node:fs';
@@ -84,11 +83,17 @@ async function run(flags: RunFlags, out: NodeJS.WriteStream): Promise<number> {
   if (!Number.isInteger(pollMs) || pollMs < 100) throw new CliError(`--poll-interval ${flags.pollInterval}: expected milliseconds, at least 100`);
 
   const client = createClient(resolveClientSettings(flags));
-  const framework = chooseFramework(await client.frameworks(), osType, { framework: flags.framework, crawler: flags.crawler === true, tests });
+  // Both lists asked at once: the upload starts a round trip sooner (bench/suites/startup.ts).
+  const [frameworks, groups, devices] = await Promise.all([
+    client.frameworks(),
+    flags.group !== undefined ? client.deviceGroups() : undefined,
+    flags.group === undefined ? client.devices() : undefined,
+  ]);
+  const framework = chooseFramework(frameworks, osType, { framework: flags.framework, crawler: flags.crawler === true, tests });
   const target =
     flags.group !== undefined
-      ? { deviceGroupId: chooseGroup(await client.deviceGroups(), osType, flags.group).id }
-      : { deviceIds: chooseDevices(await client.devices(), osType, flags.devices!) };
+      ? { deviceGroupId: chooseGroup(groups!, osType, flags.group).id }
+      : { deviceIds: chooseDevices(devices!, osType, flags.devices!) };
 
   const appFile = await upload(client, app, out, flags.json === true);
   const testFile = tests === undefined ? undefined : await upload(client, tests, out, flags.json === true);
@@ -121,6 +126,8 @@ async function run(flags: RunFlags, out: NodeJS.WriteStream): Promise<number> {
   }
   if (finished === undefined) return interrupted.code();
 
+  // Results (and their XML writer) are loaded once there are some: not before the upload starts.
+  const { collectTestCases, downloadResults, failureLines, mergedJUnit } = await import('./run-results.ts');
   const results = await collectTestCases(client, finished.sessions);
   if (flags.results !== undefined) {
     const folders = await downloadResults(client, finished.run, results, flags.results);

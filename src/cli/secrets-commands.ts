@@ -5,7 +5,6 @@
  */
 import type { Command } from 'commander';
 import { KEYS_SETTING, keyFileOf, readKeyFile, writeKeyFile } from '../server/secret-keys.ts';
-import { resealApiKeys } from '../services/rotate-secrets.ts';
 import { formatSecretKey } from '../domain/secret-keys.ts';
 import { generateSecretKey } from '../services/secret-box.ts';
 import { CliError } from './cli-error.ts';
@@ -30,6 +29,7 @@ export function registerSecretsCommands(admin: Command, print: (line: string) =>
       withStore(options, async (ctx, config) => {
         const file = keyFileOf(config);
         if (file !== undefined && options.resealOnly !== true) writeKeyFile(file, [generateSecretKey(), ...readKeyFile(file)]);
+        const { resealApiKeys } = await import('../services/rotate-secrets.ts');
         const report = await resealApiKeys(ctx);
         const counts = Object.fromEntries(ctx.keyRing.ids().map((id) => [id, report.byKeyId.get(id) ?? 0]));
         const unknown = [...report.byKeyId.keys()].filter((id) => !(id in counts));

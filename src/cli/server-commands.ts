@@ -1,9 +1,6 @@
 /** `devicecloud local` (the whole cloud on this machine: the server, and an agent process) and `devicecloud serve` (the server role). */
 import type { Command } from 'commander';
-import { sqliteFile } from '../config.ts';
-import { DEMO_EMAIL, DEMO_PASSWORD, ensureDemoAccount } from '../services/demo-account.ts';
-import { type RunningServer, startServer } from '../server/start.ts';
-import { issueAgentToken } from '../services/agents.ts';
+import type { RunningServer } from '../server/start.ts';
 import { startAgentProcess } from './agent-process.ts';
 import { addDriverOptions, addServerOptions, configFrom } from './options.ts';
 
@@ -17,7 +14,12 @@ export function registerServerCommands(program: Command, lifecycle: Lifecycle): 
   addDriverOptions(addServerOptions(program.command('local')))
     .description('Start the local cloud: server, an agent process with virtual devices (or --driver adb|ios), SQLite under ./data, a demo account')
     .action(async (options) => {
-      const config = configFrom(options, { logLevel: 'warn' });
+      const config = await configFrom(options, { logLevel: 'warn' });
+      // The server role, loaded only when it runs (main.ts says why).
+      const { sqliteFile } = await import('../config.ts');
+      const { DEMO_EMAIL, DEMO_PASSWORD, ensureDemoAccount } = await import('../services/demo-account.ts');
+      const { issueAgentToken } = await import('../services/agents.ts');
+      const { startServer } = await import('../server/start.ts');
       const server = await startServer(config);
       const demo = await ensureDemoAccount(server.ctx);
       // The agent is a process of its own, speaking the protocol over loopback (agent-process.ts says why).
@@ -50,7 +52,8 @@ export function registerServerCommands(program: Command, lifecycle: Lifecycle): 
   addServerOptions(program.command('serve'))
     .description('Start the server role (API and scheduling) against SQLite or PostgreSQL')
     .action(async (options) => {
-      const config = configFrom(options);
+      const config = await configFrom(options);
+      const { startServer } = await import('../server/start.ts');
       const server = await startServer(config);
       printBanner(lifecycle, server, server.database.location);
       lifecycle.untilSignal(server.close);
