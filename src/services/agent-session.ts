@@ -25,7 +25,7 @@ import type { FileAction, UserFile } from '../domain/files.ts';
 import { agentTopic } from '../scheduler/notifier.ts';
 import type { Store } from '../store/store.ts';
 import type { Context } from './context.ts';
-import { type Wakeups, endDeviceRun, wake } from './run-lifecycle.ts';
+import { type Wakeups, endDeviceRun, refreshRunState, wake } from './run-lifecycle.ts';
 
 export async function hello(ctx: Context, agent: Agent, request: HelloRequest): Promise<HelloResponse> {
   if (request.protocol !== PROTOCOL_VERSION) {
@@ -57,7 +57,7 @@ async function registerDevices(store: Store, agent: Agent, reports: HelloRequest
   for (const report of reports) {
     const device = await store.devices.upsertFromAgent(agent.id, { ...report, executionKinds: report.executionKinds as ExecutionKind[] }, now);
     // Devices are cleaned by the agent before they take work; NOT_OPERATIONAL stays until an operator acts.
-    if (device.state !== 'NOT_OPERATIONAL') await store.devices.setState(device.id, 'CLEANING');
+    await store.devices.transition(device.id, 'register');
     await store.devices.addToGroup((await publicGroupFor(store, device.osType, now)).id, [device.id]);
     registered.push({ serial: report.serial, deviceId: device.id });
   }
@@ -146,10 +146,11 @@ async function claimOnce(ctx: Context, agent: Agent, deviceIds: readonly number[
       await store.deviceRuns.appendStep(deviceRun.id, 'PREPARING', now);
       if (deviceRun.singleGroup !== null) {
         for (const sibling of await store.queue.siblingsOfSingle(deviceRun.id)) {
-          await store.deviceRuns.setState(sibling, 'EXCLUDED', ['WAITING'], { endTime: now, excludeReason: 'NO_DEVICE', failReason: 'the run used another device (scheduler SINGLE)' });
+          await store.deviceRuns.transition(sibling, 'exclude', { endTime: now, excludeReason: 'NO_DEVICE', failReason: 'the run used another device (scheduler SINGLE)' });
         }
       }
-      await store.testRuns.markStarted(deviceRun.testRunId, now);
+      // The run's state follows from its device runs, like every other change of them.
+      await refreshRunState(store, deviceRun.testRunId, now);
       return buildAssignment(store, deviceRun, inputs);
     });
     if (assignment !== undefined) assignments.push(assignment);

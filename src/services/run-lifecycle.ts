@@ -4,7 +4,7 @@
  * run finishes, and the user's abort and retry. Callers pass a store already inside a transaction.
  */
 import { InvalidParameterError } from '../domain/errors.ts';
-import { type DeviceRun, type DeviceRunState, type RetryState, isFinal, runStateFrom } from '../domain/runs.ts';
+import { DEVICE_RUN_MACHINE, type DeviceRun, type DeviceRunState, type RetryState, isFinal, runUpdate } from '../domain/runs.ts';
 import type { TestCase } from '../domain/test-cases.ts';
 import { countTestCases } from '../domain/test-cases.ts';
 import { agentTopic } from '../scheduler/notifier.ts';
@@ -12,7 +12,8 @@ import type { Store } from '../store/store.ts';
 import type { Context } from './context.ts';
 
 export interface DeviceRunEnding {
-  readonly state: Exclude<DeviceRunState, 'WAITING' | 'RUNNING' | 'FINISHING'>;
+  /** One of the targets of the device-run machine's `end`. */
+  readonly state: Exclude<DeviceRunState, 'WAITING' | 'RUNNING' | 'FINISHING' | 'EXCLUDED'>;
   readonly failReason: string | null;
   /** null keeps what was reported before (e.g. an abort before any results). */
   readonly testCases: readonly TestCase[] | null;
@@ -80,18 +81,16 @@ export async function refreshRunState(store: Store, testRunId: number, now: numb
   // Two device runs of one run ending at once on PostgreSQL would each see the other still running.
   const run = await store.testRuns.findForUpdate(testRunId);
   if (run === undefined) return;
-  const state = runStateFrom(await store.deviceRuns.progressOfRun(testRunId));
-  const startTime = state !== 'WAITING' && run.startTime === null ? now : undefined;
-  if (state !== 'FINISHED') {
-    if (state === run.state && startTime === undefined) return;
-    await store.testRuns.setState(testRunId, state, { ...(startTime !== undefined && { startTime }), endTime: null });
+  const update = runUpdate(run, await store.deviceRuns.progressOfRun(testRunId), now);
+  if (update === null) return;
+  if (update.state !== 'FINISHED') {
+    await store.testRuns.setState(testRunId, update.state, { ...(update.startTime !== undefined && { startTime: update.startTime }), endTime: null });
     return;
   }
   // Finished again too: a result arriving after an abort changes what the run adds up to.
   const tallies = (await store.testRuns.tallies([testRunId])).get(testRunId) ?? [];
-  const endTime = run.state === 'FINISHED' ? undefined : now;
-  await store.testRuns.finish(testRunId, { ...(startTime !== undefined && { startTime }), ...(endTime !== undefined && { endTime }) }, tallies);
-  if (run.state !== 'FINISHED') {
+  await store.testRuns.finish(testRunId, update, tallies);
+  if (update.justFinished) {
     const hookUrl = await store.testRuns.hookUrlOf(testRunId);
     if (hookUrl !== null) await store.hooks.enqueue(testRunId, hookUrl, now);
   }
@@ -104,8 +103,8 @@ export async function abortDeviceRuns(ctx: Context, deviceRuns: readonly DeviceR
   await ctx.store.transaction(async (store) => {
     const runIds = new Set<number>();
     for (const deviceRun of deviceRuns) {
-      if (isFinal(deviceRun.state)) continue;
-      const ended = await store.deviceRuns.setState(deviceRun.id, 'ABORTED', ['WAITING', 'RUNNING', 'FINISHING'], { endTime: now, failReason: 'aborted by the user' });
+      if (!DEVICE_RUN_MACHINE.can(deviceRun.state, 'abort')) continue;
+      const ended = await store.deviceRuns.transition(deviceRun.id, 'abort', { endTime: now, failReason: 'aborted by the user' });
       if (ended && deviceRun.agentId !== null) wakeups.add(deviceRun.agentId);
       runIds.add(deviceRun.testRunId);
     }

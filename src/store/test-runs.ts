@@ -150,7 +150,10 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       return tallies;
     },
 
-    /** A run that is not finished has no final tallies; `finish` records them. */
+    /**
+     * A run that is not finished has no final tallies; `finish` records them. Both write what
+     * `runUpdate` (domain/runs.ts) derived from the run's device runs, and nothing else writes a run's state.
+     */
     async setState(runId: number, state: Exclude<TestRunState, 'FINISHED'>, times: { startTime?: number; endTime?: null }): Promise<void> {
       await db
         .updateTable('test_runs')
@@ -171,14 +174,6 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
         })
         .where('id', '=', runId)
         .execute();
-    },
-
-    /**
-     * A waiting run whose first device run was taken starts. No lock: starting cannot finish a
-     * run, and two devices starting it at once both write the same thing.
-     */
-    async markStarted(runId: number, now: number): Promise<void> {
-      await db.updateTable('test_runs').set({ state: 'RUNNING', start_time: now }).where('id', '=', runId).where('state', '=', 'WAITING').execute();
     },
 
     async findById(runId: number): Promise<TestRun | undefined> {
