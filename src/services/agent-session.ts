@@ -149,9 +149,11 @@ async function claimOnce(ctx: Context, agent: Agent, deviceIds: readonly number[
           await store.deviceRuns.transition(sibling, 'exclude', { endTime: now, excludeReason: 'NO_DEVICE', failReason: 'the run used another device (scheduler SINGLE)' });
         }
       }
-      // The run's state follows from its device runs, like every other change of them.
-      await refreshRunState(store, deviceRun.testRunId, now);
-      return buildAssignment(store, deviceRun, inputs);
+      const assignment = await buildAssignment(store, deviceRun, inputs);
+      // The run's state follows from its device runs, like every other change of them: this one,
+      // RUNNING now, makes it RUNNING. Last, so that the run's row lock (PostgreSQL) is held only until the commit.
+      await refreshRunState(store, deviceRun.testRunId, now, { unfinished: true, started: true });
+      return assignment;
     });
     if (assignment !== undefined) assignments.push(assignment);
   }

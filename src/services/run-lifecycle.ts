@@ -4,7 +4,7 @@
  * run finishes, and the user's abort and retry. Callers pass a store already inside a transaction.
  */
 import { InvalidParameterError } from '../domain/errors.ts';
-import { DEVICE_RUN_MACHINE, type DeviceRun, type DeviceRunState, type RetryState, isFinal, runUpdate } from '../domain/runs.ts';
+import { DEVICE_RUN_MACHINE, type DeviceRun, type DeviceRunState, type RetryState, type RunProgress, isFinal, runUpdate } from '../domain/runs.ts';
 import type { TestCase } from '../domain/test-cases.ts';
 import { countTestCases } from '../domain/test-cases.ts';
 import { agentTopic } from '../scheduler/notifier.ts';
@@ -76,12 +76,16 @@ async function requeue(store: Store, now: number, old: DeviceRun, retryState: Re
   if (device?.agentId != null) wakeups.add(device.agentId);
 }
 
-/** Derives the run's state from its current device runs; a run that just finished fires its hook. */
-export async function refreshRunState(store: Store, testRunId: number, now: number): Promise<void> {
+/**
+ * Derives the run's state from its current device runs; a run that just finished fires its hook.
+ * `known`: the progress, when the caller's own change decides it (a claimed device run is unfinished
+ * and started, whatever the others are), which spares the query.
+ */
+export async function refreshRunState(store: Store, testRunId: number, now: number, known?: RunProgress): Promise<void> {
   // Two device runs of one run ending at once on PostgreSQL would each see the other still running.
-  const run = await store.testRuns.findForUpdate(testRunId);
+  const run = await store.testRuns.stateForUpdate(testRunId);
   if (run === undefined) return;
-  const update = runUpdate(run, await store.deviceRuns.progressOfRun(testRunId), now);
+  const update = runUpdate(run, known ?? (await store.deviceRuns.progressOfRun(testRunId)), now);
   if (update === null) return;
   if (update.state !== 'FINISHED') {
     await store.testRuns.setState(testRunId, update.state, { ...(update.startTime !== undefined && { startTime: update.startTime }), endTime: null });

@@ -186,12 +186,12 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
      * anyway): whoever derives the run's state from its device runs does so one at a time, and
      * sees what the one before committed.
      */
-    async findForUpdate(runId: number): Promise<TestRun | undefined> {
-      let query = db.selectFrom('test_runs').selectAll().where('id', '=', runId);
+    async stateForUpdate(runId: number): Promise<Pick<TestRun, 'state' | 'startTime'> | undefined> {
+      let query = db.selectFrom('test_runs').select(['state', 'start_time']).where('id', '=', runId);
       // NO KEY UPDATE: rows referencing the run take KEY SHARE locks on it, which this must not wait for.
       if (dialect === 'postgres') query = query.forNoKeyUpdate();
       const row = await query.executeTakeFirst();
-      return row && toRun(row);
+      return row && { state: row.state as TestRunState, startTime: row.start_time };
     },
 
     async hookUrlOf(runId: number): Promise<string | null> {
