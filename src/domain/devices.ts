@@ -1,6 +1,7 @@
 /** Devices and device groups. A device's OS version is fixed by the service (docs/api.md#devices-and-device-groups). */
 import type { ExecutionKind } from './frameworks-kinds.ts';
 import type { ListSpec } from './list-query.ts';
+import { stateMachine } from './state-machine.ts';
 
 export const DEVICE_OS_TYPES = ['ANDROID', 'IOS'] as const;
 export type DeviceOsType = (typeof DEVICE_OS_TYPES)[number];
@@ -8,6 +9,43 @@ export type DeviceOsType = (typeof DEVICE_OS_TYPES)[number];
 /** IDLE → TESTING → CLEANING → IDLE; a failed cleaning ends in NOT_OPERATIONAL. */
 export const DEVICE_STATES = ['IDLE', 'TESTING', 'CLEANING', 'NOT_OPERATIONAL'] as const;
 export type DeviceState = (typeof DEVICE_STATES)[number];
+
+export type DeviceEvent = 'register' | 'claim' | 'unclaim' | 'runEnded' | 'stranded' | 'cleaned' | 'takeOut' | 'returnToService';
+
+/**
+ * How a device's state changes, and nothing else changes it. Entered by hand it starts IDLE; an
+ * agent's new device starts CLEANING. Out of service (NOT_OPERATIONAL) it stays until an operator
+ * returns it.
+ */
+export const DEVICE_MACHINE = stateMachine<DeviceState, DeviceEvent>({
+  name: 'device',
+  states: DEVICE_STATES,
+  initial: ['IDLE', 'CLEANING'],
+  events: {
+    /** Its agent (re)registered it (hello, or it appeared): it is cleaned before it takes work. */
+    register: { from: ['IDLE', 'TESTING', 'CLEANING'], to: ['CLEANING'] },
+    /** A claim took it for a device run; a device never runs two at once. */
+    claim: { from: ['IDLE'], to: ['TESTING'] },
+    /** The claim that took it found no device run for it after all. */
+    unclaim: { from: ['TESTING'], to: ['IDLE'] },
+    /**
+     * Its agent reported a device run's end. IDLE and CLEANING too: a late result of an aborted
+     * device run whose device was already released (`stranded`) has it cleaned once more.
+     */
+    runEnded: { from: ['IDLE', 'TESTING', 'CLEANING'], to: ['CLEANING'] },
+    /** Its device run ended (lease ran out, aborted) before its agent received it. */
+    stranded: { from: ['TESTING'], to: ['CLEANING'] },
+    /**
+     * Its agent cleaned it. TESTING too: a device run given up on (its lease ran out) leaves its
+     * device TESTING, and its agent cleans the device once the run's result is refused.
+     */
+    cleaned: { from: ['IDLE', 'TESTING', 'CLEANING'], to: ['IDLE'] },
+    /** Its cleaning or health check failed, or it failed device runs in a row again after a check. */
+    takeOut: { from: ['IDLE', 'TESTING', 'CLEANING'], to: ['NOT_OPERATIONAL'] },
+    /** An operator returned it: it is cleaned again before it takes work. */
+    returnToService: { from: ['NOT_OPERATIONAL'], to: ['CLEANING'] },
+  },
+});
 
 export interface Device {
   readonly id: number;

@@ -77,6 +77,23 @@ export class ConflictError extends AppError {
   }
 }
 
+/**
+ * A state change its machine's table does not allow (domain/state-machine.ts): the record is in a
+ * state the event does not start from (`from`), or the event cannot lead to `to` (`from` null).
+ * The record is left as it was.
+ */
+export class IllegalTransitionError extends ConflictError {
+  constructor(
+    readonly machine: string,
+    readonly from: string | null,
+    readonly event: string,
+    readonly to: string,
+    message = from === null ? `A ${machine} cannot become ${to} by ${event}` : `The ${machine} is ${from}: ${event} cannot make it ${to}`,
+  ) {
+    super(message);
+  }
+}
+
 export class PayloadTooLargeError extends AppError {
   constructor(message: string) {
     super('PAYLOAD_TOO_LARGE', 413, message);

@@ -5,6 +5,7 @@
 import type { ListSpec } from './list-query.ts';
 import type { OsType } from './projects.ts';
 import type { RunSettings } from './run-settings.ts';
+import { stateMachine } from './state-machine.ts';
 
 export const TEST_RUN_STATES = ['WAITING', 'RUNNING', 'FINISHED'] as const;
 export type TestRunState = (typeof TEST_RUN_STATES)[number];
@@ -14,12 +15,43 @@ export const DEVICE_RUN_STATES = [
 ] as const;
 export type DeviceRunState = (typeof DEVICE_RUN_STATES)[number];
 
-export const FINAL_DEVICE_RUN_STATES: ReadonlySet<DeviceRunState> = new Set([
-  'SUCCEEDED', 'FAILED', 'WARNING', 'TIMEOUT', 'ABORTED', 'EXCLUDED',
-]);
+/**
+ * How a device run's state changes, and nothing else changes it. Created WAITING (or EXCLUDED, when
+ * its device cannot take the run); a retry does not change an ended device run, it queues a new one.
+ */
+export const DEVICE_RUN_MACHINE = stateMachine<DeviceRunState, 'claim' | 'sendResults' | 'end' | 'abort' | 'exclude'>({
+  name: 'device run',
+  states: DEVICE_RUN_STATES,
+  initial: ['WAITING', 'EXCLUDED'],
+  events: {
+    /** An agent's claim took it for a free device. */
+    claim: { from: ['WAITING'], to: ['RUNNING'] },
+    /** Its agent began sending the results (step SENDING_RESULTS). */
+    sendResults: { from: ['RUNNING'], to: ['FINISHING'] },
+    /** Its agent reported the outcome, or was lost (restarted, or its lease ran out: WARNING). */
+    end: { from: ['RUNNING', 'FINISHING'], to: ['SUCCEEDED', 'FAILED', 'WARNING', 'TIMEOUT', 'ABORTED'] },
+    /** The user aborted it; a running one's agent is told to stop. */
+    abort: { from: ['WAITING', 'RUNNING', 'FINISHING'], to: ['ABORTED'] },
+    /** Another device took its SINGLE run. */
+    exclude: { from: ['WAITING'], to: ['EXCLUDED'] },
+  },
+});
+
+/** Final: no event leaves them (results may still arrive for an ABORTED one, its state stays). */
+export const FINAL_DEVICE_RUN_STATES: ReadonlySet<DeviceRunState> = new Set(DEVICE_RUN_MACHINE.final);
 
 export function isFinal(state: DeviceRunState): boolean {
   return FINAL_DEVICE_RUN_STATES.has(state);
+}
+
+/** Not final: what keeps a run from being FINISHED. */
+export const UNFINISHED_DEVICE_RUN_STATES: readonly DeviceRunState[] = DEVICE_RUN_STATES.filter((state) => !isFinal(state));
+
+/** Held by an agent: what its lease covers, from the claim until it ends. */
+export const HELD_DEVICE_RUN_STATES: readonly DeviceRunState[] = DEVICE_RUN_MACHINE.from('end');
+
+export function isHeld(state: DeviceRunState): boolean {
+  return HELD_DEVICE_RUN_STATES.includes(state);
 }
 
 /** Why a device of the group gets no real device run (kept as EXCLUDED). */
@@ -248,15 +280,53 @@ export function successRatio(stats: RunStats): number {
   return stats.deviceCount === 0 ? 0 : stats.succeededDeviceCount / stats.deviceCount;
 }
 
-/** A run waits while every device run waits, and is finished when every device run is. */
+/**
+ * The run's state machine is its device runs': a run waits while every current device run is as it
+ * was created (WAITING, EXCLUDED), and is finished when every one is final. So any state may follow
+ * any other (a retry reopens a finished run; an automatic retry of its only started device run
+ * makes a running run wait again), and the run's state is never set but derived, by `runUpdate`.
+ */
 export function runStateOf(states: readonly DeviceRunState[]): TestRunState {
-  return runStateFrom({ unfinished: !states.every(isFinal), started: !states.every((state) => state === 'WAITING' || state === 'EXCLUDED') });
+  return runStateFrom({ unfinished: !states.every(isFinal), started: !states.every(isUnstarted) });
 }
 
-/** The same from two facts about the current device runs (what the store answers without reading them all). */
-export function runStateFrom(progress: { readonly unfinished: boolean; readonly started: boolean }): TestRunState {
+/** States a device run is created in: a run none of whose device runs has left them has not started. */
+export const UNSTARTED_DEVICE_RUN_STATES: readonly DeviceRunState[] = DEVICE_RUN_MACHINE.initial;
+
+function isUnstarted(state: DeviceRunState): boolean {
+  return UNSTARTED_DEVICE_RUN_STATES.includes(state);
+}
+
+/**
+ * Two facts about a run's current device runs (what the store answers without reading them all):
+ * whether any is in UNFINISHED_DEVICE_RUN_STATES, and whether any is not in UNSTARTED_DEVICE_RUN_STATES.
+ */
+export interface RunProgress {
+  readonly unfinished: boolean;
+  readonly started: boolean;
+}
+
+export function runStateFrom(progress: RunProgress): TestRunState {
   if (!progress.unfinished) return 'FINISHED';
   return progress.started ? 'RUNNING' : 'WAITING';
+}
+
+/** What deriving a run's state writes: its state, a start time once, an end time when it finishes. */
+export type RunUpdate =
+  | { readonly state: Exclude<TestRunState, 'FINISHED'>; readonly startTime?: number }
+  | { readonly state: 'FINISHED'; readonly startTime?: number; readonly endTime?: number; readonly justFinished: boolean };
+
+/**
+ * The one way a run's state changes: derived from its device runs' progress, with the start time set
+ * the first time it leaves WAITING and kept after, and the end time set when it (first) finishes.
+ * null: nothing to write. A finished run is written again: a late result changes its tallies.
+ */
+export function runUpdate(run: Pick<TestRun, 'state' | 'startTime'>, progress: RunProgress, now: number): RunUpdate | null {
+  const state = runStateFrom(progress);
+  const startTime = state !== 'WAITING' && run.startTime === null ? { startTime: now } : {};
+  if (state !== 'FINISHED') return state === run.state && !('startTime' in startTime) ? null : { state, ...startTime };
+  const justFinished = run.state !== 'FINISHED';
+  return { state, ...startTime, ...(justFinished && { endTime: now }), justFinished };
 }
 
 export const RUN_LIST: ListSpec<'id' | 'number' | 'displayName' | 'state' | 'createTime' | 'startTime' | 'endTime'> = {

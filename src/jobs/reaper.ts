@@ -3,6 +3,7 @@
  * device runs whose lease ran out end as WARNING (retried automatically when the run allows), and
  * due hooks are delivered. Every server runs it; each step is safe to run concurrently.
  */
+import { DEVICE_RUN_MACHINE } from '../domain/runs.ts';
 import type { Context } from '../services/context.ts';
 import { type Wakeups, endDeviceRun, wake } from '../services/run-lifecycle.ts';
 import { type HookDeps, deliverDueHooks } from './hooks.ts';
@@ -35,7 +36,7 @@ export function startReaper(options: ReaperOptions): Reaper {
     for (const deviceRunId of await ctx.store.queue.expiredLeases(now)) {
       await ctx.store.transaction(async (store) => {
         const deviceRun = await store.deviceRuns.findById(deviceRunId);
-        if (deviceRun === undefined || (deviceRun.state !== 'RUNNING' && deviceRun.state !== 'FINISHING')) return;
+        if (deviceRun === undefined || !DEVICE_RUN_MACHINE.can(deviceRun.state, 'end')) return;
         await endDeviceRun(store, now, deviceRun, { state: 'WARNING', failReason: 'the device host stopped reporting (agent lost); the device run could not be completed', testCases: null }, wakeups);
         await store.devices.recordInfraFailure(deviceRun.deviceId);
       });

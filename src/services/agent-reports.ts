@@ -6,7 +6,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { ConflictError, NotFoundError, PayloadTooLargeError, StorageQuotaExceededError } from '../domain/errors.ts';
 import { safeFileName } from '../domain/files.ts';
-import { afterInfraFailure, streakEffect } from '../domain/devices.ts';
+import { DEVICE_MACHINE, afterInfraFailure, streakEffect } from '../domain/devices.ts';
 import { FAIL_REASON_CHARS, isFinal, type DeviceRun } from '../domain/runs.ts';
 import { formatBytes } from '../domain/storage.ts';
 import { cutText, fitTestCases } from '../domain/test-cases.ts';
@@ -182,17 +182,18 @@ export async function reportResult(ctx: Context, agent: Agent, deviceRunId: numb
 /** The device goes to be cleaned; its infrastructure failures in a row decide whether it is checked first, or taken out. */
 async function recordDeviceOutcome(ctx: Context, store: Store, deviceId: number, report: ResultReport): Promise<boolean> {
   const effect = streakEffect(report.outcome, report.refused === true);
-  if (effect === 'reset') await store.devices.toCleaningAfterRun(deviceId);
-  if (effect === 'keep') await store.devices.setState(deviceId, 'CLEANING');
-  if (effect !== 'count') return false;
+  if (effect !== 'count') {
+    await store.devices.transition(deviceId, 'runEnded', { resetStreak: effect === 'reset' });
+    return false;
+  }
   const streak = await store.devices.recordInfraFailure(deviceId);
   const next = afterInfraFailure(streak, ctx.limits.maxInfraFailures);
   if (next === 'OUT') {
-    await store.devices.setState(deviceId, 'NOT_OPERATIONAL', `failed ${streak} device runs in a row for reasons outside the tests, again after an automatic health check and cleaning`);
+    await store.devices.transition(deviceId, 'takeOut', { reason: `failed ${streak} device runs in a row for reasons outside the tests, again after an automatic health check and cleaning` });
   } else if (next === 'CHECK') {
-    await store.devices.setState(deviceId, 'CLEANING', `failed ${streak} device runs in a row for reasons outside the tests: being checked (health, full cleaning) before it takes work again`);
+    await store.devices.transition(deviceId, 'runEnded', { reason: `failed ${streak} device runs in a row for reasons outside the tests: being checked (health, full cleaning) before it takes work again` });
   } else {
-    await store.devices.setState(deviceId, 'CLEANING');
+    await store.devices.transition(deviceId, 'runEnded');
   }
   return next === 'CHECK';
 }
@@ -206,9 +207,9 @@ export async function reportCleaned(ctx: Context, agent: Agent, deviceId: number
   }
   const device = await ctx.store.devices.findById(deviceId);
   if (device === undefined || device.agentId !== agent.id) throw new NotFoundError('Device', deviceId);
-  if (device.state === 'NOT_OPERATIONAL') return { state: device.state };
-  await ctx.store.devices.setState(deviceId, 'NOT_OPERATIONAL', `cleaning failed: ${report.report}`.slice(0, 1000));
-  return { state: 'NOT_OPERATIONAL' };
+  // Already out of service: it stays out for the reason it was taken out.
+  await ctx.store.devices.transition(deviceId, 'takeOut', { reason: `cleaning failed: ${report.report}`.slice(0, 1000) });
+  return { state: DEVICE_MACHINE.target('takeOut') };
 }
 
 /** An input file of a device run the agent holds, for download. */

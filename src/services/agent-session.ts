@@ -25,7 +25,7 @@ import type { RunSecrets } from '../domain/run-settings.ts';
 import { agentTopic } from '../store/notifier.ts';
 import type { Store } from '../store/store.ts';
 import type { Context } from './context.ts';
-import { type Wakeups, endDeviceRun, wake } from './run-lifecycle.ts';
+import { type Wakeups, endDeviceRun, refreshRunState, wake } from './run-lifecycle.ts';
 import { runSecretsOf } from './run-secrets.ts';
 import type { KeyRing } from './secret-box.ts';
 
@@ -59,7 +59,7 @@ async function registerDevices(store: Store, agent: Agent, reports: HelloRequest
   for (const report of reports) {
     const device = await store.devices.upsertFromAgent(agent.id, report, now);
     // Devices are cleaned by the agent before they take work; NOT_OPERATIONAL stays until an operator acts.
-    if (device.state !== 'NOT_OPERATIONAL') await store.devices.setState(device.id, 'CLEANING');
+    await store.devices.transition(device.id, 'register');
     await store.devices.addToGroup((await publicGroupFor(store, device.osType, now)).id, [device.id]);
     registered.push({ serial: report.serial, deviceId: device.id });
   }
@@ -148,11 +148,14 @@ async function claimOnce(ctx: Context, agent: Agent, deviceIds: readonly number[
       await store.deviceRuns.appendStep(deviceRun.id, 'PREPARING', now);
       if (deviceRun.singleGroup !== null) {
         for (const sibling of await store.queue.siblingsOfSingle(deviceRun.id)) {
-          await store.deviceRuns.setState(sibling, 'EXCLUDED', ['WAITING'], { endTime: now, excludeReason: 'NO_DEVICE', failReason: 'the run used another device (scheduler SINGLE)' });
+          await store.deviceRuns.transition(sibling, 'exclude', { endTime: now, excludeReason: 'NO_DEVICE', failReason: 'the run used another device (scheduler SINGLE)' });
         }
       }
-      await store.testRuns.markStarted(deviceRun.testRunId, now);
-      return buildAssignment(store, ctx.keyRing, deviceRun, inputs);
+      const assignment = await buildAssignment(store, ctx.keyRing, deviceRun, inputs);
+      // The run's state follows from its device runs, like every other change of them: this one,
+      // RUNNING now, makes it RUNNING. Last, so that the run's row lock (PostgreSQL) is held only until the commit.
+      await refreshRunState(store, deviceRun.testRunId, now, { unfinished: true, started: true });
+      return assignment;
     });
     if (assignment !== undefined) assignments.push(assignment);
   }

@@ -4,7 +4,7 @@
  * run finishes, and the user's abort and retry. Callers pass a store already inside a transaction.
  */
 import { InvalidParameterError } from '../domain/errors.ts';
-import { type DeviceRun, type DeviceRunState, type RetryState, isFinal, runStateFrom } from '../domain/runs.ts';
+import { DEVICE_RUN_MACHINE, type DeviceRun, type DeviceRunState, type RetryState, type RunProgress, isFinal, runUpdate } from '../domain/runs.ts';
 import type { TestCase } from '../domain/test-cases.ts';
 import { countTestCases } from '../domain/test-cases.ts';
 import { agentTopic } from '../store/notifier.ts';
@@ -12,7 +12,8 @@ import type { Store } from '../store/store.ts';
 import type { Context } from './context.ts';
 
 export interface DeviceRunEnding {
-  readonly state: Exclude<DeviceRunState, 'WAITING' | 'RUNNING' | 'FINISHING'>;
+  /** One of the targets of the device-run machine's `end`. */
+  readonly state: Exclude<DeviceRunState, 'WAITING' | 'RUNNING' | 'FINISHING' | 'EXCLUDED'>;
   readonly failReason: string | null;
   /** null keeps what was reported before (e.g. an abort before any results). */
   readonly testCases: readonly TestCase[] | null;
@@ -75,23 +76,25 @@ async function requeue(store: Store, now: number, old: DeviceRun, retryState: Re
   if (device?.agentId != null) wakeups.add(device.agentId);
 }
 
-/** Derives the run's state from its current device runs; a run that just finished fires its hook. */
-export async function refreshRunState(store: Store, testRunId: number, now: number): Promise<void> {
+/**
+ * Derives the run's state from its current device runs; a run that just finished fires its hook.
+ * `known`: the progress, when the caller's own change decides it (a claimed device run is unfinished
+ * and started, whatever the others are), which spares the query.
+ */
+export async function refreshRunState(store: Store, testRunId: number, now: number, known?: RunProgress): Promise<void> {
   // Two device runs of one run ending at once on PostgreSQL would each see the other still running.
-  const run = await store.testRuns.findForUpdate(testRunId);
+  const run = await store.testRuns.stateForUpdate(testRunId);
   if (run === undefined) return;
-  const state = runStateFrom(await store.deviceRuns.progressOfRun(testRunId));
-  const startTime = state !== 'WAITING' && run.startTime === null ? now : undefined;
-  if (state !== 'FINISHED') {
-    if (state === run.state && startTime === undefined) return;
-    await store.testRuns.setState(testRunId, state, { ...(startTime !== undefined && { startTime }), endTime: null });
+  const update = runUpdate(run, known ?? (await store.deviceRuns.progressOfRun(testRunId)), now);
+  if (update === null) return;
+  if (update.state !== 'FINISHED') {
+    await store.testRuns.setState(testRunId, update.state, { ...(update.startTime !== undefined && { startTime: update.startTime }), endTime: null });
     return;
   }
   // Finished again too: a result arriving after an abort changes what the run adds up to.
   const tallies = (await store.testRuns.tallies([testRunId])).get(testRunId) ?? [];
-  const endTime = run.state === 'FINISHED' ? undefined : now;
-  await store.testRuns.finish(testRunId, { ...(startTime !== undefined && { startTime }), ...(endTime !== undefined && { endTime }) }, tallies);
-  if (run.state !== 'FINISHED') {
+  await store.testRuns.finish(testRunId, update, tallies);
+  if (update.justFinished) {
     const hookUrl = await store.testRuns.hookUrlOf(testRunId);
     if (hookUrl !== null) await store.hooks.enqueue(testRunId, hookUrl, now);
   }
@@ -104,8 +107,8 @@ export async function abortDeviceRuns(ctx: Context, deviceRuns: readonly DeviceR
   await ctx.store.transaction(async (store) => {
     const runIds = new Set<number>();
     for (const deviceRun of deviceRuns) {
-      if (isFinal(deviceRun.state)) continue;
-      const ended = await store.deviceRuns.setState(deviceRun.id, 'ABORTED', ['WAITING', 'RUNNING', 'FINISHING'], { endTime: now, failReason: 'aborted by the user' });
+      if (!DEVICE_RUN_MACHINE.can(deviceRun.state, 'abort')) continue;
+      const ended = await store.deviceRuns.transition(deviceRun.id, 'abort', { endTime: now, failReason: 'aborted by the user' });
       if (ended && deviceRun.agentId !== null) wakeups.add(deviceRun.agentId);
       runIds.add(deviceRun.testRunId);
     }

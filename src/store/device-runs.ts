@@ -1,7 +1,18 @@
 /** Device runs (the legacy "device run" and the modern "device session" are one row) and their steps. */
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ListQuery } from '../domain/list-query.ts';
-import type { DeviceRun, DeviceRunState, ExcludeReason, RetryState, Step, StepType } from '../domain/runs.ts';
+import {
+  DEVICE_RUN_MACHINE,
+  type DeviceRun,
+  type DeviceRunState,
+  type ExcludeReason,
+  FINAL_DEVICE_RUN_STATES,
+  type RetryState,
+  type Step,
+  type StepType,
+  UNFINISHED_DEVICE_RUN_STATES,
+  UNSTARTED_DEVICE_RUN_STATES,
+} from '../domain/runs.ts';
 import type { Dialect } from './db.ts';
 import type { DeviceRunsTable, Tables } from './schema.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
@@ -98,7 +109,7 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       const current = (states: readonly DeviceRunState[], negate: boolean) =>
         sql<number>`EXISTS (SELECT 1 FROM device_runs WHERE test_run_id = ${testRunId} AND superseded = 0 AND state ${sql.raw(negate ? 'NOT IN' : 'IN')} (${sql.join(states)}))`;
       const row = await db
-        .selectNoFrom([current(['WAITING', 'RUNNING', 'FINISHING'], false).as('unfinished'), current(['WAITING', 'EXCLUDED'], true).as('started')])
+        .selectNoFrom([current(UNFINISHED_DEVICE_RUN_STATES, false).as('unfinished'), current(UNSTARTED_DEVICE_RUN_STATES, true).as('started')])
         .executeTakeFirstOrThrow();
       return { unfinished: Boolean(row.unfinished), started: Boolean(row.started) };
     },
@@ -144,7 +155,7 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
         .where('id', '=', id)
         .execute();
       if (type === 'SENDING_RESULTS') {
-        await db.updateTable('device_runs').set({ state: 'FINISHING' }).where('id', '=', id).where('state', '=', 'RUNNING').execute();
+        await db.updateTable('device_runs').set({ state: DEVICE_RUN_MACHINE.target('sendResults') }).where('id', '=', id).where('state', 'in', DEVICE_RUN_MACHINE.from('sendResults')).execute();
       }
     },
 
@@ -157,28 +168,25 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       return Number(result.numUpdatedRows) > 0;
     },
 
-    /** Ends waiting device runs of a run (abort), returning how many. */
-    async endWaiting(testRunId: number, state: DeviceRunState, time: number): Promise<number> {
-      const result = await db
-        .updateTable('device_runs')
-        .set({ state, end_time: time, current_step: null, current_step_start_time: null })
-        .where('test_run_id', '=', testRunId)
-        .where('state', '=', 'WAITING')
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows);
-    },
-
-    async setState(id: number, state: DeviceRunState, from: readonly DeviceRunState[], fields: { endTime?: number; failReason?: string | null; excludeReason?: ExcludeReason } = {}): Promise<boolean> {
+    /**
+     * Moves a device run by `event` (to `to`, when the event has several targets), if its state is
+     * one the event starts from; answers whether it moved. An end time closes its open step.
+     */
+    async transition(
+      id: number,
+      event: 'abort' | 'exclude',
+      fields: { endTime?: number; failReason?: string | null; excludeReason?: ExcludeReason } = {},
+    ): Promise<boolean> {
       const result = await db
         .updateTable('device_runs')
         .set({
-          state,
+          state: DEVICE_RUN_MACHINE.target(event),
           ...(fields.endTime !== undefined && { end_time: fields.endTime, current_step: null, current_step_start_time: null }),
           ...(fields.failReason !== undefined && { fail_reason: fields.failReason }),
           ...(fields.excludeReason !== undefined && { exclude_reason: fields.excludeReason }),
         })
         .where('id', '=', id)
-        .where('state', 'in', [...from])
+        .where('state', 'in', [...DEVICE_RUN_MACHINE.from(event)])
         .executeTakeFirst();
       if (fields.endTime !== undefined) {
         await db.updateTable('device_run_steps').set({ finish_time: fields.endTime }).where('device_run_id', '=', id).where('finish_time', 'is', null).execute();
@@ -217,19 +225,17 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       return rows.map(toDeviceRun);
     },
 
-    /** Records a device run's outcome and test case counts (keeping an earlier final state, e.g. ABORTED). */
     /**
-     * Ends a device run and says whether this call ended it. A device run already final (aborted by
-     * the user, or ended by a concurrent report: a lost agent's lease and its restarted agent's
-     * hello) keeps its state and end time but takes the results. The transition is one conditional
-     * UPDATE, so on PostgreSQL a concurrent ender waits for the row and then finds it final: exactly
-     * one caller ends it, and only that one may retry it.
+     * Ends a device run (event `end`) and says whether this call ended it. A device run already final
+     * (aborted by the user, or ended by a concurrent report: a lost agent's lease and its restarted
+     * agent's hello) keeps its state and end time but takes the results; one not yet started is left
+     * as it is. The transition is one conditional UPDATE, so on PostgreSQL a concurrent ender waits
+     * for the row and then finds it final: exactly one caller ends it, and only that one may retry it.
      */
     async finish(
       id: number,
       outcome: { state: DeviceRunState; endTime: number; counts: { all: number; passed: number; failed: number; skipped: number }; failReason?: string | null },
     ): Promise<boolean> {
-      await db.updateTable('device_run_steps').set({ finish_time: outcome.endTime }).where('device_run_id', '=', id).where('finish_time', 'is', null).execute();
       const results = {
         fail_reason: outcome.failReason ?? null,
         test_case_all_count: outcome.counts.all,
@@ -241,13 +247,21 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       };
       const ended = await db
         .updateTable('device_runs')
-        .set({ ...results, state: outcome.state, end_time: outcome.endTime })
+        .set({ ...results, state: DEVICE_RUN_MACHINE.target('end', outcome.state), end_time: outcome.endTime })
         .where('id', '=', id)
-        .where('state', 'in', ['RUNNING', 'FINISHING', 'WAITING'])
+        .where('state', 'in', DEVICE_RUN_MACHINE.from('end'))
         .executeTakeFirst();
-      if (Number(ended.numUpdatedRows) > 0) return true;
-      await db.updateTable('device_runs').set({ ...results, end_time: (eb) => eb.fn.coalesce('end_time', eb.val(outcome.endTime)) }).where('id', '=', id).execute();
-      return false;
+      const kept =
+        Number(ended.numUpdatedRows) > 0 ||
+        (await db
+          .updateTable('device_runs')
+          .set({ ...results, end_time: (eb) => eb.fn.coalesce('end_time', eb.val(outcome.endTime)) })
+          .where('id', '=', id)
+          .where('state', 'in', [...FINAL_DEVICE_RUN_STATES])
+          .executeTakeFirst()
+          .then((result) => Number(result.numUpdatedRows) > 0));
+      if (kept) await db.updateTable('device_run_steps').set({ finish_time: outcome.endTime }).where('device_run_id', '=', id).where('finish_time', 'is', null).execute();
+      return Number(ended.numUpdatedRows) > 0;
     },
 
     async steps(deviceRunId: number): Promise<Step[]> {

@@ -1,6 +1,6 @@
 /** Devices, device groups and group membership. */
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type { Device, DeviceGroup, DeviceOsType, DeviceState } from '../domain/devices.ts';
+import { DEVICE_MACHINE, type Device, type DeviceEvent, type DeviceGroup, type DeviceOsType, type DeviceState } from '../domain/devices.ts';
 import type { ExecutionKind } from '../domain/frameworks-kinds.ts';
 import type { ListQuery } from '../domain/list-query.ts';
 import type { Dialect } from './db.ts';
@@ -92,8 +92,20 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
       return { total, items: rows.map(toDevice) };
     },
 
-    async setState(id: number, state: DeviceState, reason: string | null = null): Promise<void> {
-      await db.updateTable('devices').set({ state, state_reason: reason }).where('id', '=', id).execute();
+    /**
+     * Moves a device by `event` if its state is one the event starts from (DEVICE_MACHINE); answers
+     * whether it moved. `reason` says why it is in its new state; `resetStreak` ends its streak of
+     * infrastructure failures. Claims and cleaning have writers of their own (queue.ts,
+     * toIdleAfterCleaning), with conditions beyond the state, from the same table.
+     */
+    async transition(id: number, event: Exclude<DeviceEvent, 'claim' | 'unclaim' | 'stranded' | 'cleaned'>, options: { reason?: string; resetStreak?: boolean } = {}): Promise<boolean> {
+      const result = await db
+        .updateTable('devices')
+        .set({ state: DEVICE_MACHINE.target(event), state_reason: options.reason ?? null, ...(options.resetStreak === true && { infra_failure_streak: 0 }) })
+        .where('id', '=', id)
+        .where('state', 'in', DEVICE_MACHINE.from(event))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
 
     async setOnline(id: number, online: boolean): Promise<void> {
@@ -138,40 +150,19 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
         .execute();
     },
 
-    /** Counts infrastructure failures in a row; returns the new streak (0 after a clean run). */
-    /** A device run ended for reasons of its own (passed, failed, aborted, timed out): the infrastructure failure streak ends, and the device is cleaned next. */
-    async toCleaningAfterRun(id: number): Promise<void> {
-      await db.updateTable('devices').set({ infra_failure_streak: 0, state: 'CLEANING', state_reason: null }).where('id', '=', id).execute();
-    },
-
     /** A clean device of this agent takes work again, unless it was taken out of service; the state it is in now. */
     async toIdleAfterCleaning(id: number, agentId: number): Promise<DeviceState | undefined> {
       const updated = await db
         .updateTable('devices')
-        .set({ state: 'IDLE', state_reason: null })
+        .set({ state: DEVICE_MACHINE.target('cleaned'), state_reason: null })
         .where('id', '=', id)
         .where('agent_id', '=', agentId)
-        .where('state', '<>', 'NOT_OPERATIONAL')
+        .where('state', 'in', DEVICE_MACHINE.from('cleaned'))
         .returning('state')
         .executeTakeFirst();
       if (updated !== undefined) return updated.state as DeviceState;
       const device = await db.selectFrom('devices').select(['state', 'agent_id']).where('id', '=', id).executeTakeFirst();
       return device?.agent_id === agentId ? (device.state as DeviceState) : undefined;
-    },
-
-    /**
-     * An operator returns a device that was taken out of service (failed cleaning, failures in a
-     * row) to its agent for cleaning; answers whether it was out of service.
-     */
-    async returnToService(id: number): Promise<boolean> {
-      const rows = await db
-        .updateTable('devices')
-        .set({ state: 'CLEANING', state_reason: 'returned to service by an operator: being cleaned again', infra_failure_streak: 0 })
-        .where('id', '=', id)
-        .where('state', '=', 'NOT_OPERATIONAL')
-        .returning('id')
-        .execute();
-      return rows.length > 0;
     },
 
     /** The agent's devices waiting to be cleaned. */

@@ -8,7 +8,8 @@ import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
 import { toDeviceRun } from './device-runs.ts';
 import { inIds } from './sql.ts';
-import type { DeviceRun } from '../domain/runs.ts';
+import { DEVICE_MACHINE } from '../domain/devices.ts';
+import { DEVICE_RUN_MACHINE, type DeviceRun, HELD_DEVICE_RUN_STATES } from '../domain/runs.ts';
 
 export interface QueueStanding {
   readonly deviceRunId: number;
@@ -35,10 +36,10 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
     async claimNext(deviceId: number, agentId: number, now: number, leaseUntil: number): Promise<DeviceRun | undefined> {
       const device = await db
         .updateTable('devices')
-        .set({ state: 'TESTING', state_reason: null })
+        .set({ state: DEVICE_MACHINE.target('claim'), state_reason: null })
         .where('id', '=', deviceId)
         .where('agent_id', '=', agentId)
-        .where('state', '=', 'IDLE')
+        .where('state', 'in', DEVICE_MACHINE.from('claim'))
         .where('online', '=', 1)
         .where('enabled', '=', 1)
         .executeTakeFirst();
@@ -49,7 +50,7 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
           eb('dr.serial_group', 'is', null),
           eb.not(
             eb.exists(
-              eb.selectFrom('device_runs as other').select('other.id').whereRef('other.serial_group', '=', 'dr.serial_group').where('other.state', 'in', ['RUNNING', 'FINISHING']),
+              eb.selectFrom('device_runs as other').select('other.id').whereRef('other.serial_group', '=', 'dr.serial_group').where('other.state', 'in', HELD_DEVICE_RUN_STATES),
             ),
           ),
         ]);
@@ -59,7 +60,7 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
           .selectFrom('device_runs as dr')
           .select(['dr.id', 'dr.serial_group', 'dr.single_group'])
           .where('dr.device_id', '=', deviceId)
-          .where('dr.state', '=', 'WAITING')
+          .where('dr.state', 'in', DEVICE_RUN_MACHINE.from('claim'))
           .where(serialFree)
           .orderBy('dr.priority', 'desc')
           .orderBy('dr.create_time', 'asc')
@@ -77,7 +78,7 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
             .selectFrom('device_runs as dr')
             .select('dr.id')
             .where('dr.id', '=', found.id)
-            .where('dr.state', '=', 'WAITING')
+            .where('dr.state', 'in', DEVICE_RUN_MACHINE.from('claim'))
             .where(serialFree)
             .forUpdate()
             .skipLocked()
@@ -90,15 +91,15 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
         // Taken, and PREPARING (the caller appends the step to the timeline).
         const taken = await db
           .updateTable('device_runs')
-          .set({ state: 'RUNNING', agent_id: agentId, start_time: now, lease_expires_time: leaseUntil, current_step: 'PREPARING', current_step_start_time: now })
+          .set({ state: DEVICE_RUN_MACHINE.target('claim'), agent_id: agentId, start_time: now, lease_expires_time: leaseUntil, current_step: 'PREPARING', current_step_start_time: now })
           .where('id', '=', picked.id)
-          .where('state', '=', 'WAITING')
+          .where('state', 'in', DEVICE_RUN_MACHINE.from('claim'))
           .returningAll()
           .executeTakeFirst();
         if (taken !== undefined) return toDeviceRun(taken);
         passedOver.push(picked.id);
       }
-      await db.updateTable('devices').set({ state: 'IDLE' }).where('id', '=', deviceId).execute();
+      await db.updateTable('devices').set({ state: DEVICE_MACHINE.target('unclaim') }).where('id', '=', deviceId).where('state', 'in', DEVICE_MACHINE.from('unclaim')).execute();
       return undefined;
     },
 
@@ -121,7 +122,7 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
         .updateTable('device_runs')
         .set({ lease_expires_time: leaseUntil })
         .where('agent_id', '=', agentId)
-        .where('state', 'in', ['RUNNING', 'FINISHING'])
+        .where('state', 'in', HELD_DEVICE_RUN_STATES)
         .where(inIds(dialect, 'id', deviceRunIds))
         .execute();
     },
@@ -131,7 +132,7 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
       await db
         .updateTable('device_runs')
         .set({ lease_expires_time: leaseUntil })
-        .where('state', 'in', ['RUNNING', 'FINISHING'])
+        .where('state', 'in', HELD_DEVICE_RUN_STATES)
         .where('lease_expires_time', '<', leaseUntil)
         .execute();
     },
@@ -141,7 +142,7 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
       const rows = await db
         .selectFrom('device_runs')
         .select('id')
-        .where('state', 'in', ['RUNNING', 'FINISHING'])
+        .where('state', 'in', HELD_DEVICE_RUN_STATES)
         .where('lease_expires_time', '<', now)
         .limit(limit)
         .execute();
@@ -150,7 +151,7 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
 
     /** Running device runs an agent holds (to fail them when it restarts and has lost them). */
     async heldBy(agentId: number): Promise<number[]> {
-      const rows = await db.selectFrom('device_runs').select('id').where('agent_id', '=', agentId).where('state', 'in', ['RUNNING', 'FINISHING']).execute();
+      const rows = await db.selectFrom('device_runs').select('id').where('agent_id', '=', agentId).where('state', 'in', HELD_DEVICE_RUN_STATES).execute();
       return rows.map((row) => row.id);
     },
 
@@ -180,12 +181,12 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
       if (freeDeviceIds.length === 0) return [];
       const rows = await db
         .updateTable('devices')
-        .set({ state: 'CLEANING' })
+        .set({ state: DEVICE_MACHINE.target('stranded') })
         .where('agent_id', '=', agentId)
-        .where('state', '=', 'TESTING')
+        .where('state', 'in', DEVICE_MACHINE.from('stranded'))
         .where(inIds(dialect, 'id', freeDeviceIds))
         .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('device_runs').select('device_runs.id').whereRef('device_runs.device_id', '=', 'devices.id').where('device_runs.state', 'in', ['RUNNING', 'FINISHING']))),
+          not(exists(selectFrom('device_runs').select('device_runs.id').whereRef('device_runs.device_id', '=', 'devices.id').where('device_runs.state', 'in', HELD_DEVICE_RUN_STATES))),
         )
         .returning('id')
         .execute();
@@ -199,7 +200,7 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
         .selectFrom('device_runs')
         .select('id')
         .where(inIds(dialect, 'id', deviceRunIds))
-        .where((eb) => eb.or([eb('state', 'not in', ['RUNNING', 'FINISHING']), eb('agent_id', 'is', null), eb('agent_id', '<>', agentId)]))
+        .where((eb) => eb.or([eb('state', 'not in', HELD_DEVICE_RUN_STATES), eb('agent_id', 'is', null), eb('agent_id', '<>', agentId)]))
         .execute();
       return rows.map((row) => row.id);
     },

@@ -160,7 +160,10 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       return tallies;
     },
 
-    /** A run that is not finished has no final tallies; `finish` records them. */
+    /**
+     * A run that is not finished has no final tallies; `finish` records them. Both write what
+     * `runUpdate` (domain/runs.ts) derived from the run's device runs, and nothing else writes a run's state.
+     */
     async setState(runId: number, state: Exclude<TestRunState, 'FINISHED'>, times: { startTime?: number; endTime?: null }): Promise<void> {
       await db
         .updateTable('test_runs')
@@ -183,14 +186,6 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
         .execute();
     },
 
-    /**
-     * A waiting run whose first device run was taken starts. No lock: starting cannot finish a
-     * run, and two devices starting it at once both write the same thing.
-     */
-    async markStarted(runId: number, now: number): Promise<void> {
-      await db.updateTable('test_runs').set({ state: 'RUNNING', start_time: now }).where('id', '=', runId).where('state', '=', 'WAITING').execute();
-    },
-
     async findById(runId: number): Promise<TestRun | undefined> {
       const row = await db.selectFrom('test_runs').selectAll().where('id', '=', runId).executeTakeFirst();
       return row && toRun(row);
@@ -201,12 +196,12 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
      * anyway): whoever derives the run's state from its device runs does so one at a time, and
      * sees what the one before committed.
      */
-    async findForUpdate(runId: number): Promise<TestRun | undefined> {
-      let query = db.selectFrom('test_runs').selectAll().where('id', '=', runId);
+    async stateForUpdate(runId: number): Promise<Pick<TestRun, 'state' | 'startTime'> | undefined> {
+      let query = db.selectFrom('test_runs').select(['state', 'start_time']).where('id', '=', runId);
       // NO KEY UPDATE: rows referencing the run take KEY SHARE locks on it, which this must not wait for.
       if (dialect === 'postgres') query = query.forNoKeyUpdate();
       const row = await query.executeTakeFirst();
-      return row && toRun(row);
+      return row && { state: row.state as TestRunState, startTime: row.start_time };
     },
 
     async insertSecrets(runId: number, sealed: SealedRunSecrets): Promise<void> {

@@ -335,13 +335,18 @@ describe.each(ENGINES)('running on devices through the agent protocol (%s)', (en
   it('retries failed device sessions as new sessions, and infrastructure failures automatically', async () => {
     const run = await start({ frameworkId: CRAWLER, projectName: 'P', files: [{ id: app.id }], deviceIds: [agent.deviceIds.get('a1')], maxAutoRetriesCount: 1 });
     let { assignments } = await agent.claim(['a1']);
+    const started = (await alice.call('GET', `/api/v2/runs/${run.id}`, { json: true })).body;
+    expect(started).toMatchObject({ state: 'RUNNING' });
     await agent.finish(assignments[0]!.deviceRunId, 'WARNING');
     await agent.post(`/devices/${agent.deviceIds.get('a1')}/cleaned`, { ok: true, report: 'clean' });
     const afterAuto = await alice.call('GET', `/api/v2/runs/${run.id}/device-sessions`, { json: true });
     expect(afterAuto.body.data.map((s: { state: string; retryState: string }) => [s.state, s.retryState])).toEqual([['WARNING', 'NONE'], ['WAITING', 'AUTO']]);
     expect((await alice.call('GET', `/api/v2/runs/${run.id}`, { json: true })).body).toMatchObject({ state: 'WAITING', deviceCount: 1 });
 
+    // Claimed again, the run runs again, and keeps the time it first started.
+    h.advance(60_000);
     ({ assignments } = await agent.claim(['a1']));
+    expect((await alice.call('GET', `/api/v2/runs/${run.id}`, { json: true })).body).toMatchObject({ state: 'RUNNING', startTime: started.startTime });
     await agent.finish(assignments[0]!.deviceRunId, 'FAILED', [testCase('t', 'FAILED')]);
     await agent.post(`/devices/${agent.deviceIds.get('a1')}/cleaned`, { ok: true, report: 'clean' });
     expect((await alice.call('GET', `/api/v2/runs/${run.id}`, { json: true })).body).toMatchObject({ state: 'FINISHED', deviceCount: 1, failedDeviceCount: 1 });
