@@ -71,6 +71,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerJsonParser(app);
   await app.register(swagger, {
     openapi: {
+      // 3.1: its schemas are JSON Schema, so a field that may be null is `type: [..., "null"]`.
+      openapi: '3.1.0',
       info: {
         title: 'devicecloud API',
         version: options.version,
@@ -97,9 +99,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(fastifyStatic, { root: WEB_ROOT, wildcard: false, index: 'index.html', schemaHide: true });
   registerDashboardModules(app);
 
+  // The document (about a megabyte, every answer's schema written out) is the same until the app closes.
+  let document: string | undefined;
   for (const url of ['/api/v2/openapi.json', '/api/openapi.json']) {
     app.get(url, { schema: { hide: true }, config: { access: 'anonymous' } }, async (_request, reply) =>
-      reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
+      reply.type('application/json; charset=utf-8').send((document ??= JSON.stringify(app.swagger()))),
     );
   }
   return app;

@@ -61,6 +61,21 @@ export const noContent = (): Outcome => ({ kind: 'empty', status: 204 });
 export const bytes = (answer: ByteAnswer): Outcome => ({ kind: 'bytes', status: 200, bytes: answer });
 export const text = (contentType: string, body: string): Outcome => ({ kind: 'text', status: 200, contentType, text: body });
 
+/**
+ * What a route answers when it succeeds, by status: the schema of the entity it presents (the
+ * OpenAPI document shows it and the JSON answer is serialized from it), bytes of a media type
+ * (downloads, logs, reports), or nothing (204). Errors answer present/error.ts's ApiError.
+ */
+export type Answers = Readonly<Partial<Record<200 | 201 | 204, TSchema | BytesAnswer | 'empty'>>>;
+
+export interface BytesAnswer {
+  /** The media type documented; downloads answer the stored file's own. */
+  readonly bytes: string;
+  readonly description: string;
+}
+
+export const bytesOf = (mediaType: string, description: string): BytesAnswer => ({ bytes: mediaType, description });
+
 export interface RouteSpec {
   readonly method: HttpMethod;
   readonly path: string;
@@ -68,6 +83,7 @@ export interface RouteSpec {
   readonly tags: readonly string[];
   readonly access: Access;
   readonly input?: TSchema;
+  readonly answers: Answers;
   /** A multipart upload: the handler reads the file part from the request itself. */
   readonly upload?: boolean;
   /** It checks a password: failures are counted per address too (plugins/password-guesses.ts). */
@@ -85,6 +101,7 @@ export function route<const P extends string, A extends Access = 'user', S exten
   tags: readonly string[];
   access?: A;
   input?: S;
+  answers: Answers;
   upload?: boolean;
   takesPassword?: boolean;
   handle(call: Call<PathParams<P>, Static<S>, Caller<A>>): Promise<Outcome>;

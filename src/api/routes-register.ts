@@ -10,9 +10,11 @@ import type { TSchema } from 'typebox';
 import { InvalidParameterError, MethodNotAllowedError, NotFoundError } from '../domain/errors.ts';
 import type { User } from '../domain/users.ts';
 import type { Context } from '../services/context.ts';
+import { type Stringify, jsonSerializer } from './encode/json.ts';
 import { encodeFor } from './plugins/negotiate.ts';
 import type { PresentContext } from './present/context.ts';
-import type { HttpMethod, RouteSpec } from './route.ts';
+import { ApiError } from './present/error.ts';
+import type { Answers, HttpMethod, RouteSpec } from './route.ts';
 
 export interface RegisterOptions {
   readonly ctx: Context;
@@ -85,7 +87,10 @@ function registerOne(app: FastifyInstance, spec: RouteSpec, url: string, documen
       ...(spec.input !== undefined && (carriesBody && !spec.upload ? { body: spec.input } : { querystring: spec.input })),
       ...(spec.upload && { consumes: ['multipart/form-data'] }),
       ...(spec.access !== 'anonymous' && { security: [{ apiKey: [] }] }),
+      produces: PRODUCES,
+      response: responseSchemas(spec.answers),
     },
+    serializerCompiler: jsonSerializer,
     config: { access: spec.access, takesPassword: spec.takesPassword === true },
     preValidation: prepareInput(paramNames, carriesBody && !spec.upload, arrayFields),
     preHandler: checkNumbers(carriesBody && !spec.upload),
@@ -121,12 +126,27 @@ function registerOne(app: FastifyInstance, spec: RouteSpec, url: string, documen
             .send(answer.stream);
         }
         case 'rep': {
-          const { contentType, payload } = encodeFor(request.headers.accept, outcome.body);
+          const { contentType, payload } = encodeFor(request.headers.accept, outcome.body, reply.getSerializationFunction(String(outcome.status)) as Stringify | undefined);
           return reply.code(outcome.status).type(contentType).send(payload);
         }
       }
     },
   });
+}
+
+/** Answers are XML unless the request prefers JSON (plugins/negotiate.ts); both have the schema's fields. */
+const PRODUCES = ['application/xml', 'application/json'];
+
+/** The route's answers for Fastify (the JSON serializer) and the OpenAPI document. */
+function responseSchemas(answers: Answers): Record<string, unknown> {
+  const schemas: Record<string, unknown> = {};
+  for (const [status, answer] of Object.entries(answers)) {
+    if (answer === 'empty') schemas[status] = { description: 'No content', type: 'null' };
+    else if (answer !== undefined && 'bytes' in answer) {
+      schemas[status] = { description: answer.description, content: { [answer.bytes]: { schema: { type: 'string', format: 'binary' } } } };
+    } else schemas[status] = answer;
+  }
+  return { ...schemas, '4xx': ApiError, '5xx': ApiError };
 }
 
 /**

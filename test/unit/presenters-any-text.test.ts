@@ -21,8 +21,8 @@ import type { RunView } from '../../src/services/views.ts';
 import { anyText, notStrictJson, notWellFormed } from '../support/any-text.ts';
 
 const PRESENT_DIR = path.resolve(import.meta.dirname, '../../src/api/present');
-/** Exports of src/api/present/ that build parts of answers rather than answers. */
-const HELPERS = new Set(['rep', 'repList', 'isRep', 'userPath', 'KIND']);
+/** Exports of src/api/present/ that build parts of answers, or their schemas, rather than answers. */
+const HELPERS = new Set(['rep', 'repList', 'isRep', 'userPath', 'KIND', 'entity', 'entitySchema', 'Nested', 'Nullable', 'listSchema']);
 
 /** Hands out the generated texts in turn (and again from the start when they run out). */
 interface Texts {

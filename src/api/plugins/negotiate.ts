@@ -3,7 +3,7 @@
  * XML type is listed with a higher q; XML otherwise (no Accept, `*∕*`, XML types, anything else).
  * Never 406. This is the service's own rule rather than general negotiation, hence its own parser.
  */
-import { JSON_CONTENT_TYPE, encodeJson } from '../encode/json.ts';
+import { JSON_CONTENT_TYPE, type Stringify, encodeJson } from '../encode/json.ts';
 import { XML_CONTENT_TYPE, encodeXml } from '../encode/xml.ts';
 import type { Rep } from '../present/representation.ts';
 
@@ -40,9 +40,9 @@ function decide(accept: string): boolean {
   return json > 0 && xml <= json;
 }
 
-/** Encodes a representation in the negotiated format. */
-export function encodeFor(accept: string | undefined, body: Rep): { contentType: string; payload: string } {
+/** Encodes a representation in the negotiated format; JSON with `stringify` when given (encode/json.ts). */
+export function encodeFor(accept: string | undefined, body: Rep, stringify?: Stringify): { contentType: string; payload: string } {
   return prefersJson(accept)
-    ? { contentType: JSON_CONTENT_TYPE, payload: encodeJson(body) }
+    ? { contentType: JSON_CONTENT_TYPE, payload: encodeJson(body, stringify) }
     : { contentType: XML_CONTENT_TYPE, payload: encodeXml(body) };
 }

@@ -1,22 +1,84 @@
 import { type Step, deviceRunDuration, legacyRunStatus } from '../../domain/runs.ts';
 import type { DeviceRunView } from '../../services/views.ts';
 import { type PresentContext, userPath } from './context.ts';
-import { presentDevice } from './device.ts';
-import { type Rep, rep } from './representation.ts';
+import Type from 'typebox';
+import { ApiDevice, ApiSoftwareRelease, presentDevice } from './device.ts';
+import { Count, Id, MaybeStr, MaybeTime, Ratio, SelfURI, Str, Time, Url } from './fields.ts';
+import { Nested, type Rep, entity, entitySchema } from './representation.ts';
+
+export const ApiDeviceRunState = entitySchema('apiDeviceRunState', {
+  id: Id,
+  deviceRunId: Id,
+  startTimeMS: MaybeTime,
+  finishTimeMS: MaybeTime,
+  status: Str,
+  deviceRunStateType: MaybeStr,
+});
+
+const Duration = Type.Integer({ minimum: 0, description: 'Milliseconds' });
+
+export const ApiDeviceRun = entitySchema('apiDeviceRun', {
+  id: Id,
+  selfURI: SelfURI,
+  deviceSessionId: Id,
+  device: Nested(ApiDevice),
+  deviceName: Str,
+  softwareVersion: Nested(ApiSoftwareRelease),
+  runStatus: Str,
+  currentState: Nested(ApiDeviceRunState),
+  excludeReason: MaybeStr,
+  createTime: Time,
+  startTime: MaybeTime,
+  runTime: Duration,
+  testCaseAllNo: Count,
+  testCaseSuccessNo: Count,
+  testCasePassedNo: Count,
+  testCaseFailedNo: Count,
+  testCaseSkippedNo: Count,
+  testRunId: Id,
+  projectId: Id,
+});
+
+export const ApiDeviceSession = entitySchema('apiDeviceSession', {
+  id: Id,
+  selfURI: SelfURI,
+  device: Nested(ApiDevice),
+  state: Str,
+  excludeReason: MaybeStr,
+  createTime: Time,
+  installTime: MaybeTime,
+  startTime: MaybeTime,
+  endTime: MaybeTime,
+  duration: Duration,
+  timeLimit: Type.Integer({ minimum: 0, description: 'Seconds' }),
+  testCaseAllCount: Count,
+  testCasePassedCount: Count,
+  testCaseFailedCount: Count,
+  testCaseSkippedCount: Count,
+  successRatio: Ratio,
+  retryState: Str,
+  autoRetriesLeftCount: Count,
+  testRunId: Id,
+  projectId: Id,
+  type: Str,
+  uiLink: Url,
+});
+
+export const ApiDeviceSessionStep = entitySchema('apiDeviceSessionStep', { id: Id, type: Str, startTimeMS: Time, finishTimeMS: MaybeTime, failReason: MaybeStr });
 
 /** The legacy "device run" view of a device session. */
 export function presentDeviceRun(view: DeviceRunView, context: PresentContext): Rep {
   const { deviceRun: run, device } = view;
   const status = legacyRunStatus(run.state);
-  return rep('apiDeviceRun', {
+  return entity(ApiDeviceRun, {
     id: run.id,
     selfURI: `${userPath(context)}/projects/${run.projectId}/runs/${run.testRunId}/device-runs/${run.id}`,
     deviceSessionId: run.id,
     device: presentDevice(device),
     deviceName: device.displayName,
-    softwareVersion: rep('apiSoftwareVersion', { releaseVersion: device.releaseVersion, apiLevel: device.apiLevel }),
+    softwareVersion: entity(ApiSoftwareRelease, { releaseVersion: device.releaseVersion, apiLevel: device.apiLevel }),
     runStatus: status,
-    currentState: rep('apiDeviceRunState', {
+    currentState: entity(ApiDeviceRunState, {
       id: run.id,
       deviceRunId: run.id,
       startTimeMS: run.currentStepStartTime,
@@ -42,7 +104,7 @@ export function presentDeviceRun(view: DeviceRunView, context: PresentContext): 
 export function presentDeviceSession(view: DeviceRunView, context: PresentContext): Rep {
   const { deviceRun: run, device } = view;
   const executed = run.testCasePassedCount + run.testCaseFailedCount;
-  return rep('apiDeviceSession', {
+  return entity(ApiDeviceSession, {
     id: run.id,
     selfURI: `${userPath(context)}/device-sessions/${run.id}`,
     device: presentDevice(device),
@@ -69,7 +131,7 @@ export function presentDeviceSession(view: DeviceRunView, context: PresentContex
 }
 
 export function presentStep(step: Step): Rep {
-  return rep('apiDeviceSessionStep', {
+  return entity(ApiDeviceSessionStep, {
     id: step.id,
     type: step.type,
     startTimeMS: step.startTime,
@@ -80,7 +142,7 @@ export function presentStep(step: Step): Rep {
 
 /** The legacy `/states` timeline entry. */
 export function presentLegacyState(step: Step, status: string): Rep {
-  return rep('apiDeviceRunState', {
+  return entity(ApiDeviceRunState, {
     id: step.id,
     deviceRunId: step.deviceRunId,
     startTimeMS: step.startTime,

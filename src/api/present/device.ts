@@ -1,5 +1,7 @@
 import { type Device, type DeviceGroup, isPublicGroup, lockReason } from '../../domain/devices.ts';
-import { type Rep, rep } from './representation.ts';
+import Type from 'typebox';
+import { AlwaysNull, Bool, Count, Id, MaybeInt, MaybeStr, SelfURI, Str } from './fields.ts';
+import { Nested, Nullable, type Rep, entity, entitySchema } from './representation.ts';
 
 /** A stable number for an OS release ("17.4.1" → 170401), since versions have no table of their own. */
 function softwareVersionId(releaseVersion: string): number {
@@ -7,16 +9,68 @@ function softwareVersionId(releaseVersion: string): number {
   return major * 10000 + minor * 100 + patch;
 }
 
+export const ApiSoftwareVersion = entitySchema('apiSoftwareVersion', {
+  id: Type.Integer({ description: 'The release as a number: 17.4.1 is 170401' }),
+  releaseVersion: Str,
+  apiLevel: MaybeInt,
+});
+
+/** The legacy device run's own copy of its device's release, without the number. */
+export const ApiSoftwareRelease = entitySchema('apiSoftwareVersion', { releaseVersion: Str, apiLevel: MaybeInt }, { title: 'apiSoftwareRelease' });
+
+const deviceFields = {
+  id: Id,
+  selfURI: SelfURI,
+  displayName: Str,
+  manufacturer: Str,
+  osType: Str,
+  platform: Str,
+  softwareVersion: Nested(ApiSoftwareVersion),
+  online: Bool,
+  locked: Bool,
+  lockReason: MaybeStr,
+  creditsPrice: Type.Number(),
+  enabled: Bool,
+  deviceGroupOrigin: AlwaysNull,
+  available: Bool,
+  stateReason: MaybeStr,
+};
+
+export const ApiDevice = entitySchema('apiDevice', deviceFields);
+
+/** What operators see of a device: its public fields, then its host's. */
+export const ApiManagedDevice = entitySchema(
+  'apiDevice',
+  { ...deviceFields, state: Str, serial: MaybeStr, agentId: Nullable(Id) },
+  { title: 'apiManagedDevice' },
+);
+
+export const ApiDeviceGroup = entitySchema('apiDeviceGroup', {
+  id: Id,
+  selfURI: SelfURI,
+  displayName: Str,
+  name: Str,
+  osType: Str,
+  deviceCount: Count,
+  userId: Nullable(Id),
+  shared: Bool,
+  isPublic: Bool,
+});
+
 export function presentDevice(device: Device): Rep {
+  return entity(ApiDevice, deviceFieldsOf(device));
+}
+
+function deviceFieldsOf(device: Device) {
   const reason = lockReason(device);
-  return rep('apiDevice', {
+  return {
     id: device.id,
     selfURI: `/devices/${device.id}`,
     displayName: device.displayName,
     manufacturer: device.manufacturer,
     osType: device.osType,
     platform: device.platform,
-    softwareVersion: rep('apiSoftwareVersion', {
+    softwareVersion: entity(ApiSoftwareVersion, {
       id: softwareVersionId(device.releaseVersion),
       releaseVersion: device.releaseVersion,
       apiLevel: device.apiLevel,
@@ -29,13 +83,13 @@ export function presentDevice(device: Device): Rep {
     deviceGroupOrigin: null,
     available: device.enabled && device.online && reason === null,
     stateReason: device.stateReason,
-  });
+  };
 }
 
 /** A device as operators see it: its public fields, plus which host holds it and by what serial. */
 export function presentManagedDevice(device: Device): Rep {
-  return rep('apiDevice', {
-    ...presentDevice(device),
+  return entity(ApiManagedDevice, {
+    ...deviceFieldsOf(device),
     selfURI: `/admin/devices/${device.id}`,
     state: device.state,
     serial: device.serial,
@@ -44,7 +98,7 @@ export function presentManagedDevice(device: Device): Rep {
 }
 
 export function presentDeviceGroup(group: DeviceGroup): Rep {
-  return rep('apiDeviceGroup', {
+  return entity(ApiDeviceGroup, {
     id: group.id,
     selfURI: isPublicGroup(group) ? `/device-groups/${group.id}` : `/users/${group.userId}/device-groups/${group.id}`,
     displayName: group.displayName,

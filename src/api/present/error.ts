@@ -1,5 +1,9 @@
+import Type from 'typebox';
 import { xmlSafe } from '../../domain/xml-text.ts';
-import { type Rep, rep } from './representation.ts';
+import { type Rep, entity, entitySchema } from './representation.ts';
+
+/** Every error answer (4xx and 5xx) of the API, whatever raised it (plugins/errors.ts). */
+export const ApiError = entitySchema('apiExceptionMessage', { message: Type.String(), statusCode: Type.Integer({ minimum: 400, maximum: 599 }) });
 
 /**
  * Messages often quote what the client sent, which may hold characters XML 1.0 cannot carry:
@@ -7,5 +11,5 @@ import { type Rep, rep } from './representation.ts';
  * reads the same in both formats.
  */
 export function presentError(statusCode: number, message: string): Rep {
-  return rep('apiExceptionMessage', { message: xmlSafe(message), statusCode });
+  return entity(ApiError, { message: xmlSafe(message), statusCode });
 }

@@ -1,8 +1,27 @@
 import type { Framework } from '../../domain/frameworks.ts';
-import { type Rep, rep } from './representation.ts';
+import Type from 'typebox';
+import { Bool, Id, MaybeStr, SelfURI, Str } from './fields.ts';
+import { type Rep, entity, entitySchema } from './representation.ts';
+
+export const ApiFramework = entitySchema('apiFramework', {
+  id: Id,
+  selfURI: SelfURI,
+  name: Str,
+  osType: Str,
+  type: Type.String({ description: 'SERVER_SIDE or CRAWLER' }),
+  description: Str,
+  requiredAppExtensions: Type.Array(Str),
+  requiredTestExtensions: Type.Array(Str),
+  requiresSourceCode: Bool,
+  canRunFromUI: Bool,
+  forProjects: Type.Array(Str),
+  retryable: Bool,
+  available: Bool,
+  unavailableReason: MaybeStr,
+});
 
 export function presentFramework(framework: Framework): Rep {
-  return rep('apiFramework', {
+  return entity(ApiFramework, {
     id: framework.id,
     selfURI: `/frameworks/${framework.id}`,
     name: framework.name,

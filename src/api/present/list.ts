@@ -1,5 +1,7 @@
+import Type, { type TObject } from 'typebox';
 import type { ListQuery } from '../../domain/list-query.ts';
-import { type Rep, rep } from './representation.ts';
+import { Count, MaybeStr, SelfURI, Str } from './fields.ts';
+import { Nested, type Rep, rep } from './representation.ts';
 
 export interface ListLinks {
   /** e.g. `/me/projects`: the request path without its `/api` or `/api/v2` prefix. */
@@ -8,6 +10,25 @@ export interface ListLinks {
   readonly url: string;
   /** Other query parameters to repeat in the links (e.g. `withPublic`). */
   readonly extra?: Readonly<Record<string, string>>;
+}
+
+/** The schema of the list envelope holding `item`s (XML type `apiList`), fields in presentList's order. */
+export function listSchema(item: TObject) {
+  return Type.Object(
+    {
+      selfURI: SelfURI,
+      data: Type.Array(Nested(item)),
+      limit: Count,
+      next: MaybeStr,
+      offset: Count,
+      previous: MaybeStr,
+      search: Str,
+      sort: Str,
+      total: Count,
+      empty: Type.Boolean(),
+    },
+    { title: `${(item as { title?: string }).title}List`, xml: { name: 'apiList' } },
+  );
 }
 
 /** The list envelope every collection answers (docs/api.md#lists), fields in its documented order. */
@@ -27,7 +48,6 @@ export function presentList(items: readonly Rep[], total: number, query: ListQue
     empty: items.length === 0,
   });
 }
-
 function pageUrl(links: ListLinks, query: ListQuery, offset: number): string {
   const params = new URLSearchParams(links.extra);
   params.set('offset', String(offset));

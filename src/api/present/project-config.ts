@@ -1,11 +1,40 @@
 import type { ConfigParameter } from '../../domain/project-config.ts';
 import type { ConfigView } from '../../services/project-config.ts';
 import { type PresentContext, userPath } from './context.ts';
-import { type Rep, rep } from './representation.ts';
+import { Bool, Count, Id, MaybeStr, SelfURI, Str } from './fields.ts';
+import { Nullable, type Rep, entity, entitySchema } from './representation.ts';
+
+export const ApiProjectConfig = entitySchema('apiProjectConfig', {
+  id: Id,
+  selfURI: SelfURI,
+  projectId: Id,
+  mode: Str,
+  usedDeviceGroupId: Nullable(Id),
+  usedDeviceGroupName: MaybeStr,
+  scheduler: Str,
+  timeout: Count,
+  deviceLanguageCode: Str,
+  hookURL: MaybeStr,
+  instrumentationRunner: MaybeStr,
+  limitationType: MaybeStr,
+  limitationValue: MaybeStr,
+  withAnnotation: MaybeStr,
+  withoutAnnotation: MaybeStr,
+  applicationUsername: MaybeStr,
+  applicationPassword: MaybeStr,
+  autoScreenshots: Bool,
+  screenshotDir: Str,
+  launchApp: Bool,
+  videoRecordingEnabled: Bool,
+  maxAutoRetriesCount: Count,
+  runAvailable: Bool,
+});
+
+export const ApiTestRunParameter = entitySchema('apiTestRunParameter', { id: Id, selfURI: SelfURI, key: Str, value: Str });
 
 export function presentProjectConfig(view: ConfigView, context: PresentContext): Rep {
   const { config } = view;
-  return rep('apiProjectConfig', {
+  return entity(ApiProjectConfig, {
     id: config.projectId,
     selfURI: `${userPath(context)}/projects/${config.projectId}/config`,
     projectId: config.projectId,
@@ -33,7 +62,7 @@ export function presentProjectConfig(view: ConfigView, context: PresentContext):
 }
 
 export function presentConfigParameter(parameter: ConfigParameter, context: PresentContext): Rep {
-  return rep('apiTestRunParameter', {
+  return entity(ApiTestRunParameter, {
     id: parameter.id,
     selfURI: `${userPath(context)}/projects/${parameter.projectId}/config/parameters/${parameter.id}`,
     key: parameter.key,

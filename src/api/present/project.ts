@@ -1,11 +1,34 @@
 import type { ProjectView } from '../../services/views.ts';
 import { type PresentContext, userPath } from './context.ts';
-import { type Rep, rep } from './representation.ts';
-import { presentTestRun } from './test-run.ts';
+import Type, { type Static } from 'typebox';
+import { Bool, Count, Id, MaybeStr, MaybeTime, Ratio, SelfURI, Str, Time } from './fields.ts';
+import { Nested, type Rep, entity, entitySchema } from './representation.ts';
+import { ApiTestRun, presentTestRun } from './test-run.ts';
+
+export const ApiProject = entitySchema('apiProject', {
+  id: Id,
+  selfURI: SelfURI,
+  name: Str,
+  description: MaybeStr,
+  type: Str,
+  osType: Str,
+  createTime: Time,
+  archiveTime: MaybeTime,
+  archivingStrategy: Str,
+  archivingItemCount: Count,
+  common: Bool,
+  shared: Bool,
+  readOnly: Bool,
+  successRatio: Ratio,
+  userId: Id,
+  userEmail: MaybeStr,
+  testRunCount: Count,
+  testRuns: Type.Optional(Type.Array(Nested(ApiTestRun), { description: 'Only in the listing: the newest runs (embedRuns)' })),
+});
 
 export function presentProject(view: ProjectView, context: PresentContext): Rep {
   const { project, figures } = view;
-  const fields: Record<string, Rep[keyof Rep]> = {
+  const fields: Static<typeof ApiProject> = {
     id: project.id,
     selfURI: `${userPath(context)}/projects/${project.id}`,
     name: project.name,
@@ -25,5 +48,5 @@ export function presentProject(view: ProjectView, context: PresentContext): Rep 
     testRunCount: figures.testRunCount,
   };
   if (view.testRuns !== undefined) fields.testRuns = view.testRuns.map((run) => presentTestRun(run, context));
-  return rep('apiProject', fields);
+  return entity(ApiProject, fields);
 }

@@ -3,10 +3,36 @@ import type { StoredSample } from '../../domain/runs.ts';
 import type { StoredTestCase } from '../../domain/test-cases.ts';
 import { PLAIN_ARRAY } from '../encode/json.ts';
 import { type PresentContext, userPath } from './context.ts';
-import { type Rep, rep, repList } from './representation.ts';
+import Type from 'typebox';
+import { Count, Id, MaybeStr, SelfURI, Str, Time } from './fields.ts';
+import { Nested, Nullable, type Rep, entity, entitySchema, repList } from './representation.ts';
+
+export const ApiTestCaseRun = entitySchema('apiTestCaseRun', {
+  id: Id,
+  deviceSessionId: Id,
+  suiteName: MaybeStr,
+  className: Str,
+  methodName: Str,
+  duration: Type.Number({ description: 'Milliseconds' }),
+  result: Type.String({ description: 'PASSED, FAILED or SKIPPED' }),
+  errorMessage: MaybeStr,
+  stacktrace: MaybeStr,
+});
+
+export const ApiDeviceRunPerformance = entitySchema('apiDeviceRunPerformance', {
+  timestamp: Time,
+  cpuUsage: Type.Number({ description: 'Share of one CPU, 0..1' }),
+  memUsage: Nullable(Type.Number({ description: 'KB' })),
+  packageName: MaybeStr,
+});
+
+/** A plain JSON array (no envelope); in XML, `<list>` of `<apiDeviceRunPerformance>`. */
+export const ApiPerformance = Type.Array(Nested(ApiDeviceRunPerformance), { title: 'apiDeviceRunPerformanceArray', xml: { name: PLAIN_ARRAY, wrapped: true } });
+
+export const ApiScreenshot = entitySchema('apiScreenshot', { id: Id, selfURI: SelfURI, originalName: Str, createTime: Time, size: Count });
 
 export function presentTestCaseRun(testCase: StoredTestCase): Rep {
-  return rep('apiTestCaseRun', {
+  return entity(ApiTestCaseRun, {
     id: testCase.id,
     deviceSessionId: testCase.deviceRunId,
     suiteName: testCase.suiteName,
@@ -24,7 +50,7 @@ export function presentSamples(samples: readonly StoredSample[]): Rep {
   return repList(
     PLAIN_ARRAY,
     samples.map((sample) =>
-      rep('apiDeviceRunPerformance', {
+      entity(ApiDeviceRunPerformance, {
         timestamp: sample.timestamp,
         cpuUsage: sample.cpuUsage,
         memUsage: sample.memUsage,
@@ -35,7 +61,7 @@ export function presentSamples(samples: readonly StoredSample[]): Rep {
 }
 
 export function presentScreenshot(file: UserFile, context: PresentContext): Rep {
-  return rep('apiScreenshot', {
+  return entity(ApiScreenshot, {
     id: file.id,
     selfURI: `${userPath(context)}/device-sessions/${file.deviceRunId}/screenshots/${file.id}`,
     originalName: file.name,

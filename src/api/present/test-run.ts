@@ -9,12 +9,103 @@ import { frameworkById } from '../../domain/frameworks.ts';
 import type { RunSettings } from '../../domain/run-settings.ts';
 import type { RunView } from '../../services/views.ts';
 import { type PresentContext, userPath } from './context.ts';
-import { presentDeviceRun } from './device-run.ts';
-import { type Rep, type Value, rep } from './representation.ts';
+import Type, { type Static } from 'typebox';
+import { ApiDeviceRun, presentDeviceRun } from './device-run.ts';
+import { Bool, Count, Id, MaybeInt, MaybeStr, MaybeTime, Ratio, SelfURI, Str, Time, Url } from './fields.ts';
+import { Nested, Nullable, type Rep, type Value, entity, entitySchema, rep } from './representation.ts';
+
+const opt = Type.Optional;
+
+/**
+ * The TestRunConfig a run was started with, as stored (passwords never shown). Older runs may hold
+ * fewer fields, and the store may add some: the fields beyond these are answered as they are.
+ */
+const configFields = {
+  osType: opt(Str),
+  frameworkId: opt(Nullable(Id)),
+  projectId: opt(MaybeInt),
+  projectName: opt(MaybeStr),
+  deviceGroupId: opt(Nullable(Id)),
+  deviceIds: opt(Type.Array(Id)),
+  files: opt(Type.Array(entitySchema('apiTestRunConfigFile', { id: Id, action: Type.String({ description: 'INSTALL, RUN_TEST or COPY_TO_DEVICE' }) }))),
+  testRunName: opt(MaybeStr),
+  timeout: opt(Type.Integer({ minimum: 0, description: 'Seconds per device' })),
+  testRunParameters: opt(Type.Array(entitySchema('apiTestRunParameter', { key: Str, value: Str }, { title: 'apiTestRunConfigParameter' }))),
+  scheduler: opt(Str),
+  hookURL: opt(MaybeStr),
+  maxAutoRetriesCount: opt(Count),
+  deviceLanguageCode: opt(Str),
+  limitationType: opt(MaybeStr),
+  limitationValue: opt(MaybeStr),
+  instrumentationRunner: opt(MaybeStr),
+  withAnnotation: opt(MaybeStr),
+  withoutAnnotation: opt(MaybeStr),
+  applicationUsername: opt(MaybeStr),
+  launchApp: opt(Bool),
+  deviceLocale: opt(MaybeStr),
+  wifiEnabled: opt(Nullable(Bool)),
+  googleAccountEmail: opt(MaybeStr),
+};
+
+export const ApiTestRunConfig = Type.Object(configFields, { title: 'apiTestRunConfig', xml: { name: 'apiTestRunConfig' }, additionalProperties: true });
+
+/** `POST /me/runs/config`: the config filled in, with what a start would do. */
+export const ApiTestRunPlan = Type.Object(
+  {
+    ...configFields,
+    runAvailable: Bool,
+    computedDevices: Type.Array(Id),
+    excludedDevices: Type.Array(entitySchema('apiExcludedDevice', { deviceId: Id, displayName: Str, excludeReason: MaybeStr })),
+    maxTestTimeout: entitySchema('apiTimeout', { unit: Type.String({ description: 'SECONDS' }), value: Count }),
+  },
+  { title: 'apiTestRunPlan', xml: { name: 'apiTestRunConfig' }, additionalProperties: true },
+);
+
+export const ApiTestRun = entitySchema('apiTestRun', {
+  id: Id,
+  selfURI: SelfURI,
+  projectId: Id,
+  projectName: Str,
+  number: Count,
+  displayName: Str,
+  state: Str,
+  createTime: Time,
+  startTime: MaybeTime,
+  endTime: MaybeTime,
+  config: Nested(ApiTestRunConfig),
+  frameworkId: Nullable(Id),
+  frameworkName: MaybeStr,
+  osType: Str,
+  deviceCount: Count,
+  waitingDeviceCount: Count,
+  runningDeviceCount: Count,
+  finishedDeviceCount: Count,
+  succeededDeviceCount: Count,
+  failedDeviceCount: Count,
+  warningDeviceCount: Count,
+  errorsDeviceCount: Count,
+  excludedDeviceCount: Count,
+  abortedDeviceCount: Count,
+  timeoutedDeviceCount: Count,
+  testCaseCount: Count,
+  executedTestCaseCount: Count,
+  successfulTestCaseCount: Count,
+  failedTestCaseCount: Count,
+  executionRatio: Ratio,
+  successRatio: Ratio,
+  startedById: Id,
+  startedByDisplayName: MaybeStr,
+  userId: Id,
+  message: MaybeStr,
+  queuePosition: Nullable(Type.Integer({ minimum: 1, description: '1: next to start on its device' })),
+  uiLink: Url,
+  tags: Type.Array(Str),
+  deviceRuns: Type.Optional(Type.Array(Nested(ApiDeviceRun), { description: 'Only in the project listing' })),
+});
 
 export function presentTestRun(view: RunView, context: PresentContext): Rep {
   const { run, stats } = view;
-  const fields: Record<string, Value> = {
+  const fields: Static<typeof ApiTestRun> = {
     id: run.id,
     selfURI: `${userPath(context)}/projects/${run.projectId}/runs/${run.id}`,
     projectId: run.projectId,
@@ -55,7 +146,7 @@ export function presentTestRun(view: RunView, context: PresentContext): Rep {
     tags: [],
   };
   if (view.deviceRuns !== undefined) fields.deviceRuns = view.deviceRuns.map((deviceRun) => presentDeviceRun(deviceRun, context));
-  return rep('apiTestRun', fields);
+  return entity(ApiTestRun, fields);
 }
 
 /** Item type names of the arrays a stored TestRunConfig holds. */

@@ -6,10 +6,10 @@
 import Type from 'typebox';
 import { createAccount, listAccounts, listAgents, requireAccount, returnDeviceToService, setDeviceEnabled, updateAccount } from '../../services/admin.ts';
 import { getDevice } from '../../services/devices.ts';
-import { presentAgent } from '../present/agent.ts';
-import { presentManagedDevice } from '../present/device.ts';
-import { presentWholeList } from '../present/list.ts';
-import { presentManagedUser } from '../present/user.ts';
+import { ApiAgent, presentAgent } from '../present/agent.ts';
+import { ApiManagedDevice, presentManagedDevice } from '../present/device.ts';
+import { listSchema, presentWholeList } from '../present/list.ts';
+import { ApiManagedUser, presentManagedUser } from '../present/user.ts';
 import { type RouteSpec, created, ok, route } from '../route.ts';
 import { Scalar, Text } from '../schemas.ts';
 import type { Context } from '../../services/context.ts';
@@ -20,6 +20,8 @@ import type { User } from '../../domain/users.ts';
 const managed = async (ctx: Context, user: User) => presentManagedUser(user, await storageOfUser(ctx.store, user));
 
 const TAGS = ['Operators'];
+const ManagedUserList = listSchema(ApiManagedUser);
+const AgentList = listSchema(ApiAgent);
 
 export const adminRoutes: readonly RouteSpec[] = [
   route({
@@ -27,6 +29,7 @@ export const adminRoutes: readonly RouteSpec[] = [
     path: '/admin/users',
     summary: 'List every account with its plan, role and status (operators)',
     tags: TAGS,
+    answers: { 200: ManagedUserList },
     access: 'admin',
     handle: async ({ ctx, listLinks }) => {
       const users = await listAccounts(ctx);
@@ -39,6 +42,7 @@ export const adminRoutes: readonly RouteSpec[] = [
     path: '/admin/users',
     summary: 'Create an account (operators)',
     tags: TAGS,
+    answers: { 201: ApiManagedUser },
     access: 'admin',
     input: Type.Object({
       email: Text('E-mail address, used to sign in', 254),
@@ -55,6 +59,7 @@ export const adminRoutes: readonly RouteSpec[] = [
     path: '/admin/users/:accountId',
     summary: 'Read an account (operators)',
     tags: TAGS,
+    answers: { 200: ApiManagedUser },
     access: 'admin',
     handle: async ({ ctx, params }) => ok(await managed(ctx, await requireAccount(ctx, params.accountId))),
   }),
@@ -63,6 +68,7 @@ export const adminRoutes: readonly RouteSpec[] = [
     path: '/admin/users/:accountId',
     summary: "Change an account's plan, role, status (enabled=false signs it out everywhere) or storage quota",
     tags: TAGS,
+    answers: { 200: ApiManagedUser },
     access: 'admin',
     input: Type.Object({
       plan: Type.Optional(Text('PLATINUM, GOLD or SILVER', 20)),
@@ -83,6 +89,7 @@ export const adminRoutes: readonly RouteSpec[] = [
     path: '/admin/agents',
     summary: 'List the agents (device hosts) with their devices (operators)',
     tags: TAGS,
+    answers: { 200: AgentList },
     access: 'admin',
     handle: async ({ ctx, listLinks }) =>
       ok(presentWholeList((await listAgents(ctx)).map(({ agent, devices }) => presentAgent(agent, devices)), listLinks())),
@@ -92,6 +99,7 @@ export const adminRoutes: readonly RouteSpec[] = [
     path: '/admin/devices/:deviceId',
     summary: 'Read a device with its host details (operators)',
     tags: TAGS,
+    answers: { 200: ApiManagedDevice },
     access: 'admin',
     handle: async ({ ctx, params }) => ok(presentManagedDevice(await getDevice(ctx, params.deviceId))),
   }),
@@ -100,6 +108,7 @@ export const adminRoutes: readonly RouteSpec[] = [
     path: '/admin/devices/:deviceId',
     summary: 'Take a device out of service (enabled=false) or put it back (enabled=true) (operators)',
     tags: TAGS,
+    answers: { 200: ApiManagedDevice },
     access: 'admin',
     input: Type.Object({ enabled: Type.Boolean({ description: 'false: the device takes no new device runs' }) }),
     handle: async ({ ctx, params, input }) => ok(presentManagedDevice(await setDeviceEnabled(ctx, params.deviceId, input.enabled))),
@@ -109,6 +118,7 @@ export const adminRoutes: readonly RouteSpec[] = [
     path: '/admin/devices/:deviceId/return-to-service',
     summary: 'Have a NOT_OPERATIONAL device cleaned again by its agent; it takes work once clean (operators)',
     tags: TAGS,
+    answers: { 200: ApiManagedDevice },
     access: 'admin',
     input: Type.Object({}),
     handle: async ({ ctx, params }) => ok(presentManagedDevice(await returnDeviceToService(ctx, params.deviceId))),

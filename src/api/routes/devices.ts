@@ -14,12 +14,13 @@ import {
   removeGroupDevice,
   renameGroup,
 } from '../../services/devices.ts';
-import { presentDevice, presentDeviceGroup } from '../present/device.ts';
-import { presentList, presentWholeList } from '../present/list.ts';
+import { ApiDevice, ApiDeviceGroup, presentDevice, presentDeviceGroup } from '../present/device.ts';
+import { listSchema, presentList, presentWholeList } from '../present/list.ts';
 import { type RouteSpec, created, noContent, ok, route } from '../route.ts';
 import { ListInput, NoInput, Text } from '../schemas.ts';
 
 const TAGS = ['Devices'];
+const DeviceList = listSchema(ApiDevice);
 const GROUP = '/me/device-groups/:groupId';
 
 export const deviceRoutes: readonly RouteSpec[] = [
@@ -28,6 +29,7 @@ export const deviceRoutes: readonly RouteSpec[] = [
     path: '/devices',
     summary: 'List the devices of the cloud (no sign-in needed)',
     tags: TAGS,
+    answers: { 200: DeviceList },
     access: 'anonymous',
     input: ListInput,
     handle: async ({ ctx, input, listLinks }) => {
@@ -41,6 +43,7 @@ export const deviceRoutes: readonly RouteSpec[] = [
     path: '/devices/:deviceId',
     summary: 'Read a device (no sign-in needed)',
     tags: TAGS,
+    answers: { 200: ApiDevice },
     access: 'anonymous',
     handle: async ({ ctx, params }) => ok(presentDevice(await getDevice(ctx, params.deviceId))),
   }),
@@ -49,6 +52,7 @@ export const deviceRoutes: readonly RouteSpec[] = [
     path: '/me/device-groups',
     summary: "List the user's device groups (withPublic=true adds the service's public groups)",
     tags: TAGS,
+    answers: { 200: listSchema(ApiDeviceGroup) },
     input: Type.Object({ ...ListInput.properties, withPublic: Type.Optional(Type.Boolean()) }),
     handle: async ({ ctx, user, input, listLinks }) => {
       const query = parseListQuery(input, DEVICE_GROUP_LIST);
@@ -62,6 +66,7 @@ export const deviceRoutes: readonly RouteSpec[] = [
     path: '/me/device-groups',
     summary: 'Create a device group',
     tags: TAGS,
+    answers: { 201: ApiDeviceGroup },
     input: Type.Object({ displayName: Type.Optional(Text('Group name', 1000)), osType: Type.Optional(Text('ANDROID or IOS', 20)) }),
     handle: async ({ ctx, user, input }) => created(presentDeviceGroup(await createGroup(ctx, user, input))),
   }),
@@ -71,6 +76,7 @@ export const deviceRoutes: readonly RouteSpec[] = [
       path: path as typeof GROUP,
       summary: 'Read a device group',
       tags: TAGS,
+      answers: { 200: ApiDeviceGroup },
       handle: async ({ ctx, user, params }) => ok(presentDeviceGroup(await getGroup(ctx, user, params.groupId))),
     }),
     route({
@@ -78,6 +84,7 @@ export const deviceRoutes: readonly RouteSpec[] = [
       path: path as typeof GROUP,
       summary: 'Rename a device group',
       tags: TAGS,
+      answers: { 200: ApiDeviceGroup },
       input: Type.Object({ displayName: Type.Optional(Text('Group name', 1000)) }),
       handle: async ({ ctx, user, params, input }) => ok(presentDeviceGroup(await renameGroup(ctx, user, params.groupId, input))),
     }),
@@ -86,6 +93,7 @@ export const deviceRoutes: readonly RouteSpec[] = [
       path: path as typeof GROUP,
       summary: 'Delete a device group',
       tags: TAGS,
+      answers: { 204: 'empty' },
       input: NoInput,
       handle: async ({ ctx, user, params }) => {
         await deleteGroup(ctx, user, params.groupId);
@@ -97,6 +105,7 @@ export const deviceRoutes: readonly RouteSpec[] = [
       path: `${path as typeof GROUP}/devices`,
       summary: 'List the devices of a group',
       tags: TAGS,
+      answers: { 200: DeviceList },
       handle: async ({ ctx, user, params, listLinks }) =>
         ok(presentWholeList((await groupDevices(ctx, user, params.groupId)).map(presentDevice), listLinks())),
     }),
@@ -105,6 +114,7 @@ export const deviceRoutes: readonly RouteSpec[] = [
       path: `${path as typeof GROUP}/devices`,
       summary: 'Add devices to a group',
       tags: TAGS,
+      answers: { 201: ApiDeviceGroup },
       input: Type.Object({
         deviceId: Type.Optional(Type.Integer({ minimum: 1 })),
         deviceIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 10000 })),
@@ -119,6 +129,7 @@ export const deviceRoutes: readonly RouteSpec[] = [
       path: `${path as typeof GROUP}/devices/:deviceId`,
       summary: 'Remove a device from a group',
       tags: TAGS,
+      answers: { 204: 'empty' },
       input: NoInput,
       handle: async ({ ctx, user, params }) => {
         await removeGroupDevice(ctx, user, params.groupId, params.deviceId);

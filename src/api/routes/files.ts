@@ -9,9 +9,9 @@ import type { Context } from '../../services/context.ts';
 import { deleteFile, listFiles, openFile, projectFile, requireFile, uploadFile } from '../../services/files.ts';
 import { requireProject } from '../../services/projects.ts';
 import { fileAnswer } from '../downloads.ts';
-import { presentFile } from '../present/file.ts';
-import { presentList } from '../present/list.ts';
-import { type RouteSpec, bytes, created, noContent, ok, route } from '../route.ts';
+import { ApiUserFile, presentFile } from '../present/file.ts';
+import { listSchema, presentList } from '../present/list.ts';
+import { type RouteSpec, bytes, bytesOf, created, noContent, ok, route } from '../route.ts';
 import { ListInput, NoInput } from '../schemas.ts';
 
 const TAGS = ['Files'];
@@ -47,6 +47,7 @@ export const fileRoutes: readonly RouteSpec[] = [
     path: '/me/files',
     summary: "Upload a file (multipart part 'file'): an APK or IPA, a test package (zip with run-tests.sh), or data",
     tags: TAGS,
+    answers: { 201: ApiUserFile },
     upload: true,
     handle: async ({ ctx, user, request, present }) => created(presentFile(await receiveUpload(ctx, user, request), present)),
   }),
@@ -55,6 +56,7 @@ export const fileRoutes: readonly RouteSpec[] = [
     path: '/me/files',
     summary: 'List uploaded files',
     tags: TAGS,
+    answers: { 200: listSchema(ApiUserFile) },
     input: ListInput,
     handle: async ({ ctx, user, input, present, listLinks }) => {
       const query = parseListQuery(input, FILE_LIST);
@@ -68,6 +70,7 @@ export const fileRoutes: readonly RouteSpec[] = [
       path: path as '/files/:fileId',
       summary: 'Read a file record',
       tags: TAGS,
+      answers: { 200: ApiUserFile },
       handle: async ({ ctx, user, params, present }) => ok(presentFile(await requireFile(ctx, user, params.fileId), present)),
     }),
     route({
@@ -75,6 +78,7 @@ export const fileRoutes: readonly RouteSpec[] = [
       path: `${path as '/files/:fileId'}/file`,
       summary: 'Download the file: the stored bytes, unchanged',
       tags: TAGS,
+      answers: { 200: bytesOf('application/octet-stream', 'The stored bytes, unchanged; answered with the type the file was stored with') },
       handle: async ({ ctx, user, params }) => bytes(fileAnswer(openFile(ctx, await requireFile(ctx, user, params.fileId)))),
     }),
     route({
@@ -82,6 +86,7 @@ export const fileRoutes: readonly RouteSpec[] = [
       path: path as '/files/:fileId',
       summary: 'Delete a file',
       tags: TAGS,
+      answers: { 204: 'empty' },
       input: NoInput,
       handle: async ({ ctx, user, params }) => {
         await deleteFile(ctx, user, params.fileId);
@@ -95,6 +100,7 @@ export const fileRoutes: readonly RouteSpec[] = [
       path: `/me/projects/:projectId/files/${slot}`,
       summary: `Upload the project's ${slot} file (legacy; a run started with only projectId uses the newest)`,
       tags: TAGS,
+      answers: { 201: ApiUserFile },
       upload: true,
       handle: async ({ ctx, user, params, request, present }) =>
         created(presentFile(await receiveUpload(ctx, user, request, { projectId: params.projectId, slot }), present)),
@@ -104,6 +110,7 @@ export const fileRoutes: readonly RouteSpec[] = [
       path: `/me/projects/:projectId/files/${slot}`,
       summary: `Download the project's newest ${slot} file (legacy)`,
       tags: TAGS,
+      answers: { 200: bytesOf('application/octet-stream', 'The stored bytes, unchanged; answered with the type the file was stored with') },
       handle: async ({ ctx, user, params }) => bytes(fileAnswer(openFile(ctx, await projectFile(ctx, user, params.projectId, slot)))),
     }),
   ]),

@@ -8,12 +8,13 @@ import {
   listConfigParameters,
   updateProjectConfig,
 } from '../../services/project-config.ts';
-import { presentWholeList } from '../present/list.ts';
-import { presentConfigParameter, presentProjectConfig } from '../present/project-config.ts';
+import { listSchema, presentWholeList } from '../present/list.ts';
+import { ApiProjectConfig, ApiTestRunParameter, presentConfigParameter, presentProjectConfig } from '../present/project-config.ts';
 import { type RouteSpec, created, noContent, ok, route } from '../route.ts';
 import { NoInput, Scalar, Text } from '../schemas.ts';
 
 const TAGS = ['Project config'];
+const ParameterList = listSchema(ApiTestRunParameter);
 
 const ConfigInput = Type.Object({
   mode: Type.Optional(Scalar('FULL_RUN, IOS, APP_CRAWLER, IOS_CRAWLER (IOS projects only), UIAUTOMATOR, CALABASH, ...')),
@@ -45,6 +46,7 @@ export const projectConfigRoutes: readonly RouteSpec[] = [
       path: path as '/projects/:projectId/config',
       summary: 'Read the project config',
       tags: TAGS,
+      answers: { 200: ApiProjectConfig },
       handle: async ({ ctx, user, params, present }) => ok(presentProjectConfig(await getProjectConfig(ctx, user, params.projectId), present)),
     }),
     route({
@@ -52,6 +54,7 @@ export const projectConfigRoutes: readonly RouteSpec[] = [
       path: path as '/projects/:projectId/config',
       summary: 'Change the project config; answers the whole updated config',
       tags: TAGS,
+      answers: { 201: ApiProjectConfig },
       input: ConfigInput,
       handle: async ({ ctx, user, params, input, present }) =>
         created(presentProjectConfig(await updateProjectConfig(ctx, user, params.projectId, input as RawConfigChange), present)),
@@ -61,6 +64,7 @@ export const projectConfigRoutes: readonly RouteSpec[] = [
       path: `${path as '/projects/:projectId/config'}/parameters`,
       summary: 'List the config parameters (handed to tests as environment variables)',
       tags: TAGS,
+      answers: { 200: ParameterList },
       handle: async ({ ctx, user, params, present, listLinks }) => {
         const parameters = await listConfigParameters(ctx, user, params.projectId);
         return ok(presentWholeList(parameters.map((parameter) => presentConfigParameter(parameter, present)), listLinks()));
@@ -71,6 +75,7 @@ export const projectConfigRoutes: readonly RouteSpec[] = [
       path: `${path as '/projects/:projectId/config'}/parameters`,
       summary: 'Add a config parameter',
       tags: TAGS,
+      answers: { 201: ApiTestRunParameter },
       input: Type.Object({ key: Type.Optional(Text('Environment variable name', 200)), value: Type.Optional(Text('Value', 5000)) }),
       handle: async ({ ctx, user, params, input, present }) =>
         created(presentConfigParameter(await addConfigParameter(ctx, user, params.projectId, input), present)),
@@ -80,6 +85,7 @@ export const projectConfigRoutes: readonly RouteSpec[] = [
       path: `${path as '/projects/:projectId/config'}/parameters/:parameterId`,
       summary: 'Delete a config parameter',
       tags: TAGS,
+      answers: { 204: 'empty' },
       input: NoInput,
       handle: async ({ ctx, user, params }) => {
         await deleteConfigParameter(ctx, user, params.projectId, params.parameterId);

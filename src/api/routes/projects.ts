@@ -3,8 +3,8 @@ import Type from 'typebox';
 import { parseListQuery } from '../../domain/list-query.ts';
 import { PROJECT_LIST } from '../../domain/projects.ts';
 import { createProject, deleteProject, getProject, listProjects, parseEmbedRuns, updateProject } from '../../services/projects.ts';
-import { presentList } from '../present/list.ts';
-import { presentProject } from '../present/project.ts';
+import { listSchema, presentList } from '../present/list.ts';
+import { ApiProject, presentProject } from '../present/project.ts';
 import { type RouteSpec, created, noContent, ok, route } from '../route.ts';
 import { ListInput, NoInput, Text } from '../schemas.ts';
 
@@ -29,6 +29,7 @@ export const projectRoutes: readonly RouteSpec[] = [
     path: '/me/projects',
     summary: 'List projects, each with its newest test runs and their device runs',
     tags: TAGS,
+    answers: { 200: listSchema(ApiProject) },
     input: Type.Object({
       ...ListInput.properties,
       embedRuns: Type.Optional(Type.String({ maxLength: 10, description: 'Runs embedded per project, 0..100 (default 10)' })),
@@ -45,6 +46,7 @@ export const projectRoutes: readonly RouteSpec[] = [
     path: '/me/projects',
     summary: 'Create a project',
     tags: TAGS,
+    answers: { 201: ApiProject },
     input: ProjectInput,
     handle: async ({ ctx, user, input, present }) => created(presentProject(await createProject(ctx, user, input), present)),
   }),
@@ -54,6 +56,7 @@ export const projectRoutes: readonly RouteSpec[] = [
       path: path as '/projects/:projectId',
       summary: 'Read a project',
       tags: TAGS,
+      answers: { 200: ApiProject },
       handle: async ({ ctx, user, params, present }) => ok(presentProject(await getProject(ctx, user, params.projectId), present)),
     }),
     route({
@@ -61,6 +64,7 @@ export const projectRoutes: readonly RouteSpec[] = [
       path: path as '/projects/:projectId',
       summary: 'Update a project',
       tags: TAGS,
+      answers: { 200: ApiProject },
       input: ProjectChangeInput,
       handle: async ({ ctx, user, params, input, present }) =>
         ok(presentProject(await updateProject(ctx, user, params.projectId, input), present)),
@@ -70,6 +74,7 @@ export const projectRoutes: readonly RouteSpec[] = [
       path: path as '/projects/:projectId',
       summary: 'Delete a project with its runs, results and files',
       tags: TAGS,
+      answers: { 204: 'empty' },
       input: NoInput,
       handle: async ({ ctx, user, params }) => {
         await deleteProject(ctx, user, params.projectId);

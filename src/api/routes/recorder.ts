@@ -13,8 +13,8 @@ import {
   recordingSteps,
   startRecording,
 } from '../../services/recordings.ts';
-import { presentList, presentWholeList } from '../present/list.ts';
-import { presentRecorderAuthorization, presentRecording, presentRecordingStep } from '../present/recording.ts';
+import { listSchema, presentList, presentWholeList } from '../present/list.ts';
+import { ApiNewRecorderAuthorization, ApiRecorderAuthorization, ApiRecording, ApiRecordingStep, presentRecorderAuthorization, presentRecording, presentRecordingStep } from '../present/recording.ts';
 import { type RouteSpec, created, noContent, ok, route } from '../route.ts';
 import { ListInput, NoInput, Scalar, Text } from '../schemas.ts';
 
@@ -28,6 +28,7 @@ export const recorderRoutes: readonly RouteSpec[] = [
     path: AUTHORIZATION,
     summary: 'Authorize a recorder client: its recordings have no step limit; the previous authorization ends',
     tags: TAGS,
+    answers: { 201: ApiNewRecorderAuthorization },
     input: NoInput,
     handle: async ({ ctx, user }) => {
       const { authorization, token } = await authorizeRecorder(ctx, user);
@@ -39,6 +40,7 @@ export const recorderRoutes: readonly RouteSpec[] = [
     path: `${AUTHORIZATION}/current`,
     summary: "The account's current recorder authorization (404 when there is none)",
     tags: TAGS,
+    answers: { 200: ApiRecorderAuthorization },
     handle: async ({ ctx, user }) => ok(presentRecorderAuthorization(await currentRecorderAuthorization(ctx, user))),
   }),
   route({
@@ -46,6 +48,7 @@ export const recorderRoutes: readonly RouteSpec[] = [
     path: `${AUTHORIZATION}/current`,
     summary: "End the account's recorder authorization: its recordings are limited again",
     tags: TAGS,
+    answers: { 204: 'empty' },
     handle: async ({ ctx, user }) => {
       await endRecorderAuthorization(ctx, user);
       return noContent();
@@ -56,6 +59,7 @@ export const recorderRoutes: readonly RouteSpec[] = [
     path: '/me/recordings',
     summary: 'Start a recording; with the authorization token of the account\'s current recorder it has no step limit',
     tags: TAGS,
+    answers: { 201: ApiRecording },
     input: Type.Object({
       name: Type.Optional(Text('Name of the recording', 255)),
       osType: Type.Optional(Text('ANDROID or IOS', 20)),
@@ -68,6 +72,7 @@ export const recorderRoutes: readonly RouteSpec[] = [
     path: '/me/recordings',
     summary: "List the user's recordings",
     tags: TAGS,
+    answers: { 200: listSchema(ApiRecording) },
     input: ListInput,
     handle: async ({ ctx, user, input, present, listLinks }) => {
       const query = parseListQuery(input, RECORDING_LIST);
@@ -80,6 +85,7 @@ export const recorderRoutes: readonly RouteSpec[] = [
     path: RECORDING,
     summary: 'Read a recording',
     tags: TAGS,
+    answers: { 200: ApiRecording },
     handle: async ({ ctx, user, params, present }) => ok(presentRecording(await getRecording(ctx, user, params.recordingId), present)),
   }),
   route({
@@ -87,6 +93,7 @@ export const recorderRoutes: readonly RouteSpec[] = [
     path: `${RECORDING}/steps`,
     summary: "A recording's steps, in order",
     tags: TAGS,
+    answers: { 200: listSchema(ApiRecordingStep) },
     handle: async ({ ctx, user, params, listLinks }) => ok(presentWholeList((await recordingSteps(ctx, user, params.recordingId)).map(presentRecordingStep), listLinks())),
   }),
   route({
@@ -94,6 +101,7 @@ export const recorderRoutes: readonly RouteSpec[] = [
     path: `${RECORDING}/steps`,
     summary: 'Record one step; an unauthorized recording is cut at 30 steps (403)',
     tags: TAGS,
+    answers: { 201: ApiRecordingStep },
     input: Type.Object({
       action: Type.Optional(Scalar('TAP, LONG_TAP, SWIPE, TYPE, BACK, HOME, WAIT, ASSERT, SCREENSHOT or LAUNCH')),
       target: Type.Optional(Scalar('What the step acts on (an element, coordinates)')),
@@ -106,6 +114,7 @@ export const recorderRoutes: readonly RouteSpec[] = [
     path: `${RECORDING}/finish`,
     summary: 'Finish a recording',
     tags: TAGS,
+    answers: { 200: ApiRecording },
     input: NoInput,
     handle: async ({ ctx, user, params, present }) => ok(presentRecording(await finishRecording(ctx, user, params.recordingId), present)),
   }),

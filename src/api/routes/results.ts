@@ -10,14 +10,18 @@ import type { DeviceRunScope } from '../../services/runs.ts';
 import { deviceRunSteps, getDeviceRun, requireRun } from '../../services/runs.ts';
 import { logFiles, openOutput, outputFiles, performance, testCaseRuns } from '../../services/results.ts';
 import { fileAnswer } from '../downloads.ts';
-import { presentStep } from '../present/device-run.ts';
-import { presentFile } from '../present/file.ts';
+import { ApiDeviceSessionStep, presentStep } from '../present/device-run.ts';
+import { ApiUserFile, presentFile } from '../present/file.ts';
 import { junitReport } from '../../results/junit-report.ts';
-import { presentWholeList } from '../present/list.ts';
-import { presentSamples, presentScreenshot, presentTestCaseRun } from '../present/results.ts';
-import { type RouteSpec, bytes, ok, route, text } from '../route.ts';
+import { listSchema, presentWholeList } from '../present/list.ts';
+import { ApiPerformance, ApiScreenshot, ApiTestCaseRun, presentSamples, presentScreenshot, presentTestCaseRun } from '../present/results.ts';
+import { type RouteSpec, bytes, bytesOf, ok, route, text } from '../route.ts';
 
 const TAGS = ['Results'];
+const TestCaseRunList = listSchema(ApiTestCaseRun);
+const ScreenshotList = listSchema(ApiScreenshot);
+const FileList = listSchema(ApiUserFile);
+const StepList = listSchema(ApiDeviceSessionStep);
 
 const BASES = [
   '/me/device-sessions/:deviceSessionId',
@@ -47,6 +51,7 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       path: `${path}/test-case-runs`,
       summary: 'Test case results of a device session',
       tags: TAGS,
+      answers: { 200: TestCaseRunList },
       handle: async ({ ctx, user, params, listLinks }) =>
         ok(presentWholeList((await testCaseRuns(ctx, user, idOf(params), scopeOf(params))).map(presentTestCaseRun), listLinks())),
     }),
@@ -55,6 +60,7 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       path: `${path}/performance`,
       summary: 'CPU (0..1) and memory (KB) samples of the app under test: a plain JSON array',
       tags: TAGS,
+      answers: { 200: ApiPerformance },
       handle: async ({ ctx, user, params }) => ok(presentSamples(await performance(ctx, user, idOf(params), scopeOf(params)))),
     }),
     route({
@@ -62,6 +68,7 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       path: `${path}/screenshots`,
       summary: 'Screenshots of a device session',
       tags: TAGS,
+      answers: { 200: ScreenshotList },
       handle: async ({ ctx, user, params, present, listLinks }) => {
         const files = await outputFiles(ctx, user, idOf(params), ['screenshot'], scopeOf(params));
         return ok(presentWholeList(files.map((file) => presentScreenshot(file, present)), listLinks()));
@@ -72,6 +79,7 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       path: `${path}/screenshots/:fileId`,
       summary: 'One screenshot: the image',
       tags: TAGS,
+      answers: { 200: bytesOf('image/png', 'The image') },
       handle: async ({ ctx, user, params }) => bytes(fileAnswer(await openOutput(ctx, user, idOf(params), params.fileId, scopeOf(params), 'screenshot'))),
     }),
     route({
@@ -79,6 +87,7 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       path: `${path}/output-file-set/files`,
       summary: `Output files (tags: ${OUTPUT_TAGS.join(', ')}; filter with tag[]=)`,
       tags: TAGS,
+      answers: { 200: FileList },
       input: Type.Object({ tag: Type.Optional(Type.Array(Type.String({ maxLength: 50 }), { maxItems: 20 })) }),
       handle: async ({ ctx, user, params, input, present, listLinks }) => {
         const files = await outputFiles(ctx, user, idOf(params), input.tag ?? [], scopeOf(params));
@@ -90,6 +99,7 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       path: `${path}/output-file-set/files/:fileId/file`,
       summary: 'Download one output file',
       tags: TAGS,
+      answers: { 200: bytesOf('application/octet-stream', 'The stored bytes, unchanged; answered with the type the file was stored with') },
       handle: async ({ ctx, user, params }) => bytes(fileAnswer(await openOutput(ctx, user, idOf(params), params.fileId, scopeOf(params)))),
     }),
     route({
@@ -97,6 +107,7 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       path: `${path}/logs`,
       summary: 'The device session log (text)',
       tags: TAGS,
+      answers: { 200: bytesOf('text/plain', 'The log, as the device host wrote it') },
       handle: async ({ ctx, user, params }) => {
         const logs = await logFiles(ctx, user, idOf(params), scopeOf(params));
         const length = logs.reduce((sum, log) => sum + log.file.size, 0);
@@ -113,6 +124,7 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       path: `${path}/junit.xml`,
       summary: 'The test cases as one JUnit XML report',
       tags: TAGS,
+      answers: { 200: bytesOf('application/xml', 'A JUnit XML report') },
       handle: async ({ ctx, user, params }) => {
         const view = await getDeviceRun(ctx, user, idOf(params), scopeOf(params));
         const { run } = await requireRun(ctx, user, view.deviceRun.testRunId);
@@ -125,6 +137,7 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       path: `${path}/steps`,
       summary: 'The step timeline of a device session',
       tags: TAGS,
+      answers: { 200: StepList },
       handle: async ({ ctx, user, params, listLinks }) =>
         ok(presentWholeList((await deviceRunSteps(ctx, user, idOf(params), scopeOf(params))).map(presentStep), listLinks())),
     }),

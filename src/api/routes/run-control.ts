@@ -2,8 +2,8 @@
 import Type from 'typebox';
 import { abortDeviceSession, abortRun, retryDeviceSession, retryRun } from '../../services/run-control.ts';
 import { getDeviceRun } from '../../services/runs.ts';
-import { presentDeviceRun, presentDeviceSession } from '../present/device-run.ts';
-import { presentTestRun } from '../present/test-run.ts';
+import { ApiDeviceRun, ApiDeviceSession, presentDeviceRun, presentDeviceSession } from '../present/device-run.ts';
+import { ApiTestRun, presentTestRun } from '../present/test-run.ts';
 import { type RouteSpec, ok, route } from '../route.ts';
 import { NoInput } from '../schemas.ts';
 
@@ -30,6 +30,7 @@ export const runControlRoutes: readonly RouteSpec[] = [
       path: `${path as RunPath}/abort`,
       summary: 'Abort a run: unfinished device runs end as ABORTED',
       tags: TAGS,
+      answers: { 200: ApiTestRun },
       input: NoInput,
       handle: async ({ ctx, user, params, present }) => ok(presentTestRun(await abortRun(ctx, user, params.runId, params.projectId), present)),
     }),
@@ -38,6 +39,7 @@ export const runControlRoutes: readonly RouteSpec[] = [
       path: `${path as RunPath}/retry`,
       summary: 'Retry device runs (default: those that did not succeed) as new device sessions',
       tags: TAGS,
+      answers: { 200: ApiTestRun },
       input: Type.Object({ deviceRunIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 1000 })) }),
       handle: async ({ ctx, user, params, input, present }) =>
         ok(presentTestRun(await retryRun(ctx, user, params.runId, params.projectId, input.deviceRunIds), present)),
@@ -50,6 +52,7 @@ export const runControlRoutes: readonly RouteSpec[] = [
         path: `${path as SessionPath}/${action}`,
         summary,
         tags: TAGS,
+        answers: { 200: ApiDeviceSession },
         input: NoInput,
         handle: async ({ ctx, user, params, present }) => {
           const deviceRun = await act(ctx, user, params.deviceSessionId, params);
@@ -63,6 +66,7 @@ export const runControlRoutes: readonly RouteSpec[] = [
     path: `${DEVICE_RUN_PATH}/abort`,
     summary: 'Abort one device run (legacy view)',
     tags: TAGS,
+    answers: { 200: ApiDeviceRun },
     input: NoInput,
     handle: async ({ ctx, user, params, present }) => {
       const deviceRun = await abortDeviceSession(ctx, user, params.deviceRunId, params);

@@ -11,7 +11,7 @@ import type { Context } from '../../services/context.ts';
 import { legacyRunRequest } from '../../services/legacy-run.ts';
 import { planRun, startRun } from '../../services/start-run.ts';
 import { presentRunPlan } from '../present/run-plan.ts';
-import { presentTestRun } from '../present/test-run.ts';
+import { ApiTestRun, ApiTestRunPlan, presentTestRun } from '../present/test-run.ts';
 import { type RouteSpec, created, ok, route } from '../route.ts';
 
 const TAGS = ['Starting runs'];
@@ -60,6 +60,7 @@ export const runStartRoutes: readonly RouteSpec[] = [
       path,
       summary: 'Start a test run from a TestRunConfig (JSON), or from a project config with only projectId',
       tags: TAGS,
+      answers: { 201: ApiTestRun },
       input: RunConfigInput,
       handle: async ({ ctx, user, input, present, request }) => created(presentTestRun(await startRun(ctx, user, await runRequest(ctx, user, input, request)), present)),
     }),
@@ -69,6 +70,7 @@ export const runStartRoutes: readonly RouteSpec[] = [
     path: '/me/runs/config',
     summary: 'Check a TestRunConfig without starting anything; answers it filled in',
     tags: TAGS,
+    answers: { 200: ApiTestRunPlan },
     input: RunConfigInput,
     handle: async ({ ctx, user, input, request }) => ok(presentRunPlan(await planRun(ctx, user, await runRequest(ctx, user, input, request)))),
   }),
@@ -77,6 +79,7 @@ export const runStartRoutes: readonly RouteSpec[] = [
     path: '/me/projects/:projectId/runs',
     summary: "Start a run with the project's config (legacy); name, usedDeviceIds[] and config fields override it",
     tags: TAGS,
+    answers: { 201: ApiTestRun },
     input: Type.Object({
       ...RunConfigInput.properties,
       name: field('Name of the run'),

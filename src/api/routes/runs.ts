@@ -5,14 +5,17 @@
 import { parseListQuery } from '../../domain/list-query.ts';
 import { DEVICE_RUN_LIST, RUN_LIST, legacyRunStatus } from '../../domain/runs.ts';
 import { deleteRun, deviceRunSteps, getDeviceRun, getRun, listDeviceRuns, listRuns } from '../../services/runs.ts';
-import { presentDeviceRun, presentDeviceSession, presentLegacyState } from '../present/device-run.ts';
-import { presentList, presentWholeList } from '../present/list.ts';
-import { presentTestRun } from '../present/test-run.ts';
+import { ApiDeviceRun, ApiDeviceRunState, ApiDeviceSession, presentDeviceRun, presentDeviceSession, presentLegacyState } from '../present/device-run.ts';
+import { listSchema, presentList, presentWholeList } from '../present/list.ts';
+import { ApiTestRun, presentTestRun } from '../present/test-run.ts';
 import { type RouteSpec, noContent, ok, route } from '../route.ts';
 import { ListInput, NoInput } from '../schemas.ts';
 
 const TAGS = ['Test runs'];
 const RUN = '/me/projects/:projectId/runs/:runId';
+const DeviceRunList = listSchema(ApiDeviceRun);
+const DeviceSessionList = listSchema(ApiDeviceSession);
+const StateList = listSchema(ApiDeviceRunState);
 
 export const runRoutes: readonly RouteSpec[] = [
   route({
@@ -20,6 +23,7 @@ export const runRoutes: readonly RouteSpec[] = [
     path: '/me/projects/:projectId/runs',
     summary: 'List the test runs of a project',
     tags: TAGS,
+    answers: { 200: listSchema(ApiTestRun) },
     input: ListInput,
     handle: async ({ ctx, user, params, input, present, listLinks }) => {
       const query = parseListQuery(input, RUN_LIST);
@@ -33,6 +37,7 @@ export const runRoutes: readonly RouteSpec[] = [
       path: path as typeof RUN,
       summary: 'Read a test run',
       tags: TAGS,
+      answers: { 200: ApiTestRun },
       handle: async ({ ctx, user, params, present }) => ok(presentTestRun(await getRun(ctx, user, params.runId, params.projectId), present)),
     }),
     route({
@@ -40,6 +45,7 @@ export const runRoutes: readonly RouteSpec[] = [
       path: path as typeof RUN,
       summary: 'Delete a test run with its results',
       tags: TAGS,
+      answers: { 204: 'empty' },
       input: NoInput,
       handle: async ({ ctx, user, params }) => {
         await deleteRun(ctx, user, params.runId, params.projectId);
@@ -53,6 +59,7 @@ export const runRoutes: readonly RouteSpec[] = [
       path: `${path as typeof RUN}/device-runs`,
       summary: 'List the device runs of a test run (legacy view)',
       tags: TAGS,
+      answers: { 200: DeviceRunList },
       input: ListInput,
       handle: async ({ ctx, user, params, input, present, listLinks }) => {
         const query = parseListQuery(input, DEVICE_RUN_LIST);
@@ -65,6 +72,7 @@ export const runRoutes: readonly RouteSpec[] = [
       path: `${path as typeof RUN}/device-sessions`,
       summary: 'List the device sessions of a test run',
       tags: TAGS,
+      answers: { 200: DeviceSessionList },
       input: ListInput,
       handle: async ({ ctx, user, params, input, present, listLinks }) => {
         const query = parseListQuery(input, DEVICE_RUN_LIST);
@@ -77,6 +85,7 @@ export const runRoutes: readonly RouteSpec[] = [
       path: `${path as typeof RUN}/device-runs/:deviceRunId`,
       summary: 'Read a device run (legacy view)',
       tags: TAGS,
+      answers: { 200: ApiDeviceRun },
       handle: async ({ ctx, user, params, present }) =>
         ok(presentDeviceRun(await getDeviceRun(ctx, user, params.deviceRunId, params), present)),
     }),
@@ -85,6 +94,7 @@ export const runRoutes: readonly RouteSpec[] = [
       path: `${path as typeof RUN}/device-runs/:deviceRunId/states`,
       summary: 'The step timeline of a device run (legacy view)',
       tags: TAGS,
+      answers: { 200: StateList },
       handle: async ({ ctx, user, params, listLinks }) => {
         const view = await getDeviceRun(ctx, user, params.deviceRunId, params);
         const steps = await deviceRunSteps(ctx, user, params.deviceRunId, params);
@@ -97,6 +107,7 @@ export const runRoutes: readonly RouteSpec[] = [
       path: `${path as typeof RUN}/device-sessions/:deviceSessionId`,
       summary: 'Read a device session',
       tags: TAGS,
+      answers: { 200: ApiDeviceSession },
       handle: async ({ ctx, user, params, present }) =>
         ok(presentDeviceSession(await getDeviceRun(ctx, user, params.deviceSessionId, params), present)),
     }),
@@ -107,6 +118,7 @@ export const runRoutes: readonly RouteSpec[] = [
       path: path as '/device-sessions/:deviceSessionId',
       summary: 'Read a device session',
       tags: TAGS,
+      answers: { 200: ApiDeviceSession },
       handle: async ({ ctx, user, params, present }) => ok(presentDeviceSession(await getDeviceRun(ctx, user, params.deviceSessionId), present)),
     }),
   ]),

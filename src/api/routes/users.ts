@@ -2,7 +2,7 @@
 import Type from 'typebox';
 import { ForbiddenError } from '../../domain/errors.ts';
 import type { Credential } from '../plugins/auth.ts';
-import { presentUser } from '../present/user.ts';
+import { ApiMe, presentUser } from '../present/user.ts';
 import { type RouteSpec, noContent, ok, route } from '../route.ts';
 import { NoInput, Text } from '../schemas.ts';
 import { changePassword, resetApiKey, updateProfile } from '../../services/users.ts';
@@ -28,6 +28,7 @@ export const userRoutes: readonly RouteSpec[] = [
     path: '/me',
     summary: 'The authenticated user (apiKey only when authenticated with the API key itself)',
     tags: TAGS,
+    answers: { 200: ApiMe },
     handle: async ({ ctx, user, credential }) => ok(await me(ctx, user, keyShownTo(credential))),
   }),
   route({
@@ -35,6 +36,7 @@ export const userRoutes: readonly RouteSpec[] = [
     path: '/me',
     summary: 'Update the profile',
     tags: TAGS,
+    answers: { 200: ApiMe },
     input: Type.Object({
       firstName: Type.Optional(Text('First name', 255)),
       lastName: Type.Optional(Text('Last name', 255)),
@@ -51,6 +53,7 @@ export const userRoutes: readonly RouteSpec[] = [
       'Issue a new API key; the old key, every OAuth token and every other dashboard session stop working at once. ' +
       'With the API key, or a dashboard session within 10 minutes of entering the password; not with an OAuth token',
     tags: TAGS,
+    answers: { 200: ApiMe },
     input: NoInput,
     handle: async ({ ctx, user, credential }) => {
       // Its answer is a permanent credential: a short-lived one may not obtain it.
@@ -67,6 +70,7 @@ export const userRoutes: readonly RouteSpec[] = [
     path: '/me/password',
     summary: 'Change the password (the current one is required); every OAuth token and every other dashboard session of the user stop working',
     tags: TAGS,
+    answers: { 204: 'empty' },
     takesPassword: true,
     input: Type.Object({
       currentPassword: Text('The current password', 1024),
