@@ -95,8 +95,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerAgentProtocol(app, options.ctx);
   registerOAuth(app, options.ctx);
   registerWebSession(app, options.ctx, options.publicUrl);
-  // The dashboard: static files, public (its data comes from the API with the session cookie).
-  await app.register(fastifyStatic, { root: WEB_ROOT, wildcard: false, index: 'index.html', schemaHide: true });
+  // The dashboard: static files, public (its data comes from the API with the session cookie). Its
+  // type checker's files (tsconfig.json, *.d.ts) are the build's, not the browser's.
+  await app.register(fastifyStatic, { root: WEB_ROOT, wildcard: false, index: 'index.html', schemaHide: true, globIgnore: ['**/*.json', '**/*.d.ts'] });
   registerDashboardModules(app);
 
   // The document (about a megabyte, every answer's schema written out) is the same until the app closes.

@@ -30,6 +30,11 @@ describe('modules the server writes for the dashboard', () => {
     expect(Object.isFrozen(module.FINAL_DEVICE_SESSION_STATES)).toBe(true);
   });
 
+  it("serves the browser's files only, not the type checker's", async () => {
+    expect((await call(h.app, 'GET', '/app.js')).status).toBe(200);
+    for (const file of ['/tsconfig.json', '/final-states.d.ts']) expect((await call(h.app, 'GET', file)).status).toBe(404);
+  });
+
   it('leaves the dashboard no copy of its own', () => {
     const finals = [...FINAL_DEVICE_RUN_STATES];
     const others = DEVICE_RUN_STATES.filter((state) => !FINAL_DEVICE_RUN_STATES.has(state));
