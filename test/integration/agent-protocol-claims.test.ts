@@ -1,5 +1,4 @@
 /** Claims: the queue's order, answers that never reached the agent, waking waiting claims, SERIAL and SINGLE runs. */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CRAWLER, protocolWorld, startRun } from '../support/agent-protocol.ts';
 import { ENGINES } from '../support/engines.ts';
@@ -76,9 +75,20 @@ describe.each(ENGINES)('claims of the agent protocol (%s)', (engine) => {
       const project = await owner.call('POST', '/api/me/projects', { json: true, body: 'name=P', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
 
       // The agent hung up on its first claim to claim again; the new claim finds nothing yet and waits.
+      // A claim's last look before it waits asks for stranded devices: once that has answered, the
+      // claim is parked (no wall-clock guess of how long the look takes).
+      const queue = slow.ctx.store.queue;
+      const releaseStranded = queue.releaseStranded;
+      let parked!: () => void;
+      const looked = new Promise<void>((resolve) => (parked = resolve));
+      queue.releaseStranded = async (...args) => {
+        const stranded = await releaseStranded.apply(queue, args);
+        parked();
+        return stranded;
+      };
       const started = performance.now();
       const newer = host.post('/claims', { deviceIds: [deviceId], running: [], waitMs: 20_000 });
-      await sleep(300);
+      await looked;
       // Meanwhile the first claim, still working on the server, takes a device run (its answer goes nowhere).
       const run = await fixtures.run(slow.ctx, owner.user, project.body.id, [(await slow.ctx.store.devices.findById(deviceId))!], ['WAITING']);
       const older = await claim(slow.ctx, agentRecord, { deviceIds: [deviceId], running: [], waitMs: 0 }, AbortSignal.abort());
