@@ -624,7 +624,16 @@ exit 3
     fs.writeFileSync(tests, await zip([['run-tests.sh', 'trap "" TERM\nwhile true; do sleep 0.1; done\n', 0o100755]]));
     const controller = new AbortController();
     const running = driver.execute(job({ kind: 'server-side', app, tests: { path: tests, name: 'endless.zip', properties: {} } }), recorder(controller.signal).context);
-    await sleep(1500);
+    // Stopped once the script runs with children: a `sleep` of this run's (its environment names the run's ADB socket).
+    const ofThisRun = path.join(dataDir, 'work', String(jobs), 'box', 'adb.sock');
+    const isSleep = (pid: number) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep\0');
+      } catch {
+        return false; // gone meanwhile
+      }
+    };
+    await until(() => processesWith(ofThisRun, 'environ').some(isSleep), 20_000);
     const started = Date.now();
     controller.abort();
     const result = await running;

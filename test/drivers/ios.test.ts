@@ -18,6 +18,7 @@ import { type Signer, goIosSigner, loadSigningSetup, zsignSigner } from '../../s
 import { decide } from '../../src/agent/executor.ts';
 import { ConfigError } from '../../src/config.ts';
 import { FAKE_IOS, FAKE_ZSIGN, FakeIos, LAB_DEVICES, LAB_TOOL, WDA_BUNDLE, ipa, provisioningProfile, runnerZip, signingFolder, xctestZip } from '../support/fake-ios/index.ts';
+import { until } from '../support/until.ts';
 import { type DriverFixtures, type JobSpec, describeDriverConformance, recorder } from './conformance.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-ios-'));
@@ -300,9 +301,12 @@ describe('ios driver: the crawler', () => {
   it('stops promptly when aborted, and takes WebDriverAgent down with it', async () => {
     const w = world({ driver: { crawlLimits: { maxTaps: 30, maxScreens: 10, settleMs: 3000 } } });
     const controller = new AbortController();
-    const crawling = w.driver.execute(job({ kind: 'crawler', app: await app(), tests: null }), recorder(controller.signal).context);
-    for (let waited = 0; w.fake.device(PHONE_1).wdaPort === null && waited < 20_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const { context, steps } = recorder(controller.signal);
+    const crawl = job({ kind: 'crawler', app: await app(), tests: null });
+    const crawling = w.driver.execute(crawl, context);
+    // Stopped mid-crawl: WebDriverAgent is up and the crawler has taken its first screenshot.
+    const shots = path.join(crawl.workDir, 'screenshots');
+    await until(() => ({ wda: w.fake.device(PHONE_1).wdaPort, running: steps.includes('RUNNING'), shots: fs.existsSync(shots) ? fs.readdirSync(shots).length : 0 }), (seen) => seen.wda !== null && seen.running && seen.shots > 0, 20_000);
     const stopped = Date.now();
     controller.abort();
     const result = await crawling;
@@ -406,8 +410,8 @@ describe('ios driver: health and start-up checks', () => {
     w.fake.updateDevice(PHONE_1, (device) => {
       device.offlineUntil = Date.now() + 3_600_000;
     });
-    await new Promise((resolve) => setTimeout(resolve, 2100));
-    expect(await w.driver.health(PHONE_1)).toEqual({ ok: false, reason: 'go-ios does not see the device: unplugged, not trusted, or usbmuxd stopped' });
+    // The driver lists the phones anew once its short-lived list is stale: wait for that, not for its age.
+    expect(await until(() => w.driver.health(PHONE_1), (health) => !health.ok, 20_000)).toEqual({ ok: false, reason: 'go-ios does not see the device: unplugged, not trusted, or usbmuxd stopped' });
   });
 
   it('lists the phones that answer when one does not trust the host yet', async () => {

@@ -9,6 +9,8 @@ import path from 'node:path';
 import { createClient } from '../../src/client/api-client.ts';
 import { type RunningProcess, runCli, startCli } from './cli.ts';
 
+export { until } from './until.ts';
+
 export interface CloudUser {
   readonly id: number;
   readonly email: string;
@@ -98,26 +100,5 @@ export class Cloud {
     for (const agent of this.agents.values()) await agent.stop();
     await this.server?.stop();
     fs.rmSync(this.dataDir, { recursive: true, force: true });
-  }
-}
-
-/**
- * Polls `probe` until `done` holds for its value. It gives up only when nothing moved for
- * `timeoutMs`: neither the value nor what `progress` reports (a fake's request count, a process's
- * output, a ledger's length) changed. A slow machine that is getting there is waited for; a stuck
- * one fails with the last value.
- */
-export async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000, progress: () => unknown = () => undefined): Promise<T> {
-  let moved = Date.now();
-  let last: string | undefined;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    const seen = JSON.stringify([value, progress()]);
-    if (seen !== last) {
-      last = seen;
-      moved = Date.now();
-    } else if (Date.now() - moved > timeoutMs) throw new Error(`gave up after ${timeoutMs} ms without progress; last value: ${JSON.stringify(value).slice(0, 2000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
