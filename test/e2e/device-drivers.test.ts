@@ -42,8 +42,14 @@ describe('devicecloud agent --driver adb|ios through real processes (fake ADB se
     return agent;
   }
 
-  /** What the phones were asked and the agents said: it grows while runs and cleaning go on. */
-  const progress = () => [adb.requests.length, goIos.calls().length, agents.map((agent) => agent.output().length)];
+  /**
+   * What the phones were asked, less the health checks the agents repeat while idle: it grows
+   * while runs and cleaning go on, and stops when they are stuck.
+   */
+  const progress = () => [
+    adb.device(PIXEL).commands.filter((command) => !/dumpsys battery|sys\.boot_completed/.test(command)).length,
+    goIos.calls().filter((args) => args[0] !== 'list' && args[0] !== 'info').length,
+  ];
 
   /** The run, once it has finished, and its only device session. */
   async function finished(runId: number) {
