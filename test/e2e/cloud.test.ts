@@ -218,8 +218,10 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
   it('loses nothing when the server is killed mid-run and started again', async () => {
     const survivor = await start('silver', android[1]!, { SLEEP: '4' });
     await running('silver', survivor.id);
+    const before = cloud.agentOutput('host-1').length;
     await cloud.killServer();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // The server comes back once the agent has found it gone (and is riding that out), not after a guessed second.
+    await until(async () => cloud.agentOutput('host-1').slice(before), (since) => /failed \(.*\); retrying/.test(since), 30_000);
     await cloud.startServer();
     const end = await finished('silver', survivor.id, 60_000);
     expect(end).toMatchObject({ succeededDeviceCount: 1, successfulTestCaseCount: 2 });
