@@ -53,7 +53,7 @@ describe.runIf(ENGINES.includes('postgres'))('two servers and two agents on one 
     return JSON.parse(answer.stdout);
   };
   const startServer = async (id: string) => {
-    const server = startCli(['serve', '--port', '0', '--log-level', 'warn', '--heartbeat-ms', '500', '--lease-ms', '4000', '--data-dir', path.join(dir, id), ...common], secrets);
+    const server = startCli(['serve', '--port', '0', '--log-level', 'warn', '--heartbeat-ms', '500', '--lease-ms', '15000', '--data-dir', path.join(dir, id), ...common], secrets);
     processes.set(id, server);
     const [, base] = await server.waitFor(/running at (http:\/\/\S+)/);
     return base!;
