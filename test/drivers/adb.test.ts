@@ -49,7 +49,7 @@ describe('adb driver', () => {
     fs.mkdirSync(workDir, { recursive: true });
     return { deviceRunId: jobs, serial: PIXEL, data: [], parameters: {}, timeoutSeconds: 60, locale: 'en_US', deviceSettings: null, launchApp: true, credentials: null, workDir, ...spec };
   };
-  const until = async (check: () => boolean | Promise<boolean>, ms = 5000) => {
+  const until = async (check: () => boolean | Promise<boolean>, ms = 30_000) => {
     for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) if (await check()) return;
     throw new Error('condition not met in time');
   };
