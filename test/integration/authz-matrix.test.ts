@@ -17,7 +17,7 @@ import type { RouteSpec } from '../../src/api/route.ts';
 import { adminRoutes } from '../../src/api/routes/admin.ts';
 import { PROTOCOL_PREFIX } from '../../src/protocol/v1.ts';
 import { revealApiKey } from '../../src/services/users.ts';
-import { runCli, startCli } from '../support/cli.ts';
+import { cliBudget, runCli, startCli } from '../support/cli.ts';
 import { ENGINES } from '../support/engines.ts';
 import { until } from '../support/until.ts';
 import { type FakeAgent, androidDevice, fakeAgent } from '../support/fake-agent.ts';
@@ -390,5 +390,5 @@ describe('secrets in the log of a real server', () => {
     } finally {
       await server.stop();
     }
-  }, 60_000);
+  }, cliBudget(3)); // two admin commands and the server
 });
