@@ -124,7 +124,9 @@ async function run(flags: RunFlags, out: NodeJS.WriteStream): Promise<number> {
   } finally {
     interrupted.dispose();
   }
-  if (finished === undefined) return interrupted.code();
+  // Ctrl-C wins over a finish seen meanwhile: the abort's own answer may come after the poll that
+  // saw the run end because of it.
+  if (finished === undefined || interrupted.fired()) return interrupted.done();
 
   // Results (and their XML writer) are loaded once there are some: not before the upload starts.
   const { collectTestCases, downloadResults, failureLines, mergedJUnit } = await import('./run-results.ts');
@@ -169,9 +171,10 @@ async function upload(client: DevicecloudClient, file: string, out: NodeJS.Write
  */
 function onInterrupt(client: DevicecloudClient, runId: number, abortAlways: boolean, out: NodeJS.WriteStream, stop: AbortController) {
   let code: number = EXIT.INTERRUPTED;
+  let handled: Promise<void> | undefined;
   const handler = () => {
     process.removeListener('SIGINT', handler);
-    void (async () => {
+    handled = (async () => {
       let abort = abortAlways;
       if (!abort && process.stdin.isTTY === true) {
         const prompt = readline.createInterface({ input: process.stdin, output: process.stderr });
@@ -189,7 +192,15 @@ function onInterrupt(client: DevicecloudClient, runId: number, abortAlways: bool
     })();
   };
   process.on('SIGINT', handler);
-  return { dispose: () => process.removeListener('SIGINT', handler), code: () => code };
+  return {
+    dispose: () => process.removeListener('SIGINT', handler),
+    fired: () => handled !== undefined,
+    /** The exit code, once the interruption has been dealt with (the abort answered, said so). */
+    done: async () => {
+      await handled;
+      return code;
+    },
+  };
 }
 
 function devNull(): NodeJS.WriteStream {

@@ -130,16 +130,16 @@ export function describeDriverConformance(name: string, setup: () => Promise<{ d
 
     it('stops promptly when aborted, keeping what it has', async () => {
       const controller = new AbortController();
-      const { context, steps } = recorder(controller.signal);
+      const { context, steps, samples } = recorder(controller.signal);
       const running = driver.execute(job(await fixtures.endless()), context);
-      // Aborted while its tests run, not while installing (which takes a while on a real phone).
+      // Aborted while its tests run and are recorded (their first sample is in), not while
+      // installing (which takes a while on a real phone).
       let ended = false;
       void running.finally(() => (ended = true));
-      while (!steps.includes('RUNNING')) {
+      while (!steps.includes('RUNNING') || samples.length === 0) {
         if (ended) throw new Error(`the endless tests ended before running: ${JSON.stringify(await running)}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      await new Promise((resolve) => setTimeout(resolve, 1500));
       const started = Date.now();
       controller.abort();
       const result = await running;

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningProcess, runCli, startCli } from '../support/cli.ts';
+import { CLI_START_MS, type RunningProcess, cliBudget, runCli, startCli } from '../support/cli.ts';
 import { zip } from '../support/zips.ts';
 
 const EXAMPLES = path.resolve(import.meta.dirname, '../../examples/dist');
@@ -15,11 +15,14 @@ const app = path.join(EXAMPLES, 'sample-app.apk');
 const green = path.join(EXAMPLES, 'tests-green.zip');
 const failing = path.join(EXAMPLES, 'tests-failing.zip');
 
-describe('devicecloud run and the client commands, against a local cloud', () => {
+// Each test starts the CLI up to a dozen times, each start bounded by CLI_START_MS (a command that
+// waits for a run, by a few of them): on a loaded machine that is minutes, so the tests' own
+// timeout is only a backstop.
+describe('devicecloud run and the client commands, against a local cloud', { timeout: 15 * 60_000 }, () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-cli-'));
   let local: RunningProcess;
   let env: Record<string, string>;
-  const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { ...env, ...extra });
+  const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { ...env, ...extra }, args.includes('--wait') ? 5 * CLI_START_MS : CLI_START_MS);
 
   beforeAll(async () => {
     local = startCli(['local', '--port', '0', '--data-dir', path.join(dir, 'cloud')]);
@@ -27,7 +30,7 @@ describe('devicecloud run and the client commands, against a local cloud', () =>
     const [, key] = await local.waitFor(/API key\s+([A-Za-z0-9]{32})/);
     // XDG_CONFIG_HOME keeps `devicecloud login` away from the real home folder.
     env = { DEVICECLOUD_URL: url!, DEVICECLOUD_API_KEY: key!, XDG_CONFIG_HOME: path.join(dir, 'config') };
-  });
+  }, cliBudget(1));
   afterAll(async () => {
     await local?.stop();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screen } from '../../examples/build.ts';
 import { zip } from '../support/zips.ts';
+import { cliBudget } from '../support/cli.ts';
 import { Cloud, type CloudUser, until } from '../support/cloud.ts';
 import { processesWith } from '../support/sandbox.ts';
 
@@ -68,7 +69,7 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
     const devices = await users.gold.api('GET', '/v2/devices?filter=osType_eq_ANDROID&sort=id_a');
     android = devices.body.data.map((device: { id: number }) => device.id);
     expect(android).toHaveLength(4);
-  }, 120_000);
+  }, cliBudget(6)); // serve, an agent token and the agent, three users
   afterAll(() => cloud.stop(), 60_000);
 
   type Who = keyof typeof users;
@@ -218,8 +219,10 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
   it('loses nothing when the server is killed mid-run and started again', async () => {
     const survivor = await start('silver', android[1]!, { SLEEP: '4' });
     await running('silver', survivor.id);
+    const before = cloud.agentOutput('host-1').length;
     await cloud.killServer();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // The server comes back once the agent has found it gone (and is riding that out), not after a guessed second.
+    await until(async () => cloud.agentOutput('host-1').slice(before), (since) => /failed \(.*\); retrying/.test(since), 30_000);
     await cloud.startServer();
     const end = await finished('silver', survivor.id, 60_000);
     expect(end).toMatchObject({ succeededDeviceCount: 1, successfulTestCaseCount: 2 });

@@ -12,6 +12,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { type Browser, type BrowserContext, type Locator, type Page, chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/api-client.ts';
+import { cliBudget } from '../support/cli.ts';
 import { Cloud, type CloudUser, until } from '../support/cloud.ts';
 import { zip } from '../support/zips.ts';
 
@@ -76,7 +77,7 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     user = await cloud.user('web@example.com', 'GOLD');
     await cloud.admin(['create-user', '--email', 'ops@example.com', '--password', 'ops-password', '--plan', 'PLATINUM', '--role', 'ADMIN']);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  }, 120_000);
+  }, cliBudget(5)); // serve, an agent token and the agent, two users
 
   afterEach(async () => {
     for (const context of contexts.splice(0)) await context.close();

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildExamples } from '../../examples/build.ts';
-import { type RunningProcess, startCli } from '../support/cli.ts';
+import { type RunningProcess, cliBudget, startCli } from '../support/cli.ts';
 import { Cloud, type CloudUser, until } from '../support/cloud.ts';
 import { testApk } from '../support/fake-adb/apks.ts';
 import { FakeAdbServer, GOOGLE_USERS, recording } from '../support/fake-adb/index.ts';
@@ -23,7 +23,9 @@ const IOS_CRAWLER = 18;
 const PIXEL = '28141FDH2000JY';
 const IPHONE = LAB_DEVICES[0]!;
 
-describe('devicecloud agent --driver adb|ios through real processes (fake ADB server, fake go-ios)', () => {
+// The waits below give up when the phones and the agents stop moving, not at a fixed time: under
+// load a run and its cleaning take minutes, and the test's timeout is only a backstop.
+describe('devicecloud agent --driver adb|ios through real processes (fake ADB server, fake go-ios)', { timeout: 10 * 60_000 }, () => {
   const cloud = new Cloud(['--heartbeat-ms', '500']);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-e2e-drivers-'));
   const agents: RunningProcess[] = [];
@@ -40,12 +42,22 @@ describe('devicecloud agent --driver adb|ios through real processes (fake ADB se
     return agent;
   }
 
+  /**
+   * What the phones were asked, less the health checks the agents repeat while idle: it grows
+   * while runs and cleaning go on, and stops when they are stuck.
+   */
+  const progress = () => [
+    adb.device(PIXEL).commands.filter((command) => !/dumpsys battery|sys\.boot_completed/.test(command)).length,
+    goIos.calls().filter((args) => args[0] !== 'list' && args[0] !== 'info').length,
+  ];
+
   /** The run, once it has finished, and its only device session. */
   async function finished(runId: number) {
     const run = await until(
       () => user.api('GET', `/v2/runs/${runId}`),
       (answer) => answer.body.state === 'FINISHED',
       60_000,
+      progress,
     );
     const sessions = (await user.api('GET', `/v2/runs/${runId}/device-sessions`)).body.data;
     expect(sessions).toHaveLength(1);
@@ -67,7 +79,7 @@ describe('devicecloud agent --driver adb|ios through real processes (fake ADB se
     // Exactly what a device host sets: the ADB server's address, go-ios and the signing folder.
     await startAgent('android-host', ['--driver', 'adb'], { ADB_SERVER_SOCKET: `tcp:127.0.0.1:${adb.port}` });
     await startAgent('ios-host', ['--driver', 'ios', '--ios-bin', FAKE_IOS, '--ios-signing', signingFolder(path.join(scratch, 'signing'))], goIos.env);
-  }, 120_000);
+  }, cliBudget(6)); // serve, create-user, and a create-agent-token and an agent per host
 
   afterAll(async () => {
     for (const agent of agents) await agent.stop();
@@ -145,8 +157,10 @@ describe('devicecloud agent --driver adb|ios through real processes (fake ADB se
     await until(
       async () => ({ packages: [...pixel.packages.keys()].filter((name) => name.startsWith('com.devicecloud')), wifi: pixel.settings.get('global/wifi_on'), accounts: pixel.accounts.length, boots: pixel.boots }),
       (phone) => phone.packages.length === 0 && phone.wifi === '1' && phone.accounts === 0 && phone.boots === boots + 1,
+      undefined,
+      progress,
     );
-    await until(() => deviceOf('ANDROID'), (shown) => shown.available === true);
+    await until(() => deviceOf('ANDROID'), (shown) => shown.available === true, undefined, progress);
   });
 
   it('runs the iOS crawler on the iOS phone: re-signed, WebDriverAgent through go-ios, one test case a screen; cleaning uninstalls', async () => {
@@ -182,8 +196,10 @@ describe('devicecloud agent --driver adb|ios through real processes (fake ADB se
     await until(
       async () => ({ apps: Object.keys(goIos.device(IPHONE.udid).apps).filter((bundleId) => bundleId.startsWith('com.devicecloud')), boots: goIos.device(IPHONE.udid).boots ?? 0 }),
       (phone) => phone.apps.length === 0 && phone.boots === boots + 1,
+      undefined,
+      progress,
     );
-    await until(() => deviceOf('IOS'), (shown) => shown.available === true);
+    await until(() => deviceOf('IOS'), (shown) => shown.available === true, undefined, progress);
   });
 
   it('runs an XCUITest run on the iOS phone: re-signed, test cases from go-ios\' results; cleaning uninstalls', async () => {
@@ -218,7 +234,9 @@ describe('devicecloud agent --driver adb|ios through real processes (fake ADB se
     await until(
       async () => Object.keys(goIos.device(IPHONE.udid).apps).filter((bundleId) => bundleId.startsWith('com.devicecloud')),
       (left) => left.length === 0,
+      undefined,
+      progress,
     );
-    await until(() => deviceOf('IOS'), (shown) => shown.available === true);
+    await until(() => deviceOf('IOS'), (shown) => shown.available === true, undefined, progress);
   });
 });

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cloud, type CloudUser, until } from '../support/cloud.ts';
-import { runCli } from '../support/cli.ts';
+import { cliBudget, runCli } from '../support/cli.ts';
 import { processesWith } from '../support/sandbox.ts';
 import { zip } from '../support/zips.ts';
 
@@ -65,7 +65,7 @@ describe('a hostile package on the public flavour (serve + agent, bubblewrap)', 
     const devices = await honest.api('GET', '/v2/devices?filter=osType_eq_ANDROID&sort=id_a');
     android = devices.body.data.map((device: { id: number }) => device.id);
     expect(android).toHaveLength(2);
-  }, 120_000);
+  }, cliBudget(5)); // serve, an agent token and the agent, two users
   afterAll(() => cloud.stop(), 60_000);
 
   async function startRun(user: CloudUser, deviceId: number, script: string, parameters: Record<string, string> = {}) {

@@ -17,8 +17,9 @@ import type { RouteSpec } from '../../src/api/route.ts';
 import { adminRoutes } from '../../src/api/routes/admin.ts';
 import { PROTOCOL_PREFIX } from '../../src/protocol/v1.ts';
 import { revealApiKey } from '../../src/services/users.ts';
-import { runCli, startCli } from '../support/cli.ts';
+import { cliBudget, runCli, startCli } from '../support/cli.ts';
 import { ENGINES } from '../support/engines.ts';
+import { until } from '../support/until.ts';
 import { type FakeAgent, androidDevice, fakeAgent } from '../support/fake-agent.ts';
 import * as fixtures from '../support/fixtures.ts';
 import { type Harness, type TestUser, createHarness, multipart, parseXml } from '../support/harness.ts';
@@ -374,7 +375,9 @@ describe('secrets in the log of a real server', () => {
       const reset = await request('POST', '/api/me/reset-api-key', { headers: { ...basic(user.apiKey), accept: 'application/json' } });
       secrets.push((JSON.parse(reset.text) as { apiKey: string }).apiKey);
 
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The server logs a request's end after it answered: wait until every request it took in has ended in the log.
+      const count = (text: string) => server.output().split('\n').filter((line) => line.includes(text)).length;
+      await until(() => [count('"incoming request"'), count('"request completed"')], ([incoming, completed]) => completed! >= incoming!, 10_000);
       const log = server.output();
       // The log is there and verbose (each request logged), so its silence about secrets means something.
       expect(log.split('\n').filter((line) => line.includes('"incoming request"')).length).toBeGreaterThan(12);
@@ -387,5 +390,5 @@ describe('secrets in the log of a real server', () => {
     } finally {
       await server.stop();
     }
-  }, 60_000);
+  }, cliBudget(3)); // two admin commands and the server
 });

@@ -19,6 +19,7 @@ import { type Harness, createHarness, parseXml } from '../support/harness.ts';
 import { DEEP, MULTIPART_TYPE, NOT_XML, SPEC_OF, deepArray, filePart, multipartBody } from '../support/hostile.ts';
 import { type HostileReport, driveHostileInput } from '../support/hostile-drive.ts';
 import { seedFrom } from '../support/prng.ts';
+import { until } from '../support/until.ts';
 import { type World, fillPath, seedWorld } from '../support/world.ts';
 
 const SEED = seedFrom('HOSTILE_SEED', 20260115);
@@ -159,14 +160,24 @@ describe.each(ENGINES)('hostile inputs found by the generator (%s)', (engine) =>
     // Found as a race (about one cut upload in 300 left an empty temporary file): the removal ran
     // before the asynchronous open. Delaying every open makes that order certain.
     const open = fs.open;
-    fs.open = ((...args: unknown[]) => setTimeout(() => (open as (...a: unknown[]) => void)(...args), 30)) as unknown as typeof fs.open;
+    let delayed = 0; // opens not yet answered
+    fs.open = ((...args: unknown[]) => {
+      delayed += 1;
+      const callback = args.pop() as (...result: unknown[]) => void;
+      setTimeout(() => (open as (...a: unknown[]) => void)(...args, (...result: unknown[]) => {
+        delayed -= 1;
+        callback(...result);
+      }), 30);
+    }) as unknown as typeof fs.open;
     try {
       const answer = await post('/api/me/files', multipartBody([filePart('cut.bin')], { close: false }).toString('latin1'), MULTIPART_TYPE);
       expect(answer.statusCode).toBe(400);
     } finally {
       fs.open = open;
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Once every delayed open has been answered, what it opened must go (and stay gone).
+    await until(() => delayed, (left) => left === 0, 10_000);
+    await until(() => fs.readdirSync(`${h.blobDir}/tmp`), (left) => left.length === 0, 10_000);
     expect(fs.readdirSync(`${h.blobDir}/tmp`)).toEqual([]);
   });
 });

@@ -9,6 +9,8 @@ import path from 'node:path';
 import { createClient } from '../../src/client/api-client.ts';
 import { type RunningProcess, runCli, startCli } from './cli.ts';
 
+export { until } from './until.ts';
+
 export interface CloudUser {
   readonly id: number;
   readonly email: string;
@@ -98,16 +100,5 @@ export class Cloud {
     for (const agent of this.agents.values()) await agent.stop();
     await this.server?.stop();
     fs.rmSync(this.dataDir, { recursive: true, force: true });
-  }
-}
-
-/** Polls `probe` until `done` holds for its value, or fails after `timeoutMs` showing the last value. */
-export async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`gave up waiting after ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 2000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

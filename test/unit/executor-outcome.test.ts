@@ -53,11 +53,14 @@ describe('progress reports of a device run', () => {
     let mostInFlight = 0;
     const seqs: number[] = [];
     const samples: number[] = [];
+    let firstReport!: () => void;
+    const reported = new Promise<void>((resolve) => (firstReport = resolve));
     const client = {
       async progress(_id: number, report: { seq: number; samples: Array<{ timestamp: number }> }) {
         inFlight += 1;
         mostInFlight = Math.max(mostInFlight, inFlight);
         seqs.push(report.seq);
+        if (seqs.length === 1) firstReport();
         samples.push(...report.samples.map((sample) => sample.timestamp));
         await new Promise((resolve) => setTimeout(resolve, seqs.length === 1 ? 400 : 10)); // the first answer is slow
         inFlight -= 1;
@@ -69,7 +72,7 @@ describe('progress reports of a device run', () => {
     };
     const driver = scriptedDriver(async (_job: unknown, context: { sample(sample: { timestamp: number; cpuUsage: number; memUsage: number; packageName: string | null }): void }) => {
       context.sample({ timestamp: 1, cpuUsage: 0.1, memUsage: 1, packageName: null });
-      await new Promise((resolve) => setTimeout(resolve, 1100)); // the periodic report goes out meanwhile
+      await reported; // the periodic report goes out meanwhile (its answer is slow)
       context.sample({ timestamp: 2, cpuUsage: 0.1, memUsage: 1, packageName: null });
       return { outcome: 'COMPLETED' as const, failReason: null, testCases: [passed], exitCode: 0, artifacts: [] };
     });

@@ -40,8 +40,8 @@ export interface FakeDevice extends FakeDeviceSpec {
   locale: string;
   ddiMounted: boolean;
   offlineUntil: number;
-  /** Rebooted, and not yet seen gone by a `list` (see state.mjs). */
-  rebootUnseen?: boolean;
+  /** Rebooted: how many more `list`s see the phone gone (see state.mjs). */
+  rebootUnseen?: number;
   failReboot?: boolean;
   /** Plugged in but not trusting this host: lockdown does not answer. */
   untrusted?: boolean;

@@ -58,8 +58,8 @@ export function recordCall(args) {
 
 /**
  * A device answers unless it is rebooting. A real reboot keeps a phone away for tens of seconds,
- * far longer than any poll; the fake's is short, so it also lasts until a `list` has seen the
- * phone gone (`rebootUnseen`), however slow the machine running the tests.
+ * far longer than any poll; the fake's is short, so it also lasts until `list`s have seen the
+ * phone gone (`rebootUnseen` of them), however slow the machine running the tests.
  */
 export function online(device, now = Date.now()) {
   return (device.offlineUntil ?? 0) <= now && !device.rebootUnseen;
