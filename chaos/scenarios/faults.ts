@@ -12,7 +12,7 @@ import pg from 'pg';
 import { POSTGRES_URL } from '../../test/support/engines.ts';
 import { zip } from '../../test/support/zips.ts';
 import { type SentUpload, checkDevices, checkLedger, checkRuns, checkUploads, settleRuns } from '../support/checks.ts';
-import { type Cloud, startCloud } from '../support/cloud.ts';
+import { startCloud } from '../support/cloud.ts';
 import { type PrivatePostgres, startPrivatePostgres } from '../support/postgres.ts';
 import { type ScenarioReport, keepLogs } from '../support/report.ts';
 import { type Call, NoAnswer, caller, newTraffic, patiently } from '../support/traffic.ts';

@@ -4,7 +4,6 @@
  * due hooks are delivered. Every server runs it; each step is safe to run concurrently.
  */
 import { DEVICE_RUN_MACHINE } from '../domain/runs.ts';
-import type { Context } from '../services/context.ts';
 import { type Wakeups, endDeviceRun, wake } from '../services/run-lifecycle.ts';
 import { type HookDeps, deliverDueHooks } from './hooks.ts';
 

@@ -3,12 +3,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Driver, Job } from '../../src/agent/driver.ts';
 import { FakeAdbServer } from '../support/fake-adb/index.ts';
 import { type JobSpec, recorder } from './conformance.ts';
-import { root, app, instrumentation, driverFor } from './adb-world.ts';
+import { root, instrumentation, driverFor } from './adb-world.ts';
 
 describe('adb driver', () => {
   let fake: FakeAdbServer;
@@ -38,11 +37,6 @@ describe('adb driver', () => {
     fs.mkdirSync(workDir, { recursive: true });
     return { deviceRunId: jobs, serial: PIXEL, data: [], parameters: {}, timeoutSeconds: 60, locale: 'en_US', deviceSettings: null, launchApp: true, credentials: null, workDir, ...spec };
   };
-  const until = async (check: () => boolean | Promise<boolean>, ms = 30_000) => {
-    for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) if (await check()) return;
-    throw new Error('condition not met in time');
-  };
-
   it('cleans: uninstalls what is new, clears the browser, deletes files, reboots, waits for boot, verifies', async () => {
     const pixel = fake.device(PIXEL);
     await driver.execute(job(instrumentation('trace')), recorder().context);

@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Driver, Job } from '../../src/agent/driver.ts';
 import { testApk } from '../support/fake-adb/apks.ts';
 import { FakeAdbServer } from '../support/fake-adb/index.ts';
-import { zip } from '../support/zips.ts';
 import { type JobSpec, recorder } from './conformance.ts';
 import { root, app, apks, instrumentation, driverFor } from './adb-world.ts';
 

@@ -4,7 +4,7 @@ import { CRAWLER, SERVER_SIDE, protocolWorld, startRun } from '../support/agent-
 import { ENGINES } from '../support/engines.ts';
 import { type FakeAgent } from '../support/fake-agent.ts';
 import * as fixtures from '../support/fixtures.ts';
-import { type Harness, type TestUser, call, parseXml } from '../support/harness.ts';
+import { type Harness, type TestUser, parseXml } from '../support/harness.ts';
 
 describe.each(ENGINES)('starting runs for the agent protocol (%s)', (engine) => {
   let h: Harness;

@@ -73,13 +73,12 @@ describe.each(ENGINES)('password guesses per account (%s)', (engine) => {
   const MINUTE = 60_000;
   let h: Harness;
   let alice: TestUser;
-  let bob: TestUser;
   let address = 0;
   beforeEach(async () => {
     // Three a minute per address: a guesser must spread over many addresses, as an attacker would.
     h = await createHarness(engine, { rateLimits: { perUser: 0, perIp: 3 }, limits: { passwordGuesses: LIMIT, passwordGuessesPerAddress: 4 } });
     alice = await h.user({ email: 'alice@example.com' });
-    bob = await h.user({ email: 'bob@example.com' });
+    await h.user({ email: 'bob@example.com' });
   });
   afterEach(async () => h.close());
 
@@ -161,7 +160,7 @@ describe.each(ENGINES)('password guesses per account (%s)', (engine) => {
     await h.close();
     h = await createHarness(engine, { rateLimits: { perUser: 0, perIp: 100 }, limits: { passwordGuesses: LIMIT, passwordGuessesPerAddress: 4 } });
     alice = await h.user({ email: 'alice@example.com' });
-    bob = await h.user({ email: 'bob@example.com' });
+    await h.user({ email: 'bob@example.com' });
     const from = (email: string, password: string, url = '/auth/session') =>
       h.app.inject({ method: 'POST', url, remoteAddress: '10.9.9.9', payload: JSON.stringify({ email, password }), headers: { 'content-type': 'application/json', accept: 'application/json' } });
     // A sign-in is not a guess; neither is a request refused before any password was checked.

@@ -365,7 +365,7 @@ export function problemWith(input: Hostile, status: number, headers: Record<stri
   if (status >= 500) return `answered ${status}: ${text.slice(0, 200)}`;
   if (status < 400) return input.mustFail ? `accepted malformed input with ${status}: ${text.slice(0, 120)}` : undefined;
   const type = String(headers['content-type'] ?? '');
-  if (input.oauth && type.startsWith('application/json') && /^\{"error":/.test(text)) {
+  if (input.oauth && type.startsWith('application/json') && text.startsWith('{"error":')) {
     const body = JSON.parse(text) as Record<string, unknown>;
     if (typeof body.error !== 'string' || typeof body.error_description !== 'string') return `OAuth error without error and error_description: ${text.slice(0, 160)}`;
     return undefined;

@@ -32,9 +32,9 @@ export async function tableNames(database: Database): Promise<string[]> {
 export async function snapshotter(database: Database, blobDir: string): Promise<() => Promise<StoreSnapshot>> {
   const tables = await tableNames(database);
   if (tables.length === 0) throw new Error('no tables found: the snapshot would prove nothing');
-  const newest = (table: string) => (database.dialect === 'sqlite' ? sql`total_changes()` : sql`COALESCE(MAX(xmin::text::bigint), 0)::text`);
+  const newest = () => (database.dialect === 'sqlite' ? sql`total_changes()` : sql`COALESCE(MAX(xmin::text::bigint), 0)::text`);
   const counts = sql.join(
-    tables.map((table) => sql`SELECT ${sql.lit(table)} AS name, COUNT(*) AS count, ${newest(table)} AS version FROM ${sql.table(table)}`),
+    tables.map((table) => sql`SELECT ${sql.lit(table)} AS name, COUNT(*) AS count, ${newest()} AS version FROM ${sql.table(table)}`),
     sql` UNION ALL `,
   );
   return async () => {

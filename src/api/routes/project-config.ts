@@ -39,8 +39,7 @@ const ConfigInput = Type.Object({
 
 const CONFIG_PATHS = ['/projects/:projectId/config', '/me/projects/:projectId/config'] as const;
 
-export const projectConfigRoutes: readonly RouteSpec[] = [
-  ...CONFIG_PATHS.flatMap((path) => [
+export const projectConfigRoutes: readonly RouteSpec[] = CONFIG_PATHS.flatMap((path) => [
     route({
       method: 'GET',
       path: path as '/projects/:projectId/config',
@@ -92,5 +91,4 @@ export const projectConfigRoutes: readonly RouteSpec[] = [
         return noContent();
       },
     }),
-  ]),
-];
+  ]);

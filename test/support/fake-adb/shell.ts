@@ -20,7 +20,6 @@ export interface ShellIo {
   onClose(listener: () => void): void;
 }
 
-type Status = number | Promise<number>;
 
 export function runShell(device: FakeDevice, command: string, io: ShellIo): void {
   device.commands.push(command);

@@ -84,7 +84,7 @@ export function decide(request: string, serial: string, bound: boolean): Decisio
 
 function deviceService(request: string, bound: boolean): Decision {
   if (!bound) return { kind: 'refuse', message: 'device offline (no transport): choose the device first (host:transport)' };
-  if (/^reverse:forward:/.test(request)) return { kind: 'refuse', message: 'reverse forwarding is not offered: it would let the phone reach the host\'s own services' };
+  if (request.startsWith('reverse:forward:')) return { kind: 'refuse', message: 'reverse forwarding is not offered: it would let the phone reach the host\'s own services' };
   if (request.startsWith('tcpip:')) return { kind: 'refuse', message: 'adb over TCP/IP is not offered: the phone would leave this host' };
   if (STRANDING_REBOOT.test(request)) return { kind: 'refuse', message: `${request} is not offered: the phone would leave adb's reach` };
   return { kind: 'service', request };

@@ -108,7 +108,7 @@ export interface DeviceAccount {
 export function parseAccounts(output: string): DeviceAccount[] | null {
   const lines = output.split('\n').map((line) => line.trimEnd());
   // One `User UserInfo{<id>:…}:` block per user (work profiles, guests); older builds print none.
-  const ownerAt = lines.findIndex((line) => /^User UserInfo\{0:/.test(line.trim()));
+  const ownerAt = lines.findIndex((line) => line.trim().startsWith('User UserInfo{0:'));
   const headerAt = lines.findIndex((line, at) => at > ownerAt && /^\s*Accounts: \d+$/.test(line));
   if (headerAt < 0) return null;
   const accounts: DeviceAccount[] = [];

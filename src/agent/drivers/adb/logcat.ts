@@ -54,7 +54,7 @@ export class CrashDetector {
     const at = this.lines++;
     const entry = parseThreadtime(line.trimEnd());
     if (this.crash !== null && (entry === null || entry.pid !== this.crash.pid || entry.tag !== 'AndroidRuntime')) this.closeCrash();
-    if (this.anr !== null && (entry === null || entry.tag !== 'ActivityManager' || /^ANR in /.test(entry.message))) this.closeAnr();
+    if (this.anr !== null && (entry === null || entry.tag !== 'ActivityManager' || entry.message.startsWith('ANR in '))) this.closeAnr();
     if (entry === null) return;
     if (entry.tag === 'AndroidRuntime') {
       if (entry.message.startsWith('FATAL EXCEPTION')) this.crash = { pid: entry.pid, packageName: null, body: [], line: at };

@@ -90,7 +90,7 @@ function toNode(attributes: Record<string, string>): UiNode {
 }
 
 export function isEditable(node: UiNode): boolean {
-  return node.password || /EditText$/.test(node.className);
+  return node.password || node.className.endsWith('EditText');
 }
 
 /** Texts a screen shows of itself (labels, headings, buttons), never what was typed into a field. */
@@ -108,7 +108,7 @@ export function screenSignature(nodes: readonly UiNode[]): string {
  * reports as its own text, says only "Sign in – Google Accounts" on every page of the flow).
  */
 export function screenTitle(nodes: readonly UiNode[]): string {
-  const label = nodes.find((node) => node.text.trim() !== '' && !isEditable(node) && !node.clickable && !/WebView$/.test(node.className));
+  const label = nodes.find((node) => node.text.trim() !== '' && !isEditable(node) && !node.clickable && !node.className.endsWith('WebView'));
   const any = label ?? nodes.find((node) => !isEditable(node) && (node.text.trim() !== '' || node.contentDesc.trim() !== ''));
   const title = (any?.text.trim() || any?.contentDesc.trim()) ?? '';
   return title === '' ? '(a screen without text)' : title.length > 80 ? `${title.slice(0, 77)}...` : title;
