@@ -13,6 +13,8 @@ export function isSupportedNode(version) {
 
 /** The one line an unsupported Node gets; README.md "Node.js versions" says how to get one. */
 export function unsupportedNodeMessage(version) {
-  return `devicecloud needs ${SUPPORTED}; this is Node.js ${version}. ` +
-    'Inside the project, npm scripts use the Node it installs (node_modules/.bin/node); see README.md "Node.js versions".';
+  return (
+    `devicecloud needs ${SUPPORTED}; this is Node.js ${version}. ` +
+    'Inside the project, npm scripts use the Node it installs (node_modules/.bin/node); see README.md "Node.js versions".'
+  );
 }

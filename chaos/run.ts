@@ -18,10 +18,16 @@ const { values } = parseArgs({
 });
 const SCENARIOS = ['faults', 'load', 'hostile', 'tenants'];
 const chosen = values.only === undefined ? SCENARIOS : values.only.split(',').map((name) => name.trim());
-const engines = values.engines === undefined ? ENGINES : (values.engines.split(',').map((name) => name.trim()) as typeof ENGINES);
-const wrong = [...chosen.filter((name) => !SCENARIOS.includes(name)), ...engines.filter((engine) => !ENGINES.includes(engine))];
+const engines =
+  values.engines === undefined ? ENGINES : (values.engines.split(',').map((name) => name.trim()) as typeof ENGINES);
+const wrong = [
+  ...chosen.filter((name) => !SCENARIOS.includes(name)),
+  ...engines.filter((engine) => !ENGINES.includes(engine)),
+];
 if (wrong.length > 0) {
-  process.stderr.write(`unknown or unavailable: ${wrong.join(', ')}; scenarios are ${SCENARIOS.join(', ')}, engines here ${ENGINES.join(', ')}\n`);
+  process.stderr.write(
+    `unknown or unavailable: ${wrong.join(', ')}; scenarios are ${SCENARIOS.join(', ')}, engines here ${ENGINES.join(', ')}\n`,
+  );
   process.exit(3);
 }
 
@@ -42,5 +48,7 @@ for (const name of chosen) {
 await dropTestSchemas();
 printReports(reports, (line) => process.stdout.write(`${line}\n`));
 const broken = reports.reduce((sum, report) => sum + report.lost.length + report.errors.length, 0);
-log(`${((performance.now() - started) / 1000).toFixed(1)} s in all; ${broken === 0 ? 'every promise kept' : `${broken} promises broken`}`);
+log(
+  `${((performance.now() - started) / 1000).toFixed(1)} s in all; ${broken === 0 ? 'every promise kept' : `${broken} promises broken`}`,
+);
 process.exit(broken === 0 ? 0 : 1);

@@ -38,7 +38,10 @@ async function testPackage(folder: string): Promise<Buffer> {
   return zip(entries);
 }
 
-export async function buildExamples(outDir: string, options: { variants?: boolean } = {}): Promise<Record<string, string>> {
+export async function buildExamples(
+  outDir: string,
+  options: { variants?: boolean } = {},
+): Promise<Record<string, string>> {
   fs.mkdirSync(outDir, { recursive: true });
   const files: Record<string, Buffer | Promise<Buffer>> = {
     'sample-app.apk': sampleApk(),

@@ -71,7 +71,9 @@ export const AGENT_SETTINGS: { readonly [K in keyof AgentConfig]: Setting<AgentC
           } catch {
             // reported below
           }
-          throw new Error('must be the http(s) URL of a devicecloud server (several separated by commas), e.g. http://server:8080');
+          throw new Error(
+            'must be the http(s) URL of a devicecloud server (several separated by commas), e.g. http://server:8080',
+          );
         }),
   },
   agentToken: {
@@ -80,7 +82,8 @@ export const AGENT_SETTINGS: { readonly [K in keyof AgentConfig]: Setting<AgentC
     fallback: undefined,
     parse: (value) => {
       const token = text(value);
-      if (!/^dca_[A-Za-z0-9_-]{20,}$/.test(token)) throw new Error('must be an agent token (dca_…) from devicecloud admin create-agent-token');
+      if (!/^dca_[A-Za-z0-9_-]{20,}$/.test(token))
+        throw new Error('must be an agent token (dca_…) from devicecloud admin create-agent-token');
       return token;
     },
   },
@@ -96,7 +99,8 @@ export const AGENT_SETTINGS: { readonly [K in keyof AgentConfig]: Setting<AgentC
     fallback: 'virtual',
     parse: (value) => {
       const prefix = text(value);
-      if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$/.test(prefix)) throw new Error('must be letters, digits, dots, dashes or underscores (at most 41)');
+      if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,40}$/.test(prefix))
+        throw new Error('must be letters, digits, dots, dashes or underscores (at most 41)');
       return prefix;
     },
   },
@@ -192,7 +196,8 @@ export const AGENT_SETTINGS: { readonly [K in keyof AgentConfig]: Setting<AgentC
     fallback: 6,
     parse: (value) => {
       const count = Number(text(value));
-      if (!Number.isInteger(count) || count < 0 || count > 500) throw new Error('must be a number of virtual devices from 0 to 500');
+      if (!Number.isInteger(count) || count < 0 || count > 500)
+        throw new Error('must be a number of virtual devices from 0 to 500');
       return count;
     },
   },

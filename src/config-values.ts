@@ -18,19 +18,22 @@ export const text = (value: Raw) => String(value).trim();
 
 export function whole(value: Raw, min: number, max: number, unit: string): number {
   const number = Number(text(value));
-  if (!Number.isSafeInteger(number) || number < min || number > max) throw new Error(`must be a whole number of ${unit} from ${min} to ${max}`);
+  if (!Number.isSafeInteger(number) || number < min || number > max)
+    throw new Error(`must be a whole number of ${unit} from ${min} to ${max}`);
   return number;
 }
 
 export function guessesPerWindow(value: Raw): number {
   const count = Number(text(value));
-  if (!Number.isInteger(count) || count < 0 || count > 1_000_000) throw new Error('must be a number of failed sign-ins per 15 minutes (0: no limit)');
+  if (!Number.isInteger(count) || count < 0 || count > 1_000_000)
+    throw new Error('must be a number of failed sign-ins per 15 minutes (0: no limit)');
   return count;
 }
 
 export function perMinute(value: Raw): number {
   const count = Number(text(value));
-  if (!Number.isInteger(count) || count < 0 || count > 10_000_000) throw new Error('must be a number of requests per minute (0: no limit)');
+  if (!Number.isInteger(count) || count < 0 || count > 10_000_000)
+    throw new Error('must be a number of requests per minute (0: no limit)');
   return count;
 }
 

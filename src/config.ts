@@ -11,7 +11,17 @@ import type { ZipLimits } from './domain/zip-limits.ts';
 import { FLAVOURS, type Flavour } from './domain/flavours.ts';
 import { parseNetwork } from './domain/hook-destinations.ts';
 import { AGENT_SETTINGS, type AgentConfig } from './config-agent.ts';
-import { ConfigError, type Raw, type Setting, guessesPerWindow, milliseconds, oneOf, perMinute, text, whole } from './config-values.ts';
+import {
+  ConfigError,
+  type Raw,
+  type Setting,
+  guessesPerWindow,
+  milliseconds,
+  oneOf,
+  perMinute,
+  text,
+  whole,
+} from './config-values.ts';
 
 export { ConfigError, FLAVOURS, type Flavour };
 export { DRIVERS, type Driver, SANDBOX_CHOICES, type SandboxChoice } from './config-agent.ts';
@@ -74,7 +84,8 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     fallback: 8080,
     parse: (value) => {
       const port = Number(text(value));
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('must be a port number between 0 and 65535');
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new Error('must be a port number between 0 and 65535');
       return port;
     },
   },
@@ -115,7 +126,8 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     parse: (value) => {
       const url = text(value);
       if (url === '') return undefined;
-      if (!isPostgresUrl(url)) throw new Error('must be a postgres:// or postgresql:// URL (leave it unset for SQLite under the data dir)');
+      if (!isPostgresUrl(url))
+        throw new Error('must be a postgres:// or postgresql:// URL (leave it unset for SQLite under the data dir)');
       try {
         new URL(url);
       } catch {
@@ -246,7 +258,10 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
         .filter((part) => part.trim() !== '')
         .map((part) => {
           const network = parseNetwork(part);
-          if (network === null) throw new Error(`must be networks separated by commas, such as 10.20.0.0/16,127.0.0.1,fd00::/8 ('${part.trim()}' is not one)`);
+          if (network === null)
+            throw new Error(
+              `must be networks separated by commas, such as 10.20.0.0/16,127.0.0.1,fd00::/8 ('${part.trim()}' is not one)`,
+            );
           return `${network.address}/${network.prefix}`;
         }),
   },
@@ -333,7 +348,9 @@ function readConfigFile(file: string): Record<string, unknown> {
   }
   const unknown = Object.keys(parsed).filter((key) => !(key in SCHEMA));
   if (unknown.length > 0) {
-    throw new ConfigError(`Config file ${file} has unknown settings: ${unknown.join(', ')}; known: ${Object.keys(SCHEMA).join(', ')}`);
+    throw new ConfigError(
+      `Config file ${file} has unknown settings: ${unknown.join(', ')}; known: ${Object.keys(SCHEMA).join(', ')}`,
+    );
   }
   return parsed as Record<string, unknown>;
 }

@@ -28,7 +28,10 @@ const tsc = path.join(path.dirname(createRequire(import.meta.url).resolve('types
 // tsc trusts its build info, not the files it wrote: without the entry point, start afresh.
 if (!fs.existsSync(path.join(out, 'main.js'))) fs.rmSync(path.join(out, '.tsbuildinfo'), { force: true });
 try {
-  execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json'), '--noCheck'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json'), '--noCheck'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
 } catch {
   process.stderr.write('devicecloud: the build failed (tsc, above)\n');
   process.exit(1);

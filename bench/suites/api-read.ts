@@ -63,17 +63,42 @@ export const apiRead: Suite = async ({ quick, log }) => {
         await load(`${bareUrl}${route}`, { accept }, 1);
         const ourLoad = await load(`${url}${route}`, { authorization: auth, accept }, seconds);
         const baseLoad = await load(`${bareUrl}${route}`, { accept }, seconds);
-        if (ourLoad.errors > 0 || baseLoad.errors > 0) log(`${label} ${format}: ${ourLoad.errors} errors (ours), ${baseLoad.errors} (baseline)`);
+        if (ourLoad.errors > 0 || baseLoad.errors > 0)
+          log(`${label} ${format}: ${ourLoad.errors} errors (ours), ${baseLoad.errors} (baseline)`);
         const ratio = ourLoad.requestsPerSecond / baseLoad.requestsPerSecond;
-        log(`${label} ${format} (${bytes} bytes): ${Math.round(ourLoad.requestsPerSecond)} req/s vs ${Math.round(baseLoad.requestsPerSecond)}, ratio ${ratio.toFixed(2)}`);
+        log(
+          `${label} ${format} (${bytes} bytes): ${Math.round(ourLoad.requestsPerSecond)} req/s vs ${Math.round(baseLoad.requestsPerSecond)}, ratio ${ratio.toFixed(2)}`,
+        );
         figures.push(
-          { suite: 'api', name: `${label} ${format} throughput`, value: ourLoad.requestsPerSecond, unit: 'req/s', baseline: baseLoad.requestsPerSecond, ratio, goal: `ratio >= ${goal}`, met: ratio >= goal },
-          { suite: 'api', name: `${label} ${format} p99 latency`, value: ourLoad.p99Ms, unit: 'ms', baseline: baseLoad.p99Ms, ratio: ourLoad.p99Ms / Math.max(baseLoad.p99Ms, 1) },
+          {
+            suite: 'api',
+            name: `${label} ${format} throughput`,
+            value: ourLoad.requestsPerSecond,
+            unit: 'req/s',
+            baseline: baseLoad.requestsPerSecond,
+            ratio,
+            goal: `ratio >= ${goal}`,
+            met: ratio >= goal,
+          },
+          {
+            suite: 'api',
+            name: `${label} ${format} p99 latency`,
+            value: ourLoad.p99Ms,
+            unit: 'ms',
+            baseline: baseLoad.p99Ms,
+            ratio: ourLoad.p99Ms / Math.max(baseLoad.p99Ms, 1),
+          },
         );
       }
     }
     const peak = rss.stop();
-    figures.push({ suite: 'memory', name: `server RSS under the API load (${CONNECTIONS} connections)`, value: peak / 1024 ** 2, unit: 'MiB', baseline: rssOf(bare.process.pid!) / 1024 ** 2 });
+    figures.push({
+      suite: 'memory',
+      name: `server RSS under the API load (${CONNECTIONS} connections)`,
+      value: peak / 1024 ** 2,
+      unit: 'MiB',
+      baseline: rssOf(bare.process.pid!) / 1024 ** 2,
+    });
     return figures;
   } finally {
     for (const child of children) await child.stop();

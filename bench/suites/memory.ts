@@ -20,10 +20,25 @@ const MiB = 1024 ** 2;
 
 /** An agent process with `devices` virtual devices, idle once all are clean; its RSS then. */
 async function idleAgentRss(serverUrl: string, token: string, devices: number, dir: string): Promise<number> {
-  const child = spawn(process.execPath, [BIN, 'agent', '--server', serverUrl, '--devices', String(devices), '--serial-prefix', `mem${devices}`, '--data-dir', path.join(dir, `agent-${devices}`)], {
-    env: { ...process.env, DEVICECLOUD_AGENT_TOKEN: token },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'agent',
+      '--server',
+      serverUrl,
+      '--devices',
+      String(devices),
+      '--serial-prefix',
+      `mem${devices}`,
+      '--data-dir',
+      path.join(dir, `agent-${devices}`),
+    ],
+    {
+      env: { ...process.env, DEVICECLOUD_AGENT_TOKEN: token },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   try {
     let output = '';
     await new Promise<void>((resolve, reject) => {
@@ -65,7 +80,12 @@ export const memory: Suite = async ({ quick, log }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-bench-memory-'));
   const figures: Figure[] = [];
   try {
-    const server = await startServer(loadConfig({ flags: { dataDir: path.join(dir, 'server'), port: '0', rateLimitPerUser: '0' }, defaults: { logLevel: 'warn' } }));
+    const server = await startServer(
+      loadConfig({
+        flags: { dataDir: path.join(dir, 'server'), port: '0', rateLimitPerUser: '0' },
+        defaults: { logLevel: 'warn' },
+      }),
+    );
     try {
       const small = await idleAgentRss(server.localUrl, (await issueAgentToken(server.ctx, 'mem-10')).token, 10, dir);
       const large = await idleAgentRss(server.localUrl, (await issueAgentToken(server.ctx, 'mem-100')).token, 100, dir);
@@ -73,8 +93,20 @@ export const memory: Suite = async ({ quick, log }) => {
       log(`agent RSS idle: ${(small / MiB).toFixed(1)} MiB with 10 devices, ${(large / MiB).toFixed(1)} MiB with 100`);
       figures.push(
         { suite: 'memory', name: 'agent RSS, idle, 10 virtual devices', value: small / MiB, unit: 'MiB' },
-        { suite: 'memory', name: 'agent RSS, idle, 100 virtual devices', value: large / MiB, unit: 'MiB', baseline: small / MiB, ratio: large / small },
-        { suite: 'memory', name: 'agent RSS per idle device (100 vs 10; below ±10 MiB of RSS noise is not measurable)', value: perDevice / 1024, unit: 'KiB' },
+        {
+          suite: 'memory',
+          name: 'agent RSS, idle, 100 virtual devices',
+          value: large / MiB,
+          unit: 'MiB',
+          baseline: small / MiB,
+          ratio: large / small,
+        },
+        {
+          suite: 'memory',
+          name: 'agent RSS per idle device (100 vs 10; below ±10 MiB of RSS noise is not measurable)',
+          value: perDevice / 1024,
+          unit: 'KiB',
+        },
       );
     } finally {
       await server.close();
@@ -86,11 +118,27 @@ export const memory: Suite = async ({ quick, log }) => {
       const largeSize = quick ? 256 * MiB : 1024 * MiB;
       const smallUpload = await uploadGrowth(uploader, smallSize, dir);
       const largeUpload = await uploadGrowth(uploader, largeSize, dir);
-      log(`upload: server RSS grew ${(smallUpload.growth / MiB).toFixed(1)} MiB for 64 MiB, ${(largeUpload.growth / MiB).toFixed(1)} MiB for ${largeSize / MiB} MiB (${largeUpload.seconds.toFixed(1)} s)`);
+      log(
+        `upload: server RSS grew ${(smallUpload.growth / MiB).toFixed(1)} MiB for 64 MiB, ${(largeUpload.growth / MiB).toFixed(1)} MiB for ${largeSize / MiB} MiB (${largeUpload.seconds.toFixed(1)} s)`,
+      );
       const ratio = Math.max(largeUpload.growth, MiB) / Math.max(smallUpload.growth, MiB);
       figures.push(
-        { suite: 'memory', name: `server RSS growth uploading ${largeSize / MiB} MiB`, value: largeUpload.growth / MiB, unit: 'MiB', baseline: smallUpload.growth / MiB, ratio, goal: 'flat (ratio < 2 for 4-16x the bytes)', met: ratio < 2 },
-        { suite: 'memory', name: `upload of ${largeSize / MiB} MiB`, value: largeSize / MiB / largeUpload.seconds, unit: 'MiB/s' },
+        {
+          suite: 'memory',
+          name: `server RSS growth uploading ${largeSize / MiB} MiB`,
+          value: largeUpload.growth / MiB,
+          unit: 'MiB',
+          baseline: smallUpload.growth / MiB,
+          ratio,
+          goal: 'flat (ratio < 2 for 4-16x the bytes)',
+          met: ratio < 2,
+        },
+        {
+          suite: 'memory',
+          name: `upload of ${largeSize / MiB} MiB`,
+          value: largeSize / MiB / largeUpload.seconds,
+          unit: 'MiB/s',
+        },
       );
     } finally {
       await uploader.stop();

@@ -28,7 +28,10 @@ echo "$DEVICE_RUN_ID $s $(date +%s%N)" >> "$LEDGER"
 
 export const overhead: Suite = async ({ quick, log }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-bench-overhead-'));
-  const config = loadConfig({ flags: { dataDir: path.join(dir, 'server'), port: '0', rateLimitPerUser: '0' }, defaults: { logLevel: 'warn' } });
+  const config = loadConfig({
+    flags: { dataDir: path.join(dir, 'server'), port: '0', rateLimitPerUser: '0' },
+    defaults: { logLevel: 'warn' },
+  });
   const server = await startServer(config);
   const { token } = await issueAgentToken(server.ctx, 'bench');
   const agent = startAgentProcess({
@@ -37,7 +40,16 @@ export const overhead: Suite = async ({ quick, log }) => {
     dataDir: dir,
     // The script writes its ledger on the host, which a sandbox forbids: the sandbox's own start
     // cost is measured apart (test/drivers/sandbox.test.ts).
-    config: { ...config, driver: 'virtual', virtualDevices: 6, virtualPrefix: 'bench', iosBinary: undefined, iosSigningDir: undefined, iosSigner: 'go-ios', sandbox: 'none' },
+    config: {
+      ...config,
+      driver: 'virtual',
+      virtualDevices: 6,
+      virtualPrefix: 'bench',
+      iosBinary: undefined,
+      iosSigningDir: undefined,
+      iosSigner: 'go-ios',
+      sandbox: 'none',
+    },
     log: () => undefined,
     warn: log,
   });
@@ -53,17 +65,39 @@ export const overhead: Suite = async ({ quick, log }) => {
     ];
     const ledger = path.join(dir, 'ledger.txt');
     const android = (await client.devices()).filter((device) => device.osType === 'ANDROID');
-    const counts = process.env.BENCH_OVERHEAD_DEVICES === undefined ? [1, 4] : [Number(process.env.BENCH_OVERHEAD_DEVICES)];
+    const counts =
+      process.env.BENCH_OVERHEAD_DEVICES === undefined ? [1, 4] : [Number(process.env.BENCH_OVERHEAD_DEVICES)];
     const figures: Figure[] = [];
     for (const count of counts) {
       const deviceIds = android.slice(0, count).map((device) => device.id);
-      const { overheads, breakdown } = await measure({ server, client, files, ledger, deviceIds, runs: quick ? 10 : 40 });
+      const { overheads, breakdown } = await measure({
+        server,
+        client,
+        files,
+        ledger,
+        deviceIds,
+        runs: quick ? 10 : 40,
+      });
       const p50 = percentile(overheads, 50);
-      log(`${count} device(s) at once, ${overheads.length} device runs: overhead p50 ${p50.toFixed(1)} ms, p90 ${percentile(overheads, 90).toFixed(1)} ms`);
+      log(
+        `${count} device(s) at once, ${overheads.length} device runs: overhead p50 ${p50.toFixed(1)} ms, p90 ${percentile(overheads, 90).toFixed(1)} ms`,
+      );
       figures.push(
-        { suite: 'overhead', name: `run start to device run end, minus the test (${overheads.length} device runs, ${count} at once) p50`, value: p50, unit: 'ms', goal: '< 50', met: p50 < 50 },
+        {
+          suite: 'overhead',
+          name: `run start to device run end, minus the test (${overheads.length} device runs, ${count} at once) p50`,
+          value: p50,
+          unit: 'ms',
+          goal: '< 50',
+          met: p50 < 50,
+        },
         { suite: 'overhead', name: '  the same, p90', value: percentile(overheads, 90), unit: 'ms' },
-        ...[...breakdown].map(([phase, values]) => ({ suite: 'overhead', name: `  of which ${phase}, p50`, value: percentile(values, 50), unit: 'ms' })),
+        ...[...breakdown].map(([phase, values]) => ({
+          suite: 'overhead',
+          name: `  of which ${phase}, p50`,
+          value: percentile(values, 50),
+          unit: 'ms',
+        })),
       );
     }
     return figures;
@@ -86,7 +120,14 @@ interface Setup {
 }
 
 /** Starts `runs` runs on the devices, one after another: each device run's overhead, and where it went. */
-async function measure({ server, client, files, ledger, deviceIds, runs }: Setup): Promise<{ overheads: number[]; breakdown: Map<string, number[]> }> {
+async function measure({
+  server,
+  client,
+  files,
+  ledger,
+  deviceIds,
+  runs,
+}: Setup): Promise<{ overheads: number[]; breakdown: Map<string, number[]> }> {
   // Every device clean and idle first, as between the runs of a CI pipeline: cleaning is not overhead.
   const untilIdle = async () => {
     for (let i = 0; i < 500; i++) {
@@ -99,17 +140,28 @@ async function measure({ server, client, files, ledger, deviceIds, runs }: Setup
   const overheads: number[] = [];
   const breakdown = new Map<string, number[]>();
   for (let r = 0; r < runs; r++) {
-    const run = await client.startRun({ osType: 'ANDROID', frameworkId: 4, projectName: 'overhead', deviceIds: [...deviceIds], files, testRunParameters: [{ key: 'LEDGER', value: ledger }] });
+    const run = await client.startRun({
+      osType: 'ANDROID',
+      frameworkId: 4,
+      projectName: 'overhead',
+      deviceIds: [...deviceIds],
+      files,
+      testRunParameters: [{ key: 'LEDGER', value: ledger }],
+    });
     let finished = await client.run(run.id);
     while (finished.state !== 'FINISHED') {
       await new Promise((resolve) => setTimeout(resolve, 20));
       finished = await client.run(run.id);
     }
     const scripts = new Map(
-      fs.readFileSync(ledger, 'utf8').trim().split('\n').map((line) => {
-        const [id, start, end] = line.split(' ');
-        return [Number(id), Number(BigInt(end!) - BigInt(start!)) / 1e6] as const;
-      }),
+      fs
+        .readFileSync(ledger, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => {
+          const [id, start, end] = line.split(' ');
+          return [Number(id), Number(BigInt(end!) - BigInt(start!)) / 1e6] as const;
+        }),
     );
     for (const session of await client.deviceSessions(run.id)) {
       if (session.state !== 'SUCCEEDED') throw new Error(`device run ${session.id} ended ${session.state}`);

@@ -35,21 +35,37 @@ async function schedule(engine: Engine, deviceCount: number, deviceRunCount: num
         apiLevel: 34,
         executionKinds: ['server-side' as const],
       }));
-      const answer = await hello(ctx, agent, { protocol: PROTOCOL_VERSION, agentVersion: 'bench', hostname: `bench-${a}`, devices });
-      for (const { deviceId } of answer.devices) await reportCleaned(ctx, agent, deviceId, { ok: true, report: 'clean' });
+      const answer = await hello(ctx, agent, {
+        protocol: PROTOCOL_VERSION,
+        agentVersion: 'bench',
+        hostname: `bench-${a}`,
+        devices,
+      });
+      for (const { deviceId } of answer.devices)
+        await reportCleaned(ctx, agent, deviceId, { ok: true, report: 'clean' });
       agents.push({ agent, deviceIds: answer.devices.map((device) => device.deviceId) });
     }
     const devices = [...(await ctx.store.devices.byIds(agents.flatMap((entry) => entry.deviceIds))).values()];
 
     // The queue: runs over every device, from users on three plans.
-    const users = [await seedUser(ctx, 'silver', 'SILVER'), await seedUser(ctx, 'gold', 'GOLD'), await seedUser(ctx, 'platinum', 'PLATINUM')];
+    const users = [
+      await seedUser(ctx, 'silver', 'SILVER'),
+      await seedUser(ctx, 'gold', 'GOLD'),
+      await seedUser(ctx, 'platinum', 'PLATINUM'),
+    ];
     for (let queued = 0, r = 0; queued < deviceRunCount; r++) {
       const user = users[r % users.length]!;
       const size = Math.min(deviceCount, deviceRunCount - queued);
       await ctx.store.transaction(async (store) => {
         const scoped = { ...ctx, store };
         const { project } = await createProject(scoped, user, { name: `Queue ${r}` });
-        await fixtures.run(scoped, user, project.id, devices.slice(0, size), Array.from({ length: size }, () => 'WAITING' as const));
+        await fixtures.run(
+          scoped,
+          user,
+          project.id,
+          devices.slice(0, size),
+          Array.from({ length: size }, () => 'WAITING' as const),
+        );
       });
       queued += size;
     }
@@ -75,7 +91,12 @@ async function schedule(engine: Engine, deviceCount: number, deviceRunCount: num
             answer.assignments.map(async (assignment) => {
               const freed = freedAt.get(assignment.deviceId);
               if (freed !== undefined) freeToStartMs.push(after - freed);
-              await reportResult(ctx, agent, assignment.deviceRunId, { seq: 1, outcome: 'SUCCEEDED', failReason: null, testCases: [] });
+              await reportResult(ctx, agent, assignment.deviceRunId, {
+                seq: 1,
+                outcome: 'SUCCEEDED',
+                failReason: null,
+                testCases: [],
+              });
               await reportCleaned(ctx, agent, assignment.deviceId, { ok: true, report: 'clean' });
               freedAt.set(assignment.deviceId, performance.now());
               free.push(assignment.deviceId);
@@ -87,7 +108,14 @@ async function schedule(engine: Engine, deviceCount: number, deviceRunCount: num
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    return { perSecond: deviceRunCount / seconds, seconds, claimP50: percentile(claimMs, 50), claimP99: percentile(claimMs, 99), freeP50: percentile(freeToStartMs, 50), freeP99: percentile(freeToStartMs, 99) };
+    return {
+      perSecond: deviceRunCount / seconds,
+      seconds,
+      claimP50: percentile(claimMs, 50),
+      claimP99: percentile(claimMs, 99),
+      freeP50: percentile(freeToStartMs, 50),
+      freeP99: percentile(freeToStartMs, 99),
+    };
   } finally {
     await bench.close();
   }
@@ -99,12 +127,19 @@ export const scheduling: Suite = async ({ quick, log }) => {
   if (engines.length === 1) log('PostgreSQL is not reachable: its scheduling figures are SKIPPED');
   for (const engine of engines) {
     const devices = 500;
-    const deviceRuns = Number(process.env.BENCH_DEVICE_RUNS ?? 0) || (quick ? (engine === "sqlite" ? 5000 : 2000) : 10_000);
+    const deviceRuns =
+      Number(process.env.BENCH_DEVICE_RUNS ?? 0) || (quick ? (engine === 'sqlite' ? 5000 : 2000) : 10_000);
     const result = await schedule(engine, devices, deviceRuns);
     log(`${engine}: ${deviceRuns} device runs over ${devices} devices in ${result.seconds.toFixed(1)} s`);
     const name = `${engine}, ${deviceRuns.toLocaleString('en-US')} device runs / ${devices} devices`;
     figures.push(
-      { suite: 'scheduling', name: `${name}: dispatched`, value: result.perSecond, unit: 'runs/s', ...(engine === 'sqlite' && { goal: '>= 1000', met: result.perSecond >= 1000 }) },
+      {
+        suite: 'scheduling',
+        name: `${name}: dispatched`,
+        value: result.perSecond,
+        unit: 'runs/s',
+        ...(engine === 'sqlite' && { goal: '>= 1000', met: result.perSecond >= 1000 }),
+      },
       { suite: 'scheduling', name: `${name}: claim p50`, value: result.claimP50, unit: 'ms' },
       { suite: 'scheduling', name: `${name}: claim p99`, value: result.claimP99, unit: 'ms' },
       { suite: 'scheduling', name: `${name}: free to next start p50`, value: result.freeP50, unit: 'ms' },

@@ -40,7 +40,10 @@ interface Start {
 /** Spawns `node args…` and times it; `until` (for `run`): the moment that counts instead of the exit. */
 async function timed(args: readonly string[], env: NodeJS.ProcessEnv = {}, until?: Promise<void>): Promise<Start> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', REPORT_RSS, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', REPORT_RSS, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+  });
   let output = '';
   let rss = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -51,7 +54,8 @@ async function timed(args: readonly string[], env: NodeJS.ProcessEnv = {}, until
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   const ended = performance.now();
   if (code !== 0) throw new Error(`node ${args.join(' ')} exited ${code}: ${output.slice(-2000)}`);
-  if (until !== undefined && reached === undefined) throw new Error(`node ${args.join(' ')} ended before the moment measured: ${output.slice(-2000)}`);
+  if (until !== undefined && reached === undefined)
+    throw new Error(`node ${args.join(' ')} ended before the moment measured: ${output.slice(-2000)}`);
   return { ms: (reached ?? ended) - started, rss: Number(rss) };
 }
 
@@ -70,10 +74,19 @@ async function uploadWatcher(target: string) {
   let waiting: (() => void) | undefined;
   const proxy = http.createServer((request, response) => {
     if (request.method === 'POST' && /\/files(\?|$)/.test(request.url ?? '')) waiting?.();
-    const forwarded = http.request({ host: upstream.hostname, port: upstream.port, path: request.url, method: request.method, headers: request.headers }, (answer) => {
-      response.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(response);
-    });
+    const forwarded = http.request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: request.url,
+        method: request.method,
+        headers: request.headers,
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
     forwarded.on('error', () => response.destroy());
     request.pipe(forwarded);
   });
@@ -90,14 +103,28 @@ async function uploadWatcher(target: string) {
 export const startup: Suite = async ({ quick, log }) => {
   const rounds = quick ? 5 : 20;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-bench-startup-'));
-  const server = await startServer(loadConfig({ flags: { dataDir: path.join(dir, 'server'), port: '0', rateLimitPerUser: '0' }, defaults: { logLevel: 'warn' } }));
+  const server = await startServer(
+    loadConfig({
+      flags: { dataDir: path.join(dir, 'server'), port: '0', rateLimitPerUser: '0' },
+      defaults: { logLevel: 'warn' },
+    }),
+  );
   const watcher = await uploadWatcher(server.localUrl);
   try {
     const { apiKey } = await ensureDemoAccount(server.ctx);
     // A device to run on, so that the run starts (it then waits: no agent here).
     const device = await fixtures.device(server.ctx, 'Startup phone');
     const client = { DEVICECLOUD_URL: watcher.url, DEVICECLOUD_API_KEY: apiKey };
-    const run = [BIN, 'run', '--app', path.join(ROOT, 'examples/dist/sample-app.apk'), '--tests', path.join(ROOT, 'examples/dist/tests-green.zip'), '--devices', String(device.id)];
+    const run = [
+      BIN,
+      'run',
+      '--app',
+      path.join(ROOT, 'examples/dist/sample-app.apk'),
+      '--tests',
+      path.join(ROOT, 'examples/dist/tests-green.zip'),
+      '--devices',
+      String(device.id),
+    ];
 
     const samples = { node: [] as Start[], version: [] as Start[], help: [] as Start[], run: [] as Start[] };
     await timed([BIN, '--version']); // the first start pays for cold file caches; not counted
@@ -109,7 +136,8 @@ export const startup: Suite = async ({ quick, log }) => {
       samples.run.push(await timed(run, client, watcher.nextUpload()));
     }
     const tsx = [];
-    for (let round = 0; round < (quick ? 1 : 3); round++) tsx.push(await timed(['--import', 'tsx', path.join(ROOT, 'src/main.ts'), '--version']));
+    for (let round = 0; round < (quick ? 1 : 3); round++)
+      tsx.push(await timed(['--import', 'tsx', path.join(ROOT, 'src/main.ts'), '--version']));
 
     const base = median(samples.node.map((start) => start.ms));
     const baseRss = median(samples.node.map((start) => start.rss));
@@ -127,9 +155,19 @@ export const startup: Suite = async ({ quick, log }) => {
           unit: 'ms',
           baseline: base,
           ratio: ms / base,
-          ...(goalMs !== undefined && { goal: `< ${goalMs} ms at node -e 0 = ${NODE_MS_OF_THE_GOALS} ms: ratio < ${(goalMs / NODE_MS_OF_THE_GOALS).toFixed(1)}`, met: ms / base < goalMs / NODE_MS_OF_THE_GOALS }),
+          ...(goalMs !== undefined && {
+            goal: `< ${goalMs} ms at node -e 0 = ${NODE_MS_OF_THE_GOALS} ms: ratio < ${(goalMs / NODE_MS_OF_THE_GOALS).toFixed(1)}`,
+            met: ms / base < goalMs / NODE_MS_OF_THE_GOALS,
+          }),
         },
-        { suite: 'startup', name: `${name}: peak RSS`, value: rss / MiB, unit: 'MiB', baseline: baseRss / MiB, ratio: rss / baseRss },
+        {
+          suite: 'startup',
+          name: `${name}: peak RSS`,
+          value: rss / MiB,
+          unit: 'MiB',
+          baseline: baseRss / MiB,
+          ratio: rss / baseRss,
+        },
       );
     };
     measure('devicecloud --version', samples.version, 300);

@@ -15,5 +15,7 @@ fs.mkdirSync(dataDir, { recursive: true });
 // No rate limit: the benchmark loads one user far beyond what the default limit lets through.
 const server = await startServer(loadConfig({ flags: { dataDir, port: '0', rateLimitPerUser: '0' } }));
 const { user, project } = await seedProject(server.ctx, { name: 'reader', runs: 20, deviceRunsPerRun: 10 });
-process.stdout.write(`${READY}${JSON.stringify({ url: server.localUrl, apiKey: user.apiKey, projectId: project.id })}\n`);
+process.stdout.write(
+  `${READY}${JSON.stringify({ url: server.localUrl, apiKey: user.apiKey, projectId: project.id })}\n`,
+);
 process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));

@@ -33,7 +33,10 @@ export interface BenchContext {
 /** Whether PostgreSQL answers here; the PostgreSQL half of a suite is skipped (and says so) when not. */
 export const postgresReachable = () => postgresAnswers(POSTGRES_URL);
 
-export async function openBenchContext(engine: Engine, options: { sqliteFile?: string; poolSize?: number } = {}): Promise<BenchContext> {
+export async function openBenchContext(
+  engine: Engine,
+  options: { sqliteFile?: string; poolSize?: number } = {},
+): Promise<BenchContext> {
   let statements = 0;
   // BENCH_PROFILE=1: time spent per SQL statement, printed on close.
   const profile = process.env.BENCH_PROFILE === '1' ? new Map<string, { count: number; ms: number }>() : undefined;
@@ -55,7 +58,15 @@ export async function openBenchContext(engine: Engine, options: { sqliteFile?: s
   });
   await migrate(database);
   const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-bench-'));
-  const ctx: Context = { store: createStore(database), clock: Date.now, blobs: directoryBlobStore(blobDir), notifier: memoryNotifier(), limits: DEFAULT_LIMITS, flavour: 'private', keyRing: fixedKeyRing([generateSecretKey()], 'the bench') };
+  const ctx: Context = {
+    store: createStore(database),
+    clock: Date.now,
+    blobs: directoryBlobStore(blobDir),
+    notifier: memoryNotifier(),
+    limits: DEFAULT_LIMITS,
+    flavour: 'private',
+    keyRing: fixedKeyRing([generateSecretKey()], 'the bench'),
+  };
   const app = await buildApp({ ctx, version: 'bench' });
   await app.ready();
   return {
@@ -68,7 +79,10 @@ export async function openBenchContext(engine: Engine, options: { sqliteFile?: s
     async close() {
       if (profile !== undefined) {
         const top = [...profile.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15);
-        for (const [sql, { count, ms }] of top) process.stderr.write(`[profile] ${ms.toFixed(0).padStart(7)} ms ${String(count).padStart(7)}x  ${sql.replace(/\s+/g, ' ').slice(0, 220)}\n`);
+        for (const [sql, { count, ms }] of top)
+          process.stderr.write(
+            `[profile] ${ms.toFixed(0).padStart(7)} ms ${String(count).padStart(7)}x  ${sql.replace(/\s+/g, ' ').slice(0, 220)}\n`,
+          );
       }
       await app.close();
       await database.close();

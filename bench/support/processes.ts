@@ -14,8 +14,16 @@ export interface Child {
 export const READY = 'devicecloud-bench-ready ';
 
 /** Starts `node --import tsx script args…` and waits for its READY line. */
-export async function startChild(script: string, args: readonly string[], env: NodeJS.ProcessEnv = {}, nodeArgs: readonly string[] = []): Promise<Child> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startChild(
+  script: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  nodeArgs: readonly string[] = [],
+): Promise<Child> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);

@@ -28,11 +28,21 @@ export interface SuiteOptions {
 export type Suite = (options: SuiteOptions) => Promise<Figure[]>;
 
 export function machine() {
-  return { cores: os.availableParallelism(), cpu: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 1024 ** 3), node: process.version, platform: `${os.platform()} ${os.release()}` };
+  return {
+    cores: os.availableParallelism(),
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 1024 ** 3),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
 }
 
 const format = (value: number): string =>
-  Number.isInteger(value) ? value.toLocaleString('en-US') : Math.abs(value) >= 100 ? Math.round(value).toLocaleString('en-US') : value.toPrecision(3);
+  Number.isInteger(value)
+    ? value.toLocaleString('en-US')
+    : Math.abs(value) >= 100
+      ? Math.round(value).toLocaleString('en-US')
+      : value.toPrecision(3);
 
 export function table(figures: readonly Figure[]): string {
   const rows = figures.map((figure) => [
@@ -45,7 +55,11 @@ export function table(figures: readonly Figure[]): string {
   ]);
   const header = ['suite', 'measure', 'value', 'baseline', 'ratio', 'goal'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }
 
@@ -53,8 +67,14 @@ export function table(figures: readonly Figure[]): string {
 export function writeResults(figures: readonly Figure[], options: { quick: boolean }): string {
   const directory = path.join(import.meta.dirname, '..', 'results');
   fs.mkdirSync(directory, { recursive: true });
-  const file = path.join(directory, `${new Date().toISOString().replace(/[:.]/g, '-')}${options.quick ? '-quick' : ''}.json`);
-  fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), quick: options.quick, machine: machine(), figures }, null, 2)}\n`);
+  const file = path.join(
+    directory,
+    `${new Date().toISOString().replace(/[:.]/g, '-')}${options.quick ? '-quick' : ''}.json`,
+  );
+  fs.writeFileSync(
+    file,
+    `${JSON.stringify({ date: new Date().toISOString(), quick: options.quick, machine: machine(), figures }, null, 2)}\n`,
+  );
   return file;
 }
 

@@ -7,7 +7,13 @@ import { createUser } from '../../src/services/users.ts';
 import * as fixtures from '../../test/support/fixtures.ts';
 
 export async function seedUser(ctx: Context, name: string, plan: 'SILVER' | 'GOLD' | 'PLATINUM' = 'GOLD') {
-  return createUser(ctx, { email: `${name}@bench.example.com`, password: 'bench-password-1', plan, firstName: 'Bench', lastName: name });
+  return createUser(ctx, {
+    email: `${name}@bench.example.com`,
+    password: 'bench-password-1',
+    plan,
+    firstName: 'Bench',
+    lastName: name,
+  });
 }
 
 export async function seedDevices(ctx: Context, count: number): Promise<Device[]> {
@@ -23,14 +29,19 @@ export async function seedProjects(
 ) {
   const user = await seedUser(ctx, options.name);
   const devices = options.devices ?? (await seedDevices(ctx, options.deviceRunsPerRun));
-  const states: DeviceRunState[] = Array.from({ length: options.deviceRunsPerRun }, (_, i) => (i % 5 === 4 ? 'FAILED' : 'SUCCEEDED'));
+  const states: DeviceRunState[] = Array.from({ length: options.deviceRunsPerRun }, (_, i) =>
+    i % 5 === 4 ? 'FAILED' : 'SUCCEEDED',
+  );
   const projects = [];
   for (let p = 0; p < options.projects; p++) {
     const project = await ctx.store.transaction(async (store) => {
       const scoped = { ...ctx, store };
       const { project: created } = await createProject(scoped, user, { name: `Project ${p + 1}`, type: 'ANDROID' });
       for (let r = 0; r < options.runs; r++) {
-        await fixtures.run(scoped, user, created.id, devices, states, { name: `Run ${r + 1}`, testCases: { passed: 9, failed: 1 } });
+        await fixtures.run(scoped, user, created.id, devices, states, {
+          name: `Run ${r + 1}`,
+          testCases: { passed: 9, failed: 1 },
+        });
       }
       return created;
     });

@@ -69,15 +69,21 @@ export async function faultsScenario(options: FaultOptions): Promise<ScenarioRep
     await cloud.startServer();
     await cloud.startAgent();
     const users: Array<{ id: number; apiKey: string }> = [];
-    for (const plan of ['SILVER', 'GOLD', 'PLATINUM']) users.push(await cloud.createUser(`${plan.toLowerCase()}@chaos.example`, plan));
-    const android = ((await call('GET', '/api/v2/devices?limit=0')).body.data as Array<{ id: number; osType: string }>).filter((device) => device.osType === 'ANDROID');
+    for (const plan of ['SILVER', 'GOLD', 'PLATINUM'])
+      users.push(await cloud.createUser(`${plan.toLowerCase()}@chaos.example`, plan));
+    const android = (
+      (await call('GET', '/api/v2/devices?limit=0')).body.data as Array<{ id: number; osType: string }>
+    ).filter((device) => device.osType === 'ANDROID');
     const testsPath = path.join(cloud.dir, 'ledger-tests.zip');
     fs.writeFileSync(testsPath, await zip([['run-tests.sh', SCRIPT, 0o100755]]));
     const inputs: Array<Array<{ id: number; action: string }>> = [];
     for (const user of users) {
       const app = await uploadFile(call, user.apiKey, 'sample-app.apk', fs.readFileSync(APP));
       const tests = await uploadFile(call, user.apiKey, 'ledger-tests.zip', fs.readFileSync(testsPath));
-      inputs.push([{ id: app.body.id, action: 'INSTALL' }, { id: tests.body.id, action: 'RUN_TEST' }]);
+      inputs.push([
+        { id: app.body.id, action: 'INSTALL' },
+        { id: tests.body.id, action: 'RUN_TEST' },
+      ]);
     }
     const config = (index: number) => ({
       osType: 'ANDROID',
@@ -95,7 +101,11 @@ export async function faultsScenario(options: FaultOptions): Promise<ScenarioRep
     const sent: SentUpload[] = [];
     const uploads = Array.from({ length: quick ? 8 : 16 }, async (_, index) => {
       const bytes = randomBytes((index + 1) * 256 * KiB);
-      const upload: SentUpload = { name: `chaos-upload-${index}.bin`, sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
+      const upload: SentUpload = {
+        name: `chaos-upload-${index}.bin`,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        size: bytes.length,
+      };
       sent.push(upload);
       try {
         const answer = await uploadFile(call, uploader.apiKey, upload.name, bytes, { chunk: 32 * KiB, everyMs: 15 });
@@ -108,7 +118,8 @@ export async function faultsScenario(options: FaultOptions): Promise<ScenarioRep
     await sleep(500);
     await killServer(300, 'during uploads');
     await Promise.all(uploads);
-    figures['uploads accepted / cut by the kill'] = `${sent.filter((u) => u.id !== undefined).length} / ${sent.filter((u) => u.id === undefined).length}`;
+    figures['uploads accepted / cut by the kill'] =
+      `${sent.filter((u) => u.id !== undefined).length} / ${sent.filter((u) => u.id === undefined).length}`;
 
     // 2. Run starts, killed when a third of them have been answered.
     log('run starts, killed a third of the way');
@@ -118,7 +129,11 @@ export async function faultsScenario(options: FaultOptions): Promise<ScenarioRep
     const starting = Array.from({ length: starts }, async (_, index) => {
       await sleep(index * 15);
       try {
-        const answer = await call('POST', '/api/v2/runs', { key: users[index % users.length]!.apiKey, json: config(index), label: 'start run' });
+        const answer = await call('POST', '/api/v2/runs', {
+          key: users[index % users.length]!.apiKey,
+          json: config(index),
+          label: 'start run',
+        });
         if (answer.status === 201) acknowledged.push(answer.body.id);
         else errors.push(`a run start answered ${answer.status}: ${answer.text.slice(0, 160)}`);
       } catch (error) {
@@ -132,7 +147,13 @@ export async function faultsScenario(options: FaultOptions): Promise<ScenarioRep
     figures['run starts accepted / cut by the kill'] = `${acknowledged.length} / ${cut.length}`;
     // A client whose start got no answer tries again, as the CLI's user would.
     for (const index of cut) {
-      const answer = await patiently(() => call('POST', '/api/v2/runs', { key: users[index % users.length]!.apiKey, json: config(index), label: 'start run' }));
+      const answer = await patiently(() =>
+        call('POST', '/api/v2/runs', {
+          key: users[index % users.length]!.apiKey,
+          json: config(index),
+          label: 'start run',
+        }),
+      );
       if (answer.status === 201) acknowledged.push(answer.body.id);
     }
 
@@ -170,9 +191,12 @@ export async function faultsScenario(options: FaultOptions): Promise<ScenarioRep
       }
       // More runs right after the restart: the pool must hand out working connections again.
       for (let index = 0; index < 3; index++) {
-        const answer = await patiently(() => call('POST', '/api/v2/runs', { key: users[index]!.apiKey, json: config(index), label: 'start run' }));
+        const answer = await patiently(() =>
+          call('POST', '/api/v2/runs', { key: users[index]!.apiKey, json: config(index), label: 'start run' }),
+        );
         if (answer.status === 201) acknowledged.push(answer.body.id);
-        else errors.push(`a run start after the database restart answered ${answer.status}: ${answer.text.slice(0, 160)}`);
+        else
+          errors.push(`a run start after the database restart answered ${answer.status}: ${answer.text.slice(0, 160)}`);
       }
     }
 
@@ -250,8 +274,14 @@ async function poll(call: Call, key: string, signal: AbortSignal): Promise<void>
   while (!signal.aborted) {
     try {
       const list = await call('GET', '/api/me/projects?limit=5&embedRuns=3', { key, label: 'poll' });
-      const runs = list.status === 200 ? (list.body.data as Array<{ testRuns: Array<{ id: number; state: string }> }>).flatMap((project) => project.testRuns) : [];
-      for (const run of runs.filter((r) => r.state !== 'FINISHED').slice(0, 3)) await call('GET', `/api/v2/runs/${run.id}`, { key, label: 'poll' });
+      const runs =
+        list.status === 200
+          ? (list.body.data as Array<{ testRuns: Array<{ id: number; state: string }> }>).flatMap(
+              (project) => project.testRuns,
+            )
+          : [];
+      for (const run of runs.filter((r) => r.state !== 'FINISHED').slice(0, 3))
+        await call('GET', `/api/v2/runs/${run.id}`, { key, label: 'poll' });
     } catch (error) {
       if (!(error instanceof NoAnswer)) throw error;
     }
@@ -261,7 +291,10 @@ async function poll(call: Call, key: string, signal: AbortSignal): Promise<void>
 
 function countLines(file: string, kind: string): number {
   if (!fs.existsSync(file)) return 0;
-  return fs.readFileSync(file, 'utf8').split('\n').filter((line) => line.startsWith(`${kind} `)).length;
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith(`${kind} `)).length;
 }
 
 async function until(condition: () => boolean, timeoutMs: number): Promise<void> {

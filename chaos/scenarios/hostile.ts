@@ -8,7 +8,11 @@ import { driveHostileInput } from '../../test/support/hostile-drive.ts';
 import type { ScenarioReport } from '../support/report.ts';
 import { newTraffic } from '../support/traffic.ts';
 
-export async function hostileScenario(options: { engine: 'sqlite' | 'postgres'; quick: boolean; log: (line: string) => void }): Promise<ScenarioReport> {
+export async function hostileScenario(options: {
+  engine: 'sqlite' | 'postgres';
+  quick: boolean;
+  log: (line: string) => void;
+}): Promise<ScenarioReport> {
   const traffic = newTraffic();
   const errors: string[] = [];
   const base = Date.now() % 1_000_000;
@@ -34,7 +38,7 @@ export async function hostileScenario(options: { engine: 'sqlite' | 'postgres'; 
     inputs: traffic.requests,
     lost: [],
     errors,
-    figures: { seeds: seeds.join(', '), 'seconds': seconds },
+    figures: { seeds: seeds.join(', '), seconds: seconds },
     skipped: [],
   };
 }

@@ -28,7 +28,11 @@ mkdir -p "$OUTPUT_DIR"
 echo '<testsuite name="load" tests="2"><testcase classname="load.Client" name="a"/><testcase classname="load.Client" name="b"/></testsuite>' > "$OUTPUT_DIR/junit.xml"
 `;
 
-export async function loadScenario(options: { quick: boolean; log: (line: string) => void; seconds?: number }): Promise<ScenarioReport> {
+export async function loadScenario(options: {
+  quick: boolean;
+  log: (line: string) => void;
+  seconds?: number;
+}): Promise<ScenarioReport> {
   const seconds = options.seconds ?? (options.quick ? 20 : 120);
   const traffic = newTraffic();
   const errors: string[] = [];
@@ -36,7 +40,19 @@ export async function loadScenario(options: { quick: boolean; log: (line: string
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const call = caller(traffic, () => base);
-  const operator = await runCli(['admin', 'create-user', '--email', 'operator@load.example', '--password', 'load-password-1', '--role', 'ADMIN', '--json', '--data-dir', dir]);
+  const operator = await runCli([
+    'admin',
+    'create-user',
+    '--email',
+    'operator@load.example',
+    '--password',
+    'load-password-1',
+    '--role',
+    'ADMIN',
+    '--json',
+    '--data-dir',
+    dir,
+  ]);
   if (operator.code !== 0) throw new Error(operator.stderr);
   const operatorKey = JSON.parse(operator.stdout).apiKey as string;
   const cloud = startCli(['local', '--port', String(port), '--data-dir', dir, '--devices', '12']);
@@ -45,8 +61,12 @@ export async function loadScenario(options: { quick: boolean; log: (line: string
     await cloud.waitFor(/API key\s+\w+/);
     const pid = cloud.child.pid!;
     options.log(`load: ${CLIENTS} clients of ${ACCOUNTS} accounts for ${seconds} s against devicecloud local`);
-    const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, (_, index) => account(call, operatorKey, index)));
-    const android = ((await call('GET', '/api/v2/devices?limit=0')).body.data as Array<{ id: number; osType: string }>).filter((device) => device.osType === 'ANDROID');
+    const accounts = await Promise.all(
+      Array.from({ length: ACCOUNTS }, (_, index) => account(call, operatorKey, index)),
+    );
+    const android = (
+      (await call('GET', '/api/v2/devices?limit=0')).body.data as Array<{ id: number; osType: string }>
+    ).filter((device) => device.osType === 'ANDROID');
 
     // Setting up (accounts, tokens, uploads) is not what is measured.
     traffic.latencies.clear();
@@ -55,14 +75,17 @@ export async function loadScenario(options: { quick: boolean; log: (line: string
     const sampler = setInterval(() => samples.push({ at: Date.now() - started, rss: rssOf(pid) }), 1000);
     const outcomes = { started: 0, finished: 0 };
     const clients = Array.from({ length: CLIENTS }, (_, index) =>
-      pipeline(call, accounts[index % ACCOUNTS]!, android[index % android.length]!.id, deadline, outcomes).catch((error: Error) => {
-        errors.push(`client ${index}: ${error.message}`);
-      }),
+      pipeline(call, accounts[index % ACCOUNTS]!, android[index % android.length]!.id, deadline, outcomes).catch(
+        (error: Error) => {
+          errors.push(`client ${index}: ${error.message}`);
+        },
+      ),
     );
     await Promise.all(clients);
     clearInterval(sampler);
     const elapsed = (Date.now() - started) / 1000;
-    if (cloud.child.exitCode !== null) errors.push(`devicecloud local exited under load: ${cloud.output().slice(-1000)}`);
+    if (cloud.child.exitCode !== null)
+      errors.push(`devicecloud local exited under load: ${cloud.output().slice(-1000)}`);
 
     const failed = [...traffic.statuses].filter(([status]) => status >= 400);
     for (const [status, count] of failed) errors.push(`${count} answers of ${status}`);
@@ -74,7 +97,10 @@ export async function loadScenario(options: { quick: boolean; log: (line: string
     // Warm-up (statement caches, SQLite's page cache, the JIT, in two processes) takes a good part
     // of a minute; after it memory may breathe but must not climb with the requests served. A
     // shorter run can only be held to a ceiling.
-    if (seconds >= 60 && laterPeak - firstPeak > Math.max(64 * MiB, firstPeak / 4)) errors.push(`memory kept growing: ${mib(firstPeak)} MiB peak in the first half, ${mib(laterPeak)} MiB in the second`);
+    if (seconds >= 60 && laterPeak - firstPeak > Math.max(64 * MiB, firstPeak / 4))
+      errors.push(
+        `memory kept growing: ${mib(firstPeak)} MiB peak in the first half, ${mib(laterPeak)} MiB in the second`,
+      );
     if (laterPeak > CEILING) errors.push(`memory went past ${mib(CEILING)} MiB: ${mib(laterPeak)} MiB`);
     const all = [...traffic.latencies.values()].flat();
     const figures: Record<string, number | string> = {
@@ -83,12 +109,23 @@ export async function loadScenario(options: { quick: boolean; log: (line: string
       'requests per second': traffic.requests / elapsed,
       'latency p50 / p99 (ms), all requests': `${percentile(all, 50).toFixed(1)} / ${percentile(all, 99).toFixed(1)}`,
     };
-    for (const [label, values] of traffic.latencies) figures[`latency p50 / p99 (ms), ${label}`] = `${percentile(values, 50).toFixed(1)} / ${percentile(values, 99).toFixed(1)} (${values.length})`;
+    for (const [label, values] of traffic.latencies)
+      figures[`latency p50 / p99 (ms), ${label}`] =
+        `${percentile(values, 50).toFixed(1)} / ${percentile(values, 99).toFixed(1)} (${values.length})`;
     Object.assign(figures, {
       'runs started / finished': `${outcomes.started} / ${outcomes.finished}`,
       'RSS of server and agent (MiB): first-half peak / second-half peak / end': `${mib(firstPeak)} / ${mib(laterPeak)} / ${mib(samples.at(-1)?.rss ?? 0)}`,
     });
-    return { name: 'load (npm start, SQLite)', traffic, faults: 0, inputs: 0, lost: [], errors: errors.slice(0, 30), figures, skipped: [] };
+    return {
+      name: 'load (npm start, SQLite)',
+      traffic,
+      faults: 0,
+      inputs: 0,
+      lost: [],
+      errors: errors.slice(0, 30),
+      figures,
+      skipped: [],
+    };
   } finally {
     await cloud.stop();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -107,28 +144,56 @@ interface Account {
 async function account(call: Call, operatorKey: string, index: number): Promise<Account> {
   const email = `team${index}@load.example`;
   const password = 'load-password-1';
-  must(await call('POST', '/api/v2/admin/users', { key: operatorKey, form: { email, password, plan: ['SILVER', 'GOLD', 'PLATINUM'][index % 3]! } }), 'create an account');
+  must(
+    await call('POST', '/api/v2/admin/users', {
+      key: operatorKey,
+      form: { email, password, plan: ['SILVER', 'GOLD', 'PLATINUM'][index % 3]! },
+    }),
+    'create an account',
+  );
   const session = must(await call('POST', '/auth/session', { json: { email, password } }), 'sign in');
   const cookie = String(session.headers.get('set-cookie')).split(';')[0]!;
-  const revealed = must(await call('POST', '/auth/api-key', { headers: { cookie, 'x-csrf-token': session.body.csrfToken } }), 'reveal the key');
+  const revealed = must(
+    await call('POST', '/auth/api-key', { headers: { cookie, 'x-csrf-token': session.body.csrfToken } }),
+    'reveal the key',
+  );
   const key = revealed.body.apiKey as string;
   const upload = async (name: string, bytes: Buffer) => {
     const form = new FormData();
     form.append('file', new Blob([bytes]), name);
-    return must(await call('POST', '/api/me/files', { key, body: form, label: 'upload' }), `upload ${name}`).body.id as number;
+    return must(await call('POST', '/api/me/files', { key, body: form, label: 'upload' }), `upload ${name}`).body
+      .id as number;
   };
   const app = await upload('sample-app.apk', fs.readFileSync(APP));
   const tests = await upload('load-tests.zip', await zip([['run-tests.sh', SCRIPT, 0o100755]]));
-  return { key, files: [{ id: app, action: 'INSTALL' }, { id: tests, action: 'RUN_TEST' }] };
+  return {
+    key,
+    files: [
+      { id: app, action: 'INSTALL' },
+      { id: tests, action: 'RUN_TEST' },
+    ],
+  };
 }
 
 /** One CI pipeline: start a run, poll it to the end, read its results, again, until the deadline. */
-async function pipeline(call: Call, account: Account, deviceId: number, deadline: number, outcomes: { started: number; finished: number }): Promise<void> {
+async function pipeline(
+  call: Call,
+  account: Account,
+  deviceId: number,
+  deadline: number,
+  outcomes: { started: number; finished: number },
+): Promise<void> {
   const { key } = account;
   // Clients start spread over the first seconds, as pipelines do.
   await sleep(Math.random() * 3000);
   while (Date.now() < deadline) {
-    const run = await answered(call('POST', '/api/v2/runs', { key, label: 'start run', json: { osType: 'ANDROID', frameworkId: 4, projectName: 'load', deviceIds: [deviceId], files: account.files } }));
+    const run = await answered(
+      call('POST', '/api/v2/runs', {
+        key,
+        label: 'start run',
+        json: { osType: 'ANDROID', frameworkId: 4, projectName: 'load', deviceIds: [deviceId], files: account.files },
+      }),
+    );
     if (run?.status !== 201) return;
     outcomes.started += 1;
     let state = run.body.state as string;
@@ -141,9 +206,12 @@ async function pipeline(call: Call, account: Account, deviceId: number, deadline
     }
     if (state !== 'FINISHED') return;
     outcomes.finished += 1;
-    const sessions = await answered(call('GET', `/api/v2/runs/${run.body.id}/device-sessions`, { key, label: 'results' }));
+    const sessions = await answered(
+      call('GET', `/api/v2/runs/${run.body.id}/device-sessions`, { key, label: 'results' }),
+    );
     const session = sessions?.body?.data?.[0];
-    if (session !== undefined) await answered(call('GET', `/api/v2/device-sessions/${session.id}/test-case-runs`, { key, label: 'results' }));
+    if (session !== undefined)
+      await answered(call('GET', `/api/v2/device-sessions/${session.id}/test-case-runs`, { key, label: 'results' }));
   }
 }
 

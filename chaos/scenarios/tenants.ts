@@ -54,7 +54,11 @@ export async function tenantsScenario(options: TenantOptions): Promise<ScenarioR
   const errors: string[] = [];
   const lost: string[] = [];
   const figures: Record<string, number | string> = {};
-  const cloud = await startCloud({ devices: 6, serverFlags: ['--flavour', 'public'], agentFlags: ['--flavour', 'public'] });
+  const cloud = await startCloud({
+    devices: 6,
+    serverFlags: ['--flavour', 'public'],
+    agentFlags: ['--flavour', 'public'],
+  });
   const call = caller(traffic, cloud.url);
   const adb = await FakeAdbServer.start(PHONES.map((serial) => ({ serial })));
   fs.rmSync(TMP_MARK, { force: true });
@@ -64,15 +68,20 @@ export async function tenantsScenario(options: TenantOptions): Promise<ScenarioR
     await cloud.addAgent('adb-host', ['--driver', 'adb'], { ADB_SERVER_SOCKET: `tcp:127.0.0.1:${adb.port}` });
     const victim = await cloud.createUser('victim@tenants.example', 'GOLD');
     const attacker = await cloud.createUser('attacker@tenants.example', 'GOLD');
-    const groups = (await call('GET', '/api/me/device-groups?withPublic=true&limit=0', { key: victim.apiKey })).body.data as Array<{ id: number; displayName: string }>;
+    const groups = (await call('GET', '/api/me/device-groups?withPublic=true&limit=0', { key: victim.apiKey })).body
+      .data as Array<{ id: number; displayName: string }>;
     const android = groups.find((group) => group.displayName === 'All Android devices')!.id;
     const upload = async (key: string, name: string, bytes: Buffer) => {
       const answer = await uploadFile(call, key, name, bytes);
-      if (answer.status !== 201 && answer.status !== 200) throw new Error(`upload of ${name}: ${answer.status} ${answer.text.slice(0, 200)}`);
+      if (answer.status !== 201 && answer.status !== 200)
+        throw new Error(`upload of ${name}: ${answer.status} ${answer.text.slice(0, 200)}`);
       return answer.body.id as number;
     };
     const app = fs.readFileSync(APP);
-    const victimFiles = { app: await upload(victim.apiKey, 'app.apk', app), tests: await upload(victim.apiKey, 'honest.zip', await honestPackage()) };
+    const victimFiles = {
+      app: await upload(victim.apiKey, 'app.apk', app),
+      tests: await upload(victim.apiKey, 'honest.zip', await honestPackage()),
+    };
     const attackerApp = await upload(attacker.apiKey, 'app.apk', app);
     const secret = randomBytes(12).toString('hex');
     let attackerRuns = 0;
@@ -97,14 +106,17 @@ export async function tenantsScenario(options: TenantOptions): Promise<ScenarioR
       ['1,000 entries of 1 MiB of zeros', manySmallBombsZip()],
     ] as const) {
       const answer = await uploadFile(call, attacker.apiKey, 'package.zip', bytes);
-      if (answer.status !== 400) errors.push(`a package with ${name} was accepted at upload (${answer.status}), not refused with 400`);
+      if (answer.status !== 400)
+        errors.push(`a package with ${name} was accepted at upload (${answer.status}), not refused with 400`);
     }
 
     const honest = async (when: string) => {
       for (const session of await run(victim.apiKey, victimFiles.tests, victimFiles.app, { SECRET: secret })) {
         const names = (await testCases(call, victim.apiKey, session.id)).map((testCase) => testCase.methodName);
         if (session.state !== 'SUCCEEDED' || names.join() !== 'paysWithCard') {
-          lost.push(`the honest run ${when} on ${session.device.displayName} ended ${session.state} with test cases [${names.join(', ')}]`);
+          lost.push(
+            `the honest run ${when} on ${session.device.displayName} ended ${session.state} with test cases [${names.join(', ')}]`,
+          );
         }
       }
     };
@@ -112,7 +124,9 @@ export async function tenantsScenario(options: TenantOptions): Promise<ScenarioR
     await honest('before the attacks');
 
     // What the attacker aims at exists on this host, or "refused" would prove nothing.
-    const cacheEntries = fs.readdirSync(cloud.dir, { recursive: true, encoding: 'utf8' }).filter((entry) => /(^|\/)cache\/[0-9a-f]{64}$/.test(entry));
+    const cacheEntries = fs
+      .readdirSync(cloud.dir, { recursive: true, encoding: 'utf8' })
+      .filter((entry) => /(^|\/)cache\/[0-9a-f]{64}$/.test(entry));
     for (const [target, present] of [
       ['the server database', fs.existsSync(`${cloud.dir}/server/devicecloud.db`)],
       ['the blob store', fs.existsSync(`${cloud.dir}/server/blobs`)],
@@ -124,32 +138,51 @@ export async function tenantsScenario(options: TenantOptions): Promise<ScenarioR
     log('the attacker runs its attacks on every Android device');
     const attack = await upload(attacker.apiKey, 'attack.zip', await attackPackage());
     const port = new URL(cloud.url()).port;
-    const attackSessions = await run(attacker.apiKey, attack, attackerApp, { TARGET: cloud.dir, SERVER_PORT: port, ADB_SERIALS: PHONES.join(' ') });
+    const attackSessions = await run(attacker.apiKey, attack, attackerApp, {
+      TARGET: cloud.dir,
+      SERVER_PORT: port,
+      ADB_SERIALS: PHONES.join(' '),
+    });
     let attempts = 0;
     for (const session of attackSessions) {
       const cases = await testCases(call, attacker.apiKey, session.id);
-      if (cases.length === 0) errors.push(`the attack on ${session.device.displayName} reported nothing (${session.state}): the scenario proved nothing there`);
+      if (cases.length === 0)
+        errors.push(
+          `the attack on ${session.device.displayName} reported nothing (${session.state}): the scenario proved nothing there`,
+        );
       attempts += cases.length;
-      for (const breach of cases.filter((testCase) => testCase.result === 'FAILED')) errors.push(`${breach.methodName} on ${session.device.displayName}: ${breach.errorMessage}`);
+      for (const breach of cases.filter((testCase) => testCase.result === 'FAILED'))
+        errors.push(`${breach.methodName} on ${session.device.displayName}: ${breach.errorMessage}`);
     }
     figures['attempts from inside'] = attempts;
     if (fs.existsSync(TMP_MARK)) errors.push(`tmp: the attacker wrote ${TMP_MARK} on the host`);
     const daemons = await survivors(DAEMON_MARK);
-    if (daemons.length > 0) errors.push(`daemon: ${daemons.length} process(es) the attacker started outlived its run: ${daemons.join(', ')}`);
+    if (daemons.length > 0)
+      errors.push(`daemon: ${daemons.length} process(es) the attacker started outlived its run: ${daemons.join(', ')}`);
 
     log('the attacker runs packages that crash, and results that are too large');
     const crash = await upload(attacker.apiKey, 'crash.zip', await crashingPackage());
     for (let index = 0; index < CUSTOMER_FAULT_RUNS; index += 1) {
       for (const session of await run(attacker.apiKey, crash, attackerApp)) {
-        if (session.state !== 'FAILED') errors.push(`a crashing package on ${session.device.displayName} ended ${session.state}, not FAILED (the customer's fault)`);
+        if (session.state !== 'FAILED')
+          errors.push(
+            `a crashing package on ${session.device.displayName} ended ${session.state}, not FAILED (the customer's fault)`,
+          );
       }
     }
     const oversize = await upload(attacker.apiKey, 'oversize.zip', await oversizeResultPackage());
     for (const session of await run(attacker.apiKey, oversize, attackerApp)) {
       const cases = await testCases(call, attacker.apiKey, session.id);
-      if (cases.length !== 2) errors.push(`oversize results on ${session.device.displayName}: ${cases.length} test cases came back, not 2 (cut, never dropped)`);
+      if (cases.length !== 2)
+        errors.push(
+          `oversize results on ${session.device.displayName}: ${cases.length} test cases came back, not 2 (cut, never dropped)`,
+        );
     }
-    const devices = (await patiently(() => call('GET', '/api/v2/devices?limit=0'))).body.data as Array<{ displayName: string; osType: string; lockReason: string | null }>;
+    const devices = (await patiently(() => call('GET', '/api/v2/devices?limit=0'))).body.data as Array<{
+      displayName: string;
+      osType: string;
+      lockReason: string | null;
+    }>;
     for (const device of devices.filter((d) => d.osType === 'ANDROID' && d.lockReason === 'NOT_OPERATIONAL')) {
       errors.push(`device ${device.displayName} was taken out of service by one tenant's packages`);
     }
@@ -170,7 +203,16 @@ export async function tenantsScenario(options: TenantOptions): Promise<ScenarioR
     await cloud.stop();
     await adb.close();
   }
-  return { name: 'hostile tenants (virtual and adb hosts, public flavour)', traffic, faults: 0, inputs: 0, lost, errors, figures, skipped: [] };
+  return {
+    name: 'hostile tenants (virtual and adb hosts, public flavour)',
+    traffic,
+    faults: 0,
+    inputs: 0,
+    lost,
+    errors,
+    figures,
+    skipped: [],
+  };
 }
 
 /** Starts a run and waits until it is FINISHED; resolves with its device sessions. */
@@ -189,7 +231,8 @@ async function startAndFinish(call: Call, key: string, config: unknown): Promise
 }
 
 async function testCases(call: Call, key: string, sessionId: number): Promise<TestCase[]> {
-  return (await call('GET', `/api/v2/device-sessions/${sessionId}/test-case-runs?limit=0`, { key })).body.data as TestCase[];
+  return (await call('GET', `/api/v2/device-sessions/${sessionId}/test-case-runs?limit=0`, { key })).body
+    .data as TestCase[];
 }
 
 /** Processes on the host whose command line carries `mark`, once the agent has had a moment to end its runs' processes. */

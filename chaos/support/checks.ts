@@ -15,26 +15,45 @@ export interface SentUpload {
   id?: number;
 }
 
-const sha256 = (bytes: ArrayBuffer | Buffer) => createHash('sha256').update(Buffer.from(bytes as ArrayBuffer)).digest('hex');
+const sha256 = (bytes: ArrayBuffer | Buffer) =>
+  createHash('sha256')
+    .update(Buffer.from(bytes as ArrayBuffer))
+    .digest('hex');
 
 /** Every upload acknowledged is there with its bytes; every upload present is whole (complete or absent). */
-export async function checkUploads(call: Call, key: string, sent: readonly SentUpload[], base: () => string): Promise<{ lost: string[]; committedUnanswered: number }> {
+export async function checkUploads(
+  call: Call,
+  key: string,
+  sent: readonly SentUpload[],
+  base: () => string,
+): Promise<{ lost: string[]; committedUnanswered: number }> {
   const lost: string[] = [];
-  const listed = (await patiently(() => call('GET', '/api/me/files?limit=0', { key }))).body.data as Array<{ id: number; name: string; size: number; state: string }>;
+  const listed = (await patiently(() => call('GET', '/api/me/files?limit=0', { key }))).body.data as Array<{
+    id: number;
+    name: string;
+    size: number;
+    state: string;
+  }>;
   const byName = new Map(sent.map((upload) => [upload.name, upload]));
   let committedUnanswered = 0;
   for (const file of listed) {
     const upload = byName.get(file.name);
     if (upload === undefined) continue;
-    const response = await fetch(`${base()}/api/me/files/${file.id}/file`, { headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` } });
+    const response = await fetch(`${base()}/api/me/files/${file.id}/file`, {
+      headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` },
+    });
     const bytes = await response.arrayBuffer();
     if (file.state !== 'READY' || file.size !== upload.size || sha256(bytes) !== upload.sha256) {
-      lost.push(`upload ${file.name} (file ${file.id}) is half-written: ${file.state}, ${file.size} of ${upload.size} bytes, ${bytes.byteLength} downloaded`);
+      lost.push(
+        `upload ${file.name} (file ${file.id}) is half-written: ${file.state}, ${file.size} of ${upload.size} bytes, ${bytes.byteLength} downloaded`,
+      );
     }
     if (upload.id === undefined) committedUnanswered += 1;
   }
   const present = new Set(listed.map((file) => file.id));
-  for (const upload of sent) if (upload.id !== undefined && !present.has(upload.id)) lost.push(`upload ${upload.name} was accepted as file ${upload.id} but is gone`);
+  for (const upload of sent)
+    if (upload.id !== undefined && !present.has(upload.id))
+      lost.push(`upload ${upload.name} was accepted as file ${upload.id} but is gone`);
   return { lost, committedUnanswered };
 }
 
@@ -48,16 +67,24 @@ export interface RunCheck {
 /** Every run of the user is FINISHED and whole (one original device session per device). */
 export async function checkRuns(call: Call, key: string, devicesPerRun: number): Promise<RunCheck> {
   const lost: string[] = [];
-  const projects = (await patiently(() => call('GET', '/api/me/projects?limit=0&embedRuns=0', { key }))).body.data as Array<{ id: number }>;
+  const projects = (await patiently(() => call('GET', '/api/me/projects?limit=0&embedRuns=0', { key }))).body
+    .data as Array<{ id: number }>;
   const runs: Array<{ id: number; state: string; deviceCount: number }> = [];
-  for (const project of projects) runs.push(...(await patiently(() => call('GET', `/api/me/projects/${project.id}/runs?limit=0`, { key }))).body.data);
+  for (const project of projects)
+    runs.push(
+      ...(await patiently(() => call('GET', `/api/me/projects/${project.id}/runs?limit=0`, { key }))).body.data,
+    );
   let deviceSessions = 0;
   let retried = 0;
   for (const run of runs) {
     if (run.state !== 'FINISHED') lost.push(`run ${run.id} is ${run.state}, not FINISHED`);
-    const sessions = (await patiently(() => call('GET', `/api/v2/runs/${run.id}/device-sessions?limit=0`, { key }))).body.data as Array<{ retryState: string }>;
+    const sessions = (await patiently(() => call('GET', `/api/v2/runs/${run.id}/device-sessions?limit=0`, { key })))
+      .body.data as Array<{ retryState: string }>;
     const originals = sessions.filter((session) => session.retryState === 'NONE').length;
-    if (run.deviceCount !== devicesPerRun || originals !== devicesPerRun) lost.push(`run ${run.id} is not whole: ${run.deviceCount} devices counted, ${originals} original device sessions, ${devicesPerRun} expected`);
+    if (run.deviceCount !== devicesPerRun || originals !== devicesPerRun)
+      lost.push(
+        `run ${run.id} is not whole: ${run.deviceCount} devices counted, ${originals} original device sessions, ${devicesPerRun} expected`,
+      );
     deviceSessions += sessions.length;
     retried += sessions.length - originals;
   }
@@ -72,7 +99,9 @@ export function checkLedger(ledger: string): { lost: string[]; executions: numbe
     const [kind, id] = line.split(' ');
     if (kind === 'start') started.set(id!, (started.get(id!) ?? 0) + 1);
   }
-  const lost = [...started].filter(([, count]) => count > 1).map(([id, count]) => `device run ${id} was executed ${count} times`);
+  const lost = [...started]
+    .filter(([, count]) => count > 1)
+    .map(([id, count]) => `device run ${id} was executed ${count} times`);
   return { lost, executions: started.size };
 }
 
@@ -80,10 +109,15 @@ export function checkLedger(ledger: string): { lost: string[]; executions: numbe
 export async function checkDevices(call: Call, timeoutMs = 30_000): Promise<string[]> {
   const started = Date.now();
   for (;;) {
-    const devices = (await patiently(() => call('GET', '/api/v2/devices?limit=0'))).body.data as Array<{ id: number; displayName: string; lockReason: string | null }>;
+    const devices = (await patiently(() => call('GET', '/api/v2/devices?limit=0'))).body.data as Array<{
+      id: number;
+      displayName: string;
+      lockReason: string | null;
+    }>;
     const stuck = devices.filter((device) => device.lockReason === 'TESTING' || device.lockReason === 'CLEANING');
     if (stuck.length === 0) return [];
-    if (Date.now() - started > timeoutMs) return stuck.map((device) => `device ${device.displayName} (${device.id}) is stuck ${device.lockReason}`);
+    if (Date.now() - started > timeoutMs)
+      return stuck.map((device) => `device ${device.displayName} (${device.id}) is stuck ${device.lockReason}`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
@@ -92,8 +126,12 @@ export async function checkDevices(call: Call, timeoutMs = 30_000): Promise<stri
 export async function settleRuns(call: Call, key: string, timeoutMs: number): Promise<void> {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
-    const answer = await patiently(() => call('GET', '/api/me/projects?limit=0&embedRuns=100', { key, label: 'settle' }));
-    const runs = (answer.body.data as Array<{ testRuns: Array<{ state: string }> }>).flatMap((project) => project.testRuns);
+    const answer = await patiently(() =>
+      call('GET', '/api/me/projects?limit=0&embedRuns=100', { key, label: 'settle' }),
+    );
+    const runs = (answer.body.data as Array<{ testRuns: Array<{ state: string }> }>).flatMap(
+      (project) => project.testRuns,
+    );
     if (runs.every((run) => run.state === 'FINISHED')) return;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }

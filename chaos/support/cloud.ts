@@ -74,11 +74,20 @@ export async function startCloud(options: CloudOptions): Promise<Cloud> {
     dir,
     url: () => `http://127.0.0.1:${port}`,
     serverPid: () => server?.child.pid,
-    createUser: (email, plan = 'GOLD') => admin(['create-user', '--email', email, '--password', 'chaos-password-1', '--plan', plan]),
+    createUser: (email, plan = 'GOLD') =>
+      admin(['create-user', '--email', email, '--password', 'chaos-password-1', '--plan', plan]),
     async startServer() {
       if (server !== undefined) outputs.server += server.output();
       const args = ['serve', '--port', String(port), '--data-dir', path.join(dir, 'server'), '--log-level', 'warn'];
-      server = startCli([...args, '--heartbeat-ms', String(HEARTBEAT_MS), '--lease-ms', String(LEASE_MS), ...store, ...(options.serverFlags ?? [])]);
+      server = startCli([
+        ...args,
+        '--heartbeat-ms',
+        String(HEARTBEAT_MS),
+        '--lease-ms',
+        String(LEASE_MS),
+        ...store,
+        ...(options.serverFlags ?? []),
+      ]);
       killedServer = false;
       await server.waitFor(/running at http/);
     },
@@ -89,22 +98,45 @@ export async function startCloud(options: CloudOptions): Promise<Cloud> {
     async startAgent() {
       agentToken ??= (await admin(['create-agent-token', '--name', 'chaos-host'])).token as string;
       if (agent !== undefined) outputs.agent += agent.output();
-      agent = startCli(['agent', '--server', cloud.url(), '--devices', String(options.devices), '--serial-prefix', 'chaos', '--data-dir', path.join(dir, 'agent'), ...agentFlags], {
-        DEVICECLOUD_AGENT_TOKEN: agentToken,
-      });
+      agent = startCli(
+        [
+          'agent',
+          '--server',
+          cloud.url(),
+          '--devices',
+          String(options.devices),
+          '--serial-prefix',
+          'chaos',
+          '--data-dir',
+          path.join(dir, 'agent'),
+          ...agentFlags,
+        ],
+        {
+          DEVICECLOUD_AGENT_TOKEN: agentToken,
+        },
+      );
       await agent.waitFor(/registered \d+ device/);
     },
     killAgent: () => kill(agent),
     async addAgent(name, args, env = {}) {
       const { token } = await admin(['create-agent-token', '--name', name]);
-      const extra = startCli(['agent', '--server', cloud.url(), '--data-dir', path.join(dir, name), ...agentFlags, ...args], { ...env, DEVICECLOUD_AGENT_TOKEN: token as string });
+      const extra = startCli(
+        ['agent', '--server', cloud.url(), '--data-dir', path.join(dir, name), ...agentFlags, ...args],
+        { ...env, DEVICECLOUD_AGENT_TOKEN: token as string },
+      );
       extraAgents.push(extra);
       await extra.waitFor(/registered \d+ device/);
     },
     crashed() {
-      if (server === undefined || killedServer || (server.child.exitCode === null && server.child.signalCode === null)) return undefined;
+      if (server === undefined || killedServer || (server.child.exitCode === null && server.child.signalCode === null))
+        return undefined;
       // An uncaught error prints the objects involved at length: the unindented lines say what happened.
-      const summary = server.output().split('\n').filter((line) => /^\S/.test(line)).slice(-12).join('\n');
+      const summary = server
+        .output()
+        .split('\n')
+        .filter((line) => /^\S/.test(line))
+        .slice(-12)
+        .join('\n');
       return `the server exited by itself (${server.child.exitCode ?? server.child.signalCode}):\n${summary}`;
     },
     output: () => ({

@@ -29,9 +29,11 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres | { unavai
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-chaos-pg-'));
   const data = path.join(dir, 'data');
   const port = await freePort();
-  const as = (command: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args));
+  const as = (command: string, args: string[]) =>
+    asRoot ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
-  const ctl = (...args: string[]) => as(path.join(bin, 'pg_ctl'), ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', ...args]);
+  const ctl = (...args: string[]) =>
+    as(path.join(bin, 'pg_ctl'), ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', ...args]);
   try {
     if (asRoot) fs.chownSync(dir, ...postgresIds());
     await as(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
@@ -62,7 +64,10 @@ function findBinaries(): string | undefined {
 }
 
 function postgresIds(): [number, number] {
-  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((entry) => entry.startsWith('postgres:'));
+  const line = fs
+    .readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('postgres:'));
   if (line === undefined) throw new Error('there is no postgres user to run the server as');
   const [, , uid, gid] = line.split(':');
   return [Number(uid), Number(gid)];

@@ -25,7 +25,9 @@ export function printReports(reports: readonly ScenarioReport[], write: (line: s
   write('| scenario | requests | unanswered (faults) | faults injected | inputs tried | data lost | errors |');
   write('|---|---|---|---|---|---|---|');
   for (const report of reports) {
-    write(`| ${report.name} | ${report.traffic.requests} | ${report.traffic.unanswered} | ${report.faults} | ${report.inputs} | ${report.lost.length} | ${report.errors.length} |`);
+    write(
+      `| ${report.name} | ${report.traffic.requests} | ${report.traffic.unanswered} | ${report.faults} | ${report.inputs} | ${report.lost.length} | ${report.errors.length} |`,
+    );
   }
   const total = (pick: (report: ScenarioReport) => number) => reports.reduce((sum, report) => sum + pick(report), 0);
   write(
@@ -34,8 +36,11 @@ export function printReports(reports: readonly ScenarioReport[], write: (line: s
   for (const report of reports) {
     write('');
     write(`${report.name}:`);
-    for (const [name, value] of Object.entries(report.figures)) write(`  ${name}: ${typeof value === 'number' && !Number.isInteger(value) ? value.toFixed(1) : value}`);
-    const statuses = [...report.traffic.statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`);
+    for (const [name, value] of Object.entries(report.figures))
+      write(`  ${name}: ${typeof value === 'number' && !Number.isInteger(value) ? value.toFixed(1) : value}`);
+    const statuses = [...report.traffic.statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([status, count]) => `${status}×${count}`);
     if (statuses.length > 0) write(`  answers: ${statuses.join(' ')}`);
     for (const skipped of report.skipped) write(`  NOT EXERCISED: ${skipped}`);
     for (const problem of report.lost) write(`  DATA LOST: ${problem}`);

@@ -62,13 +62,16 @@ export function caller(traffic: Traffic, base: () => string) {
       text = await response.text();
     } catch (error) {
       traffic.unanswered += 1;
-      throw new NoAnswer(`${method} ${route}: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}`);
+      throw new NoAnswer(
+        `${method} ${route}: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}`,
+      );
     }
     const took = performance.now() - started;
     const label = options.label ?? method;
     traffic.statuses.set(response.status, (traffic.statuses.get(response.status) ?? 0) + 1);
     (traffic.latencies.get(label) ?? traffic.latencies.set(label, []).get(label)!).push(took);
-    if (response.status >= 500 && response.status !== 503) traffic.serverErrors.push(`${method} ${route} answered ${response.status}: ${text.slice(0, 200)}`);
+    if (response.status >= 500 && response.status !== 503)
+      traffic.serverErrors.push(`${method} ${route} answered ${response.status}: ${text.slice(0, 200)}`);
     let parsed: unknown;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
@@ -98,7 +101,8 @@ export async function patiently<T>(work: () => Promise<T>, timeoutMs = 60_000): 
     } catch (error) {
       if (!(error instanceof NoAnswer)) throw error;
     }
-    if (Date.now() - started > timeoutMs) throw new Error(`gave up after ${timeoutMs} ms: the server did not come back`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`gave up after ${timeoutMs} ms: the server did not come back`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

@@ -3,9 +3,17 @@ import { randomBytes } from 'node:crypto';
 import type { Call } from './traffic.ts';
 
 /** A multipart upload of `bytes`, trickled in `chunk`s every `everyMs` when asked (to be in flight when a kill comes). */
-export function uploadFile(call: Call, key: string, name: string, bytes: Buffer, trickle?: { chunk: number; everyMs: number }) {
+export function uploadFile(
+  call: Call,
+  key: string,
+  name: string,
+  bytes: Buffer,
+  trickle?: { chunk: number; everyMs: number },
+) {
   const boundary = `chaos${randomBytes(8).toString('hex')}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const chunk = trickle?.chunk ?? bytes.length;
   const body = new ReadableStream({
@@ -19,7 +27,13 @@ export function uploadFile(call: Call, key: string, name: string, bytes: Buffer,
       controller.close();
     },
   });
-  return call('POST', '/api/me/files', { key, body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, label: 'upload', signal: AbortSignal.timeout(120_000) });
+  return call('POST', '/api/me/files', {
+    key,
+    body,
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    label: 'upload',
+    signal: AbortSignal.timeout(120_000),
+  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

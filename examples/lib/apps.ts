@@ -16,8 +16,15 @@ const launcherFilter: Element = {
 function manifest(children: Element[], versionName = '1.0'): Buffer {
   return encodeAxml({
     name: 'manifest',
-    attrs: { 'android:versionCode': 1, 'android:versionName': versionName, package: children.some((child) => child.name === 'instrumentation') ? `${PACKAGE}.test` : PACKAGE },
-    children: [{ name: 'uses-sdk', attrs: { 'android:minSdkVersion': 24, 'android:targetSdkVersion': 34 } }, ...children],
+    attrs: {
+      'android:versionCode': 1,
+      'android:versionName': versionName,
+      package: children.some((child) => child.name === 'instrumentation') ? `${PACKAGE}.test` : PACKAGE,
+    },
+    children: [
+      { name: 'uses-sdk', attrs: { 'android:minSdkVersion': 24, 'android:targetSdkVersion': 34 } },
+      ...children,
+    ],
   });
 }
 
@@ -39,7 +46,11 @@ export function sampleApk(): Promise<Buffer> {
         name: 'application',
         attrs: { 'android:label': 'Sample Shop' },
         children: [
-          { name: 'activity', attrs: { 'android:name': '.MainActivity', 'android:exported': true }, children: [launcherFilter] },
+          {
+            name: 'activity',
+            attrs: { 'android:name': '.MainActivity', 'android:exported': true },
+            children: [launcherFilter],
+          },
           { name: 'activity', attrs: { 'android:name': '.SettingsActivity', 'android:exported': true } },
           { name: 'activity', attrs: { 'android:name': '.AboutActivity' } },
         ],
@@ -52,7 +63,10 @@ export function sampleTestApk(): Promise<Buffer> {
   return apk(
     manifest([
       { name: 'application', attrs: { 'android:label': 'Sample Shop Tests' } },
-      { name: 'instrumentation', attrs: { 'android:name': 'androidx.test.runner.AndroidJUnitRunner', 'android:targetPackage': PACKAGE } },
+      {
+        name: 'instrumentation',
+        attrs: { 'android:name': 'androidx.test.runner.AndroidJUnitRunner', 'android:targetPackage': PACKAGE },
+      },
     ]),
   );
 }
@@ -103,7 +117,12 @@ function provisioningProfile(kind: 'development' | 'ad-hoc' | 'enterprise' | 'ap
     ExpirationDate: new Date(Date.UTC(2030, 0, 1)),
     Entitlements: { 'application-identifier': `DEVCLOUD01.${PACKAGE}`, 'get-task-allow': kind === 'development' },
   };
-  if (kind === 'development' || kind === 'ad-hoc') profile.ProvisionedDevices = ['00008030-001A2D3E4F5A6B7C', '00008101-000C0D0E0F101112'];
+  if (kind === 'development' || kind === 'ad-hoc')
+    profile.ProvisionedDevices = ['00008030-001A2D3E4F5A6B7C', '00008101-000C0D0E0F101112'];
   if (kind === 'enterprise') profile.ProvisionsAllDevices = true;
-  return Buffer.concat([Buffer.from([0x30, 0x82, 0x1f, 0x3c, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02]), Buffer.from(build(profile as never)), Buffer.from([0xa0, 0x82, 0x00, 0x00])]);
+  return Buffer.concat([
+    Buffer.from([0x30, 0x82, 0x1f, 0x3c, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02]),
+    Buffer.from(build(profile as never)),
+    Buffer.from([0xa0, 0x82, 0x00, 0x00]),
+  ]);
 }

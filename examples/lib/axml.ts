@@ -50,7 +50,8 @@ export function encodeAxml(root: Element): Buffer {
   // Attribute names with resource ids come first: the resource map maps string index → id.
   const androidAttrs = new Set<string>();
   const visit = (element: Element) => {
-    for (const name of Object.keys(element.attrs ?? {})) if (name.startsWith('android:')) androidAttrs.add(name.slice(8));
+    for (const name of Object.keys(element.attrs ?? {}))
+      if (name.startsWith('android:')) androidAttrs.add(name.slice(8));
     element.children?.forEach(visit);
   };
   visit(root);
@@ -65,11 +66,32 @@ export function encodeAxml(root: Element): Buffer {
     const attrs = Object.entries(element.attrs ?? {}).map(([qualified, value]) => {
       const android = qualified.startsWith('android:');
       const name = index(android ? qualified.slice(8) : qualified);
-      const [type, data, raw] = typeof value === 'string' ? [TYPE_STRING, index(value), index(value)] : typeof value === 'boolean' ? [TYPE_INT_BOOLEAN, value ? NONE : 0, NONE] : [TYPE_INT_DEC, value, NONE];
-      return Buffer.concat([u32(android ? nsUri : NONE), u32(name), u32(raw), u16(8), Buffer.from([0, type]), u32(data >>> 0)]);
+      const [type, data, raw] =
+        typeof value === 'string'
+          ? [TYPE_STRING, index(value), index(value)]
+          : typeof value === 'boolean'
+            ? [TYPE_INT_BOOLEAN, value ? NONE : 0, NONE]
+            : [TYPE_INT_DEC, value, NONE];
+      return Buffer.concat([
+        u32(android ? nsUri : NONE),
+        u32(name),
+        u32(raw),
+        u16(8),
+        Buffer.from([0, type]),
+        u32(data >>> 0),
+      ]);
     });
     const elementName = index(element.name);
-    const extension = Buffer.concat([u32(NONE), u32(elementName), u16(20), u16(20), u16(attrs.length), u16(0), u16(0), u16(0)]);
+    const extension = Buffer.concat([
+      u32(NONE),
+      u32(elementName),
+      u16(20),
+      u16(20),
+      u16(attrs.length),
+      u16(0),
+      u16(0),
+      u16(0),
+    ]);
     nodes.push(node(START_ELEMENT, extension, ...attrs));
     element.children?.forEach(write);
     nodes.push(node(END_ELEMENT, u32(NONE), u32(elementName)));
@@ -105,7 +127,12 @@ function stringPool(strings: readonly string[]): Buffer {
   const headerSize = 28;
   const stringsStart = headerSize + 4 * strings.length;
   const fields = Buffer.concat([u32(strings.length), u32(0), u32(0), u32(stringsStart), u32(0)]);
-  return Buffer.concat([header(RES_STRING_POOL, headerSize, stringsStart + data.length), fields, ...offsets.map(u32), data]);
+  return Buffer.concat([
+    header(RES_STRING_POOL, headerSize, stringsStart + data.length),
+    fields,
+    ...offsets.map(u32),
+    data,
+  ]);
 }
 
 function node(type: number, ...parts: Buffer[]): Buffer {

@@ -8,7 +8,10 @@ const EPOCH = new Date(Date.UTC(2026, 0, 1));
 export function zip(entries: readonly ZipEntry[]): Promise<Buffer> {
   const archive = new yazl.ZipFile();
   for (const [name, content, mode] of entries) {
-    archive.addBuffer(Buffer.isBuffer(content) ? content : Buffer.from(content), name, { mtime: EPOCH, mode: mode ?? 0o100644 });
+    archive.addBuffer(Buffer.isBuffer(content) ? content : Buffer.from(content), name, {
+      mtime: EPOCH,
+      mode: mode ?? 0o100644,
+    });
   }
   archive.end();
   return new Promise((resolve, reject) => {

@@ -69,7 +69,12 @@ export function startAgent(options: AgentOptions): RunningAgent {
   let cleaning: CleaningKind = 'FULL';
   const patience = { maxElapsedMs: options.reportPatienceMs ?? 30 * 60_000 };
   let inputRetentionMs = DEFAULT_AGENT_INPUT_RETENTION_MS;
-  const cache = inputCache({ dir: path.join(options.dataDir, 'cache'), maxBytes: options.cacheMaxBytes ?? 10 * 1024 ** 3, retentionMs: () => inputRetentionMs, log });
+  const cache = inputCache({
+    dir: path.join(options.dataDir, 'cache'),
+    maxBytes: options.cacheMaxBytes ?? 10 * 1024 ** 3,
+    retentionMs: () => inputRetentionMs,
+    log,
+  });
 
   /** A device became free (or the agent stops): the current long poll is redone with the new set. */
   const reclaim = () => claimRound?.abort();
@@ -77,7 +82,12 @@ export function startAgent(options: AgentOptions): RunningAgent {
   async function register(): Promise<void> {
     const devices = await options.driver.listDevices();
     const answer = await client.hello(
-      { protocol: PROTOCOL_VERSION, agentVersion: VERSION, hostname: os.hostname(), devices: devices.map((device) => ({ ...device, executionKinds: [...device.executionKinds] })) },
+      {
+        protocol: PROTOCOL_VERSION,
+        agentVersion: VERSION,
+        hostname: os.hostname(),
+        devices: devices.map((device) => ({ ...device, executionKinds: [...device.executionKinds] })),
+      },
       { maxElapsedMs: Number.POSITIVE_INFINITY, signal: stopping.signal },
     );
     if (answer.flavour === 'public' && options.flavour !== undefined && options.flavour !== 'public') {
@@ -108,7 +118,9 @@ export function startAgent(options: AgentOptions): RunningAgent {
     let report: { ok: boolean; report: string };
     try {
       const health = check ? await options.driver.health(slot.description.serial) : { ok: true as const };
-      report = health.ok ? await options.driver.clean(slot.description.serial, check ? 'FULL' : cleaning) : { ok: false, report: `health check failed: ${health.reason}` };
+      report = health.ok
+        ? await options.driver.clean(slot.description.serial, check ? 'FULL' : cleaning)
+        : { ok: false, report: `health check failed: ${health.reason}` };
       if (check && report.ok) report = { ok: true, report: `health checked; ${report.report}` };
     } catch (error) {
       report = { ok: false, report: (error as Error).message };
@@ -117,7 +129,10 @@ export function startAgent(options: AgentOptions): RunningAgent {
       const answer = await client.cleaned(slot.deviceId, report, { ...patience, signal: stopping.signal });
       slot.status = answer.state === 'IDLE' ? 'free' : 'out';
       if (slot.status === 'free') log(`${slot.description.displayName} is clean: ${report.report}`);
-      if (slot.status === 'out') log(`${slot.description.displayName} is out of service: ${report.ok ? 'taken out by the server' : report.report}`);
+      if (slot.status === 'out')
+        log(
+          `${slot.description.displayName} is out of service: ${report.ok ? 'taken out by the server' : report.report}`,
+        );
     } catch (error) {
       slot.status = 'out';
       log(`${slot.description.displayName}: cleaning could not be reported: ${(error as Error).message}`);
@@ -129,7 +144,15 @@ export function startAgent(options: AgentOptions): RunningAgent {
     slot.status = 'busy';
     log(`device run ${assignment.deviceRunId} on ${slot.description.serial}: starting (${assignment.kind})`);
     const execution = execute(
-      { client, driver: options.driver, dataDir: options.dataDir, cache, zipLimits: options.zipLimits, log, reportPatienceMs: patience.maxElapsedMs },
+      {
+        client,
+        driver: options.driver,
+        dataDir: options.dataDir,
+        cache,
+        zipLimits: options.zipLimits,
+        log,
+        reportPatienceMs: patience.maxElapsedMs,
+      },
       slot.description.serial,
       assignment,
     );
@@ -137,7 +160,8 @@ export function startAgent(options: AgentOptions): RunningAgent {
     void execution.done.then(
       ({ checkDevice }) => {
         executions.delete(assignment.deviceRunId);
-        if (checkDevice) log(`${slot.description.displayName} failed device runs in a row: checking its health and cleaning it fully`);
+        if (checkDevice)
+          log(`${slot.description.displayName} failed device runs in a row: checking its health and cleaning it fully`);
         if (!stopping.signal.aborted) void clean(slot, checkDevice);
       },
       (error: unknown) => {
@@ -165,7 +189,10 @@ export function startAgent(options: AgentOptions): RunningAgent {
           await sleep(claimWaitMs, round.signal);
           continue;
         }
-        const answer = await client.claim({ deviceIds: free.map((slot) => slot.deviceId), running: [...executions.keys()], waitMs: claimWaitMs }, round.signal);
+        const answer = await client.claim(
+          { deviceIds: free.map((slot) => slot.deviceId), running: [...executions.keys()], waitMs: claimWaitMs },
+          round.signal,
+        );
         failures = 0;
         stopRuns(answer.abort);
         for (const deviceId of answer.clean) {
@@ -200,7 +227,11 @@ export function startAgent(options: AgentOptions): RunningAgent {
       { maxElapsedMs: heartbeatMs, signal: stopping.signal },
     );
     for (const { serial, deviceId } of answer.devices) {
-      const slot: DeviceSlot = { description: fresh.find((device) => device.serial === serial)!, deviceId, status: 'busy' };
+      const slot: DeviceSlot = {
+        description: fresh.find((device) => device.serial === serial)!,
+        deviceId,
+        status: 'busy',
+      };
       slots.set(deviceId, slot);
       log(`${slot.description.displayName} (${serial}) appeared; registered`);
       void clean(slot);
@@ -219,7 +250,10 @@ export function startAgent(options: AgentOptions): RunningAgent {
           const health = await options.driver.health(slot.description.serial);
           if (!health.ok) unhealthy.push({ deviceId: slot.deviceId, reason: health.reason });
         }
-        const answer = await client.heartbeat({ running: [...executions.keys()], unhealthy }, { maxElapsedMs: heartbeatMs, signal: stopping.signal });
+        const answer = await client.heartbeat(
+          { running: [...executions.keys()], unhealthy },
+          { maxElapsedMs: heartbeatMs, signal: stopping.signal },
+        );
         stopRuns(answer.abort);
         // Devices this agent gave up on that an operator returned to service: clean them again.
         for (const deviceId of answer.clean ?? []) {
@@ -246,7 +280,10 @@ export function startAgent(options: AgentOptions): RunningAgent {
       reclaim();
       for (const execution of executions.values()) execution.stop('shutdown');
       // Give the runs a moment to report themselves as interrupted; the server's lease covers the rest.
-      await Promise.race([Promise.allSettled([...executions.values()].map((execution) => execution.done)), sleep(10_000)]);
+      await Promise.race([
+        Promise.allSettled([...executions.values()].map((execution) => execution.done)),
+        sleep(10_000),
+      ]);
       await loops.catch(() => undefined);
       await options.driver.close();
     },

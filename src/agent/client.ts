@@ -65,7 +65,10 @@ export function protocolClient(options: ClientOptions) {
     const used = current;
     let response: Response;
     try {
-      response = await fetch(`${bases[used]}${path}`, { ...init, headers: { ...headers, ...(init.headers as Record<string, string>) } });
+      response = await fetch(`${bases[used]}${path}`, {
+        ...init,
+        headers: { ...headers, ...(init.headers as Record<string, string>) },
+      });
     } catch (error) {
       if (!init.signal?.aborted) moveOn(used);
       throw error;
@@ -79,7 +82,10 @@ export function protocolClient(options: ClientOptions) {
     } catch {
       // not JSON: keep the text
     }
-    throw new ProtocolError(response.status, `${init.method ?? 'GET'} ${path}: ${response.status} ${message}`.slice(0, 2000));
+    throw new ProtocolError(
+      response.status,
+      `${init.method ?? 'GET'} ${path}: ${response.status} ${message}`.slice(0, 2000),
+    );
   }
 
   async function withRetry<T>(what: string, policy: RetryPolicy, work: () => Promise<T>): Promise<T> {
@@ -100,16 +106,24 @@ export function protocolClient(options: ClientOptions) {
 
   const post = async <T>(path: string, body: unknown, policy: RetryPolicy, signal?: AbortSignal): Promise<T> =>
     withRetry(path, policy, async () => {
-      const response = await attempt(path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' }, signal });
+      const response = await attempt(path, {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+        signal,
+      });
       return (await response.json()) as T;
     });
 
   return {
     /** The server requests go to now. */
     serverUrl: () => bases[current]!,
-    hello: (request: HelloRequest, policy: RetryPolicy) => post<HelloResponse>(`${PROTOCOL_PREFIX}/hello`, request, policy),
-    heartbeat: (request: HeartbeatRequest, policy: RetryPolicy) => post<StopList>(`${PROTOCOL_PREFIX}/heartbeat`, request, policy),
-    addDevices: (request: DevicesRequest, policy: RetryPolicy) => post<DevicesResponse>(`${PROTOCOL_PREFIX}/devices`, request, policy),
+    hello: (request: HelloRequest, policy: RetryPolicy) =>
+      post<HelloResponse>(`${PROTOCOL_PREFIX}/hello`, request, policy),
+    heartbeat: (request: HeartbeatRequest, policy: RetryPolicy) =>
+      post<StopList>(`${PROTOCOL_PREFIX}/heartbeat`, request, policy),
+    addDevices: (request: DevicesRequest, policy: RetryPolicy) =>
+      post<DevicesResponse>(`${PROTOCOL_PREFIX}/devices`, request, policy),
     /** One long poll; the caller loops and retries. */
     claim: (request: ClaimRequest, signal: AbortSignal) =>
       post<ClaimResponse>(`${PROTOCOL_PREFIX}/claims`, request, { maxElapsedMs: 0 }, signal),

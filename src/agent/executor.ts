@@ -14,7 +14,15 @@ import { ZipError, extractZip } from '../files/zip.ts';
 import { type Assignment, type ProgressReport, REPORT_BODY_LIMIT_BYTES, type ResultReport } from '../protocol/v1.ts';
 import { parseJUnit } from '../results/junit.ts';
 import { ProtocolError, type ProtocolClient, type RetryPolicy } from './client.ts';
-import { type Artifact, CustomerFault, type Driver, type ExecutionResult, type Job, type LocalFile, type PerformanceSample } from './driver.ts';
+import {
+  type Artifact,
+  CustomerFault,
+  type Driver,
+  type ExecutionResult,
+  type Job,
+  type LocalFile,
+  type PerformanceSample,
+} from './driver.ts';
 import type { InputCache } from './input-cache.ts';
 
 export interface ExecutorDeps {
@@ -90,7 +98,8 @@ async function run(
   const flush = (): Promise<void> => (flushing = flushing.then(send));
   const flusher = setInterval(() => void flush(), FLUSH_MS);
   const timer = setTimeout(() => stop('timeout'), assignment.timeoutSeconds * 1000);
-  const step = (type: StepType) => steps.push({ type: type as ProgressReport['steps'][number]['type'], time: Date.now() });
+  const step = (type: StepType) =>
+    steps.push({ type: type as ProgressReport['steps'][number]['type'], time: Date.now() });
 
   let result: ExecutionResult;
   try {
@@ -142,7 +151,15 @@ async function run(
   await flushing;
   let checkDevice = false;
   try {
-    checkDevice = (await sendResult(deps, id, { seq: ++seq, ...report, steps: steps.splice(0), samples: samples.splice(0) }, policy)).checkDevice === true;
+    checkDevice =
+      (
+        await sendResult(
+          deps,
+          id,
+          { seq: ++seq, ...report, steps: steps.splice(0), samples: samples.splice(0) },
+          policy,
+        )
+      ).checkDevice === true;
     deps.log(`device run ${id} on ${serial}: ${report.outcome}${report.failReason ? ` (${report.failReason})` : ''}`);
   } catch (error) {
     deps.log(`device run ${id}: the result could not be reported: ${(error as Error).message}`);
@@ -163,9 +180,18 @@ async function sendResult(deps: ExecutorDeps, id: number, report: ResultReport, 
   } catch (error) {
     if (!(error instanceof ProtocolError) || (error.status !== 400 && error.status !== 413)) throw error;
     deps.log(`device run ${id}: the server refused the result (${error.message}); reporting it without test cases`);
-    const failReason = cutText([report.failReason, `the results could not be reported: ${error.message}`].filter((part) => part !== null).join('; '), FAIL_REASON_CHARS);
+    const failReason = cutText(
+      [report.failReason, `the results could not be reported: ${error.message}`]
+        .filter((part) => part !== null)
+        .join('; '),
+      FAIL_REASON_CHARS,
+    );
     const outcome = report.outcome === 'SUCCEEDED' ? 'FAILED' : report.outcome;
-    return deps.client.result(id, { seq: report.seq + 1, outcome, failReason, testCases: [], ...(report.refused === true && { refused: true }) }, policy);
+    return deps.client.result(
+      id,
+      { seq: report.seq + 1, outcome, failReason, testCases: [], ...(report.refused === true && { refused: true }) },
+      policy,
+    );
   }
 }
 
@@ -173,7 +199,11 @@ async function sendResult(deps: ExecutorDeps, id: number, report: ResultReport, 
 function fitReport(report: Omit<ResultReport, 'seq'>): Omit<ResultReport, 'seq'> {
   const fitted = fitTestCasesInto(report.testCases, REPORT_BODY_LIMIT_BYTES - REPORT_OVERHEAD_BYTES);
   const failReason = [report.failReason, fitted.note].filter((part) => part !== null).join('; ');
-  return { ...report, testCases: fitted.cases, failReason: failReason === '' ? null : cutText(failReason, FAIL_REASON_CHARS) };
+  return {
+    ...report,
+    testCases: fitted.cases,
+    failReason: failReason === '' ? null : cutText(failReason, FAIL_REASON_CHARS),
+  };
 }
 
 interface Input {
@@ -182,12 +212,19 @@ interface Input {
 }
 
 /** Each input in the run's own folder: a copy checked against its checksum (input-cache.ts). */
-async function download(deps: ExecutorDeps, assignment: Assignment, workDir: string, policy: RetryPolicy): Promise<Input[]> {
-  return Promise.all(assignment.files.map(async (file): Promise<Input> => {
-    const local = path.join(workDir, 'inputs', `${file.id}-${path.basename(file.name)}`);
-    await deps.cache.provide(file, local, (target) => deps.client.download(file.url, target, policy));
-    return { action: file.action, file: { path: local, name: file.name, properties: file.properties } };
-  }));
+async function download(
+  deps: ExecutorDeps,
+  assignment: Assignment,
+  workDir: string,
+  policy: RetryPolicy,
+): Promise<Input[]> {
+  return Promise.all(
+    assignment.files.map(async (file): Promise<Input> => {
+      const local = path.join(workDir, 'inputs', `${file.id}-${path.basename(file.name)}`);
+      await deps.cache.provide(file, local, (target) => deps.client.download(file.url, target, policy));
+      return { action: file.action, file: { path: local, name: file.name, properties: file.properties } };
+    }),
+  );
 }
 
 /** Test cases the driver knew, else those of its JUnit files; unreadable JUnit is reported, not fatal. */
@@ -221,27 +258,41 @@ export function decide(
   const testCases = collected.cases;
   const outcome = (outcome: ResultReport['outcome'], failReason: string | null) => ({ outcome, failReason, testCases });
   if (stopReason === 'aborted') return outcome('ABORTED', 'aborted by the user');
-  if (stopReason === 'timeout') return outcome('TIMEOUT', 'the tests did not finish within the timeout; partial results kept');
+  if (stopReason === 'timeout')
+    return outcome('TIMEOUT', 'the tests did not finish within the timeout; partial results kept');
   if (stopReason === 'shutdown') return outcome('WARNING', 'the agent shut down while the device run was in progress');
-  if (result.outcome === 'REFUSED') return { ...outcome('WARNING', result.failReason ?? 'the device cannot do what the run asked'), refused: true };
-  if (result.outcome === 'CUSTOMER_FAULT') return { ...outcome('FAILED', result.failReason ?? 'the test package made the device run fail'), refused: true };
-  if (result.outcome !== 'COMPLETED') return outcome('WARNING', result.failReason ?? 'the device run could not be completed');
+  if (result.outcome === 'REFUSED')
+    return { ...outcome('WARNING', result.failReason ?? 'the device cannot do what the run asked'), refused: true };
+  if (result.outcome === 'CUSTOMER_FAULT')
+    return { ...outcome('FAILED', result.failReason ?? 'the test package made the device run fail'), refused: true };
+  if (result.outcome !== 'COMPLETED')
+    return outcome('WARNING', result.failReason ?? 'the device run could not be completed');
   if (testCases.some((testCase) => testCase.result === 'FAILED')) return outcome('FAILED', collected.problem);
   if (collected.problem !== null) return outcome('FAILED', collected.problem);
   if (testCases.length === 0) {
     const exit = result.exitCode !== null && result.exitCode !== 0 ? `exited with code ${result.exitCode} and ` : '';
-    return outcome('FAILED', result.failReason ?? `the tests ${exit}reported no results (write JUnit XML into $OUTPUT_DIR)`);
+    return outcome(
+      'FAILED',
+      result.failReason ?? `the tests ${exit}reported no results (write JUnit XML into $OUTPUT_DIR)`,
+    );
   }
-  if (result.exitCode !== null && result.exitCode !== 0) return outcome('FAILED', `the tests passed but run-tests.sh exited with code ${result.exitCode}`);
+  if (result.exitCode !== null && result.exitCode !== 0)
+    return outcome('FAILED', `the tests passed but run-tests.sh exited with code ${result.exitCode}`);
   return outcome('SUCCEEDED', null);
 }
 
 const PARALLEL_UPLOADS = 4;
 
-async function uploadAll(deps: ExecutorDeps, deviceRunId: number, artifacts: readonly Artifact[], policy: RetryPolicy): Promise<void> {
+async function uploadAll(
+  deps: ExecutorDeps,
+  deviceRunId: number,
+  artifacts: readonly Artifact[],
+  policy: RetryPolicy,
+): Promise<void> {
   const queue = [...artifacts];
   const worker = async () => {
-    for (let artifact = queue.shift(); artifact !== undefined; artifact = queue.shift()) await upload(deps, deviceRunId, artifact, policy);
+    for (let artifact = queue.shift(); artifact !== undefined; artifact = queue.shift())
+      await upload(deps, deviceRunId, artifact, policy);
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_UPLOADS, queue.length) }, worker));
 }

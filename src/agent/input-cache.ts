@@ -48,7 +48,8 @@ export function inputCache(options: InputCacheOptions): InputCache {
   fs.mkdirSync(options.dir, { recursive: true, mode: 0o700 });
   fs.chmodSync(options.dir, 0o700);
   // Leftovers of an agent that died while fetching.
-  for (const name of fs.readdirSync(options.dir)) if (name.endsWith('.part')) fs.rmSync(path.join(options.dir, name), { force: true });
+  for (const name of fs.readdirSync(options.dir))
+    if (name.endsWith('.part')) fs.rmSync(path.join(options.dir, name), { force: true });
 
   const entry = (sha256: string) => path.join(options.dir, sha256);
 
@@ -61,7 +62,10 @@ export function inputCache(options: InputCacheOptions): InputCache {
         try {
           await fetch(partial);
           const actual = await sha256Of(partial);
-          if (actual !== input.sha256) throw new Error(`download of ${input.name} was corrupted (checksum ${actual.slice(0, 12)}, expected ${input.sha256.slice(0, 12)})`);
+          if (actual !== input.sha256)
+            throw new Error(
+              `download of ${input.name} was corrupted (checksum ${actual.slice(0, 12)}, expected ${input.sha256.slice(0, 12)})`,
+            );
           await fs.promises.chmod(partial, 0o600);
           await fs.promises.rename(partial, entry(input.sha256));
         } finally {
@@ -75,14 +79,16 @@ export function inputCache(options: InputCacheOptions): InputCache {
   }
 
   async function provide(input: WantedInput, target: string, fetch: Fetch): Promise<void> {
-    if (!SHA256.test(input.sha256)) throw new Error(`${input.name}: not a SHA-256 checksum: ${input.sha256.slice(0, 80)}`);
+    if (!SHA256.test(input.sha256))
+      throw new Error(`${input.name}: not a SHA-256 checksum: ${input.sha256.slice(0, 80)}`);
     pinned.set(input.sha256, (pinned.get(input.sha256) ?? 0) + 1);
     let fetched = false;
     try {
       for (let attempt = 1; ; attempt++) {
         const found = await fs.promises.lstat(entry(input.sha256)).catch(() => null);
         // Only a plain file is read: a link or a FIFO put there would be followed, or block.
-        if (found !== null && !found.isFile()) await fs.promises.rm(entry(input.sha256), { force: true, recursive: true });
+        if (found !== null && !found.isFile())
+          await fs.promises.rm(entry(input.sha256), { force: true, recursive: true });
         if (found === null || !found.isFile()) {
           await fetchOnce(input, fetch);
           fetched = true;
@@ -99,7 +105,9 @@ export function inputCache(options: InputCacheOptions): InputCache {
         }
         await fs.promises.rm(target, { force: true });
         if (actual !== null) {
-          options.log(`cached input ${input.name} (${input.sha256.slice(0, 12)}) no longer matches its checksum (it has ${actual.slice(0, 24)}): removed, fetching it again`);
+          options.log(
+            `cached input ${input.name} (${input.sha256.slice(0, 12)}) no longer matches its checksum (it has ${actual.slice(0, 24)}): removed, fetching it again`,
+          );
           await fs.promises.rm(entry(input.sha256), { force: true });
         }
         if (attempt >= 3) throw new Error(`${input.name} could not be put in place intact`);

@@ -80,7 +80,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           'The device-cloud API. Every path also answers under /api (besides /api/v2), and /me/... also as /users/{yourId}/.... ' +
           'Answers are XML unless the request sends Accept: application/json.',
       },
-      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'basic', description: 'API key as user name, empty password' } } },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'basic', description: 'API key as user name, empty password' },
+        },
+      },
     },
   });
   registerSecurityHeaders(app);
@@ -91,13 +95,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Operators' routes are not the established API's: kept out of its table (and of what the
   // isolation tests enumerate, since a non-operator gets 403 there rather than 404).
-  registerRoutes(app, [...routeTable({ version: options.version, flavour: options.ctx.flavour }), ...adminRoutes], { ctx: options.ctx, publicUrl: options.publicUrl });
+  registerRoutes(app, [...routeTable({ version: options.version, flavour: options.ctx.flavour }), ...adminRoutes], {
+    ctx: options.ctx,
+    publicUrl: options.publicUrl,
+  });
   registerAgentProtocol(app, options.ctx);
   registerOAuth(app, options.ctx);
   registerWebSession(app, options.ctx, options.publicUrl);
   // The dashboard: static files, public (its data comes from the API with the session cookie). Its
   // type checker's files (tsconfig.json, *.d.ts) are the build's, not the browser's.
-  await app.register(fastifyStatic, { root: WEB_ROOT, wildcard: false, index: 'index.html', schemaHide: true, globIgnore: ['**/*.json', '**/*.d.ts'] });
+  await app.register(fastifyStatic, {
+    root: WEB_ROOT,
+    wildcard: false,
+    index: 'index.html',
+    schemaHide: true,
+    globIgnore: ['**/*.json', '**/*.d.ts'],
+  });
   registerDashboardModules(app);
 
   // The document (about a megabyte, every answer's schema written out) is the same until the app closes.
@@ -140,7 +153,12 @@ function registerJsonParser(app: FastifyInstance): void {
     try {
       done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
     } catch (error) {
-      done(Object.assign(new Error(`The request body is not valid JSON: ${(error as Error).message}`), { statusCode: 400 }), undefined);
+      done(
+        Object.assign(new Error(`The request body is not valid JSON: ${(error as Error).message}`), {
+          statusCode: 400,
+        }),
+        undefined,
+      );
     }
   });
 }

@@ -18,12 +18,20 @@ export function registerOAuth(app: FastifyInstance, ctx: Context): void {
     handler: async (request, reply) => {
       // A URL is kept in proxies' logs and browsers' histories: a password never travels in one.
       if (Object.hasOwn(request.query as object, 'password')) {
-        throw new OAuthError('invalid_request', "Send the password in the body of a POST (a form: application/x-www-form-urlencoded), never in the URL's query");
+        throw new OAuthError(
+          'invalid_request',
+          "Send the password in the body of a POST (a form: application/x-www-form-urlencoded), never in the URL's query",
+        );
       }
       // A form (or JSON) body wins over the query, as on every route.
-      const body = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
+      const body =
+        typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
       const answer = await grantToken(ctx, { ...(request.query as Record<string, unknown>), ...body });
-      return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').type('application/json; charset=utf-8').send(answer);
+      return reply
+        .header('cache-control', 'no-store')
+        .header('pragma', 'no-cache')
+        .type('application/json; charset=utf-8')
+        .send(answer);
     },
   });
 }

@@ -59,7 +59,12 @@ export const created = (body: Rep): Outcome => ({ kind: 'rep', status: 201, body
 export const noContent = (): Outcome => ({ kind: 'empty', status: 204 });
 /** Binary downloads answer their bytes whatever Accept says (docs/api.md#formats). */
 export const bytes = (answer: ByteAnswer): Outcome => ({ kind: 'bytes', status: 200, bytes: answer });
-export const text = (contentType: string, body: string): Outcome => ({ kind: 'text', status: 200, contentType, text: body });
+export const text = (contentType: string, body: string): Outcome => ({
+  kind: 'text',
+  status: 200,
+  contentType,
+  text: body,
+});
 
 /**
  * What a route answers when it succeeds, by status: the schema of the entity it presents (the

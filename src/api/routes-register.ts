@@ -43,7 +43,10 @@ const RESOURCE_OF_PARAM: Readonly<Record<string, string>> = {
 export function registerRoutes(app: FastifyInstance, specs: readonly RouteSpec[], options: RegisterOptions): void {
   const methodsByUrl = new Map<string, Set<HttpMethod>>();
   for (const spec of specs) {
-    const variants = spec.path === '/me' || spec.path.startsWith('/me/') ? [spec.path, spec.path.replace(/^\/me/, '/users/:userId')] : [spec.path];
+    const variants =
+      spec.path === '/me' || spec.path.startsWith('/me/')
+        ? [spec.path, spec.path.replace(/^\/me/, '/users/:userId')]
+        : [spec.path];
     for (const prefix of PREFIXES) {
       for (const variant of variants) {
         const url = prefix + variant;
@@ -73,7 +76,13 @@ export function registerRoutes(app: FastifyInstance, specs: readonly RouteSpec[]
   }
 }
 
-function registerOne(app: FastifyInstance, spec: RouteSpec, url: string, documented: boolean, options: RegisterOptions): void {
+function registerOne(
+  app: FastifyInstance,
+  spec: RouteSpec,
+  url: string,
+  documented: boolean,
+  options: RegisterOptions,
+): void {
   const paramNames = [...url.matchAll(/:(\w+)/g)].map((match) => match[1]!);
   const carriesBody = spec.method !== 'GET';
   const arrayFields = arrayFieldsOf(spec.input);
@@ -84,7 +93,8 @@ function registerOne(app: FastifyInstance, spec: RouteSpec, url: string, documen
       summary: spec.summary,
       tags: [...spec.tags],
       hide: !documented,
-      ...(spec.input !== undefined && (carriesBody && !spec.upload ? { body: spec.input } : { querystring: spec.input })),
+      ...(spec.input !== undefined &&
+        (carriesBody && !spec.upload ? { body: spec.input } : { querystring: spec.input })),
       ...(spec.upload && { consumes: ['multipart/form-data'] }),
       ...(spec.access !== 'anonymous' && { security: [{ apiKey: [] }] }),
       produces: PRODUCES,
@@ -96,7 +106,11 @@ function registerOne(app: FastifyInstance, spec: RouteSpec, url: string, documen
     preHandler: checkNumbers(carriesBody && !spec.upload),
     handler: async (request, reply) => {
       const input = carriesBody && !spec.upload ? request.body : request.query;
-      const present: PresentContext = { user: request.user, baseUrl: baseUrl(request, options.publicUrl), now: options.ctx.clock() };
+      const present: PresentContext = {
+        user: request.user,
+        baseUrl: baseUrl(request, options.publicUrl),
+        now: options.ctx.clock(),
+      };
       const outcome = await spec.handle({
         params: request.params as Record<string, number>,
         input,
@@ -122,11 +136,18 @@ function registerOne(app: FastifyInstance, spec: RouteSpec, url: string, documen
             .code(outcome.status)
             .type(answer.contentType)
             .header('content-length', answer.length)
-            .header('content-disposition', `${disposition}; filename="${answer.fileName.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(answer.fileName)}`)
+            .header(
+              'content-disposition',
+              `${disposition}; filename="${answer.fileName.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(answer.fileName)}`,
+            )
             .send(answer.stream);
         }
         case 'rep': {
-          const { contentType, payload } = encodeFor(request.headers.accept, outcome.body, reply.getSerializationFunction(String(outcome.status)) as Stringify | undefined);
+          const { contentType, payload } = encodeFor(
+            request.headers.accept,
+            outcome.body,
+            reply.getSerializationFunction(String(outcome.status)) as Stringify | undefined,
+          );
           return reply.code(outcome.status).type(contentType).send(payload);
         }
       }
@@ -143,7 +164,10 @@ function responseSchemas(answers: Answers): Record<string, unknown> {
   for (const [status, answer] of Object.entries(answers)) {
     if (answer === 'empty') schemas[status] = { description: 'No content', type: 'null' };
     else if (answer !== undefined && 'bytes' in answer) {
-      schemas[status] = { description: answer.description, content: { [answer.bytes]: { schema: { type: 'string', format: 'binary' } } } };
+      schemas[status] = {
+        description: answer.description,
+        content: { [answer.bytes]: { schema: { type: 'string', format: 'binary' } } },
+      };
     } else schemas[status] = answer;
   }
   return { ...schemas, '4xx': ApiError, '5xx': ApiError };
@@ -153,13 +177,18 @@ function responseSchemas(answers: Answers): Record<string, unknown> {
  * Runs before schema validation: parses path ids, checks that `users/:userId` is the caller, and
  * normalises parameters (`x[]` → `x`, comma-joined id lists split, query merged into the body).
  */
-function prepareInput(paramNames: readonly string[], carriesBody: boolean, arrayFields: ReadonlySet<string>): preValidationHookHandler {
+function prepareInput(
+  paramNames: readonly string[],
+  carriesBody: boolean,
+  arrayFields: ReadonlySet<string>,
+): preValidationHookHandler {
   return async (request) => {
     const raw = request.params as Record<string, string>;
     const params: Record<string, number> = {};
     for (const name of paramNames) {
       const text = raw[name] ?? '';
-      if (!ID.test(text) || !Number.isSafeInteger(Number(text))) throw new NotFoundError(RESOURCE_OF_PARAM[name] ?? name, text.slice(0, 40));
+      if (!ID.test(text) || !Number.isSafeInteger(Number(text)))
+        throw new NotFoundError(RESOURCE_OF_PARAM[name] ?? name, text.slice(0, 40));
       params[name] = Number(text);
     }
     if (params.userId !== undefined && params.userId !== (request.user as User | null)?.id) {
@@ -190,7 +219,10 @@ function checkNumbers(carriesBody: boolean): preHandlerHookHandler {
     for (const [name, value] of Object.entries(input ?? {})) {
       for (const item of Array.isArray(value) ? value : [value]) {
         if (typeof item === 'number' && !(Math.abs(item) <= Number.MAX_SAFE_INTEGER)) {
-          throw new InvalidParameterError(name, `Parameter '${name}' must be a number between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`);
+          throw new InvalidParameterError(
+            name,
+            `Parameter '${name}' must be a number between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`,
+          );
         }
       }
     }
@@ -204,7 +236,14 @@ function normalize(input: Record<string, unknown>, arrayFields: ReadonlySet<stri
     let normalized = value;
     if (arrayFields.has(name)) {
       const items = Array.isArray(value) ? value : [value];
-      normalized = items.flatMap((item) => (typeof item === 'string' ? item.split(',').map((part) => part.trim()).filter((part) => part !== '') : [item]));
+      normalized = items.flatMap((item) =>
+        typeof item === 'string'
+          ? item
+              .split(',')
+              .map((part) => part.trim())
+              .filter((part) => part !== '')
+          : [item],
+      );
     }
     const existing = output[name];
     output[name] = existing === undefined ? normalized : ([] as unknown[]).concat(existing, normalized);
@@ -214,7 +253,9 @@ function normalize(input: Record<string, unknown>, arrayFields: ReadonlySet<stri
 
 /** Fields declared as arrays of integers: those accept `x=1,2` besides `x[]=1&x[]=2` and `x=1&x=2`. */
 function arrayFieldsOf(schema: TSchema | undefined): ReadonlySet<string> {
-  const properties = (schema as { properties?: Record<string, { type?: string; items?: { type?: string } }> } | undefined)?.properties ?? {};
+  const properties =
+    (schema as { properties?: Record<string, { type?: string; items?: { type?: string } }> } | undefined)?.properties ??
+    {};
   return new Set(
     Object.entries(properties)
       .filter(([, property]) => property.type === 'array' && property.items?.type === 'integer')

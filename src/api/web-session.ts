@@ -13,7 +13,15 @@ import { SecretKeyError } from '../domain/secret-keys.ts';
 import type { User } from '../domain/users.ts';
 import type { Context } from '../services/context.ts';
 import { revealApiKey } from '../services/users.ts';
-import { type Session, confirmPassword, recentUntil, requireRecentSignIn, sessionOf, signIn, signOut } from '../services/web-sessions.ts';
+import {
+  type Session,
+  confirmPassword,
+  recentUntil,
+  requireRecentSignIn,
+  sessionOf,
+  signIn,
+  signOut,
+} from '../services/web-sessions.ts';
 
 export const SESSION_COOKIE = 'dc_session';
 
@@ -27,19 +35,26 @@ export function registerWebSession(app: FastifyInstance, ctx: Context, publicUrl
   // The token itself only ever travels in the cookie.
   // `recentUntil`: until when the API key may be revealed without entering the password again
   // (`recent`: whether it still may, by the server's clock).
-  const answer = (reply: FastifyReply, session: { user: User; csrfToken: string; expiresTime: number; authTime: number }) =>
-    reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send({
-      userId: session.user.id,
-      email: session.user.email,
-      csrfToken: session.csrfToken,
-      expiresTime: session.expiresTime,
-      recentUntil: recentUntil(ctx, session),
-      recent: ctx.clock() <= recentUntil(ctx, session),
-    });
+  const answer = (
+    reply: FastifyReply,
+    session: { user: User; csrfToken: string; expiresTime: number; authTime: number },
+  ) =>
+    reply
+      .header('cache-control', 'no-store')
+      .type('application/json; charset=utf-8')
+      .send({
+        userId: session.user.id,
+        email: session.user.email,
+        csrfToken: session.csrfToken,
+        expiresTime: session.expiresTime,
+        recentUntil: recentUntil(ctx, session),
+        recent: ctx.clock() <= recentUntil(ctx, session),
+      });
 
   /** The caller's dashboard session: these routes are the dashboard's, not for keys or tokens. */
   const sessionOfRequest = (request: FastifyRequest): Session => {
-    if (request.credential?.kind !== 'session') throw new ForbiddenError('Only a dashboard session (signed in with the password) can do this');
+    if (request.credential?.kind !== 'session')
+      throw new ForbiddenError('Only a dashboard session (signed in with the password) can do this');
     return request.credential.session;
   };
 
@@ -49,13 +64,22 @@ export function registerWebSession(app: FastifyInstance, ctx: Context, publicUrl
     if (!(request.headers['content-type'] ?? '').startsWith('application/json')) {
       throw new UnsupportedMediaTypeError('Sign in with a JSON body: {"email": …, "password": …}');
     }
-    const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>;
+    const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<
+      string,
+      unknown
+    >;
     const email = body.email;
     const password = body.password;
-    if (typeof email !== 'string' || email === '') throw new InvalidParameterError('email', "Parameter 'email' is required");
-    if (typeof password !== 'string' || password === '') throw new InvalidParameterError('password', "Parameter 'password' is required");
+    if (typeof email !== 'string' || email === '')
+      throw new InvalidParameterError('email', "Parameter 'email' is required");
+    if (typeof password !== 'string' || password === '')
+      throw new InvalidParameterError('password', "Parameter 'password' is required");
     const session = await signIn(ctx, email, password);
-    reply.setCookie(SESSION_COOKIE, session.token, cookieOptions(request, publicUrl, Math.floor(ctx.limits.sessionTtlMs / 1000)));
+    reply.setCookie(
+      SESSION_COOKIE,
+      session.token,
+      cookieOptions(request, publicUrl, Math.floor(ctx.limits.sessionTtlMs / 1000)),
+    );
     return answer(reply, session);
   });
 
@@ -67,12 +91,17 @@ export function registerWebSession(app: FastifyInstance, ctx: Context, publicUrl
     return answer(reply, session);
   });
 
-  app.post('/auth/session/confirm', { schema: { hide: true }, config: { access: 'user', takesPassword: true } }, async (request, reply) => {
-    const session = sessionOfRequest(request);
-    const password = (request.body as Record<string, unknown> | undefined)?.password;
-    if (typeof password !== 'string' || password === '') throw new InvalidParameterError('password', "Parameter 'password' is required");
-    return answer(reply, await confirmPassword(ctx, session, password));
-  });
+  app.post(
+    '/auth/session/confirm',
+    { schema: { hide: true }, config: { access: 'user', takesPassword: true } },
+    async (request, reply) => {
+      const session = sessionOfRequest(request);
+      const password = (request.body as Record<string, unknown> | undefined)?.password;
+      if (typeof password !== 'string' || password === '')
+        throw new InvalidParameterError('password', "Parameter 'password' is required");
+      return answer(reply, await confirmPassword(ctx, session, password));
+    },
+  );
 
   app.post('/auth/api-key', { schema: { hide: true }, config: { access: 'user' } }, async (request, reply) => {
     const session = sessionOfRequest(request);
@@ -83,7 +112,9 @@ export function registerWebSession(app: FastifyInstance, ctx: Context, publicUrl
     } catch (error) {
       if (!(error instanceof SecretKeyError)) throw error;
       request.log.error({ userId: session.user.id, reason: error.message }, 'an API key cannot be unsealed');
-      throw new ConflictError('Your API key cannot be shown: this server lacks the key it was encrypted with (tell the operator). It still works; regenerate it to see a new one.');
+      throw new ConflictError(
+        'Your API key cannot be shown: this server lacks the key it was encrypted with (tell the operator). It still works; regenerate it to see a new one.',
+      );
     }
     return reply.header('cache-control', 'no-store').type('application/json; charset=utf-8').send({ apiKey });
   });

@@ -17,7 +17,9 @@ export function registerAdminCommands(program: Command, print: (line: string) =>
   const admin = program.command('admin').description('Manage accounts (runs against the database directly)');
 
   addStoreOptions(admin.command('create-user'))
-    .description('Create a user and print it with its API key, shown this once (with --json: one JSON object with id, email, apiKey, ...)')
+    .description(
+      'Create a user and print it with its API key, shown this once (with --json: one JSON object with id, email, apiKey, ...)',
+    )
     .requiredOption('--email <email>', 'e-mail address, used to sign in')
     .requiredOption('--password <password>', 'password, at least 8 characters')
     .option('--plan <plan>', `${PLANS.join(', ')}`, 'SILVER')
@@ -80,8 +82,20 @@ export function registerAdminCommands(program: Command, print: (line: string) =>
         const { findUser } = await import('../services/users.ts');
         const { parseQuotaInput, setStorageQuota } = await import('../services/storage.ts');
         const user = await findUser(ctx, options.user);
-        const storage = await setStorageQuota(ctx, user, options.planDefault === true ? null : parseQuotaInput(options.bytes));
-        if (options.json === true) print(JSON.stringify({ id: user.id, email: user.email, storageUsedBytes: storage.usedBytes, storageQuotaBytes: storage.quotaBytes }));
+        const storage = await setStorageQuota(
+          ctx,
+          user,
+          options.planDefault === true ? null : parseQuotaInput(options.bytes),
+        );
+        if (options.json === true)
+          print(
+            JSON.stringify({
+              id: user.id,
+              email: user.email,
+              storageUsedBytes: storage.usedBytes,
+              storageQuotaBytes: storage.quotaBytes,
+            }),
+          );
         else print(`User ${user.id} (${user.email}): ${describeStorage(storage)}`);
       }),
     );
@@ -113,7 +127,10 @@ export function registerAdminCommands(program: Command, print: (line: string) =>
     );
 }
 
-export type WithStore = (options: Record<string, string | undefined>, work: (ctx: Context, config: Config) => Promise<void>) => Promise<void>;
+export type WithStore = (
+  options: Record<string, string | undefined>,
+  work: (ctx: Context, config: Config) => Promise<void>,
+) => Promise<void>;
 
 const withStore: WithStore = async (options, work) => {
   const config = await configFrom(options);
@@ -151,6 +168,6 @@ function printUser(print: (line: string) => void, user: User, json: boolean, api
   print(`User ${user.id}: ${user.email}`);
   print(`  plan     ${user.plan}`);
   print(`  role     ${user.role}`);
-  if (apiKey !== undefined) print(`  API key  ${apiKey}   (shown this once; the user sees it again on the dashboard's account page)`);
+  if (apiKey !== undefined)
+    print(`  API key  ${apiKey}   (shown this once; the user sees it again on the dashboard's account page)`);
 }
-

@@ -26,8 +26,21 @@ export interface AgentProcessOptions {
   /** The driver settings, as resolved for `local`. */
   readonly config: Pick<
     Config,
-    | 'driver' | 'virtualDevices' | 'virtualPrefix' | 'iosBinary' | 'iosSigningDir' | 'iosSigner' | 'flavour' | 'sandbox' | 'sandboxNetwork' | 'sandboxUidBase'
-    | 'sandboxMemoryMb' | 'sandboxProcesses' | 'sandboxCpuSeconds' | 'sandboxDiskMb' | 'sandboxReadOnly'
+    | 'driver'
+    | 'virtualDevices'
+    | 'virtualPrefix'
+    | 'iosBinary'
+    | 'iosSigningDir'
+    | 'iosSigner'
+    | 'flavour'
+    | 'sandbox'
+    | 'sandboxNetwork'
+    | 'sandboxUidBase'
+    | 'sandboxMemoryMb'
+    | 'sandboxProcesses'
+    | 'sandboxCpuSeconds'
+    | 'sandboxDiskMb'
+    | 'sandboxReadOnly'
   > &
     Partial<Pick<Config, 'agentCacheMaxBytes' | 'zipMaxEntries' | 'zipMaxExpandedBytes' | 'zipMaxRatio'>>;
   /** Each line the agent prints. */
@@ -46,31 +59,52 @@ export interface AgentProcess {
 /** The flags that give the child the driver settings `local` resolved (from flags, environment or a file). */
 export function driverFlags(config: AgentProcessOptions['config']): string[] {
   return [
-    '--driver', config.driver,
-    '--devices', String(config.virtualDevices),
-    '--serial-prefix', config.virtualPrefix,
-    '--ios-signer', config.iosSigner,
+    '--driver',
+    config.driver,
+    '--devices',
+    String(config.virtualDevices),
+    '--serial-prefix',
+    config.virtualPrefix,
+    '--ios-signer',
+    config.iosSigner,
     ...(config.agentCacheMaxBytes === undefined ? [] : ['--cache-max-bytes', String(config.agentCacheMaxBytes)]),
     ...(config.zipMaxEntries === undefined ? [] : ['--zip-max-entries', String(config.zipMaxEntries)]),
-    ...(config.zipMaxExpandedBytes === undefined ? [] : ['--zip-max-expanded-bytes', String(config.zipMaxExpandedBytes)]),
+    ...(config.zipMaxExpandedBytes === undefined
+      ? []
+      : ['--zip-max-expanded-bytes', String(config.zipMaxExpandedBytes)]),
     ...(config.zipMaxRatio === undefined ? [] : ['--zip-max-ratio', String(config.zipMaxRatio)]),
     ...(config.iosBinary === undefined ? [] : ['--ios-bin', config.iosBinary]),
     ...(config.iosSigningDir === undefined ? [] : ['--ios-signing', config.iosSigningDir]),
     // The cloud's flavour decides how strictly the agent sandboxes customer code.
-    '--flavour', config.flavour,
-    '--sandbox', config.sandbox,
+    '--flavour',
+    config.flavour,
+    '--sandbox',
+    config.sandbox,
     ...(config.sandboxNetwork === undefined ? [] : ['--sandbox-network', config.sandboxNetwork]),
-    '--sandbox-uid-base', String(config.sandboxUidBase),
-    '--sandbox-memory-mb', String(config.sandboxMemoryMb),
-    '--sandbox-processes', String(config.sandboxProcesses),
-    '--sandbox-cpu-seconds', String(config.sandboxCpuSeconds),
-    '--sandbox-disk-mb', String(config.sandboxDiskMb),
+    '--sandbox-uid-base',
+    String(config.sandboxUidBase),
+    '--sandbox-memory-mb',
+    String(config.sandboxMemoryMb),
+    '--sandbox-processes',
+    String(config.sandboxProcesses),
+    '--sandbox-cpu-seconds',
+    String(config.sandboxCpuSeconds),
+    '--sandbox-disk-mb',
+    String(config.sandboxDiskMb),
     ...(config.sandboxReadOnly.length === 0 ? [] : ['--sandbox-read-only', config.sandboxReadOnly.join(',')]),
   ];
 }
 
 export function startAgentProcess(options: AgentProcessOptions): AgentProcess {
-  const args = [BIN, 'agent', '--server', options.serverUrl, '--data-dir', options.dataDir, ...driverFlags(options.config)];
+  const args = [
+    BIN,
+    'agent',
+    '--server',
+    options.serverUrl,
+    '--data-dir',
+    options.dataDir,
+    ...driverFlags(options.config),
+  ];
   let child: ChildProcess | undefined;
   let stopping = false;
   let everReady = false;
@@ -107,7 +141,12 @@ export function startAgentProcess(options: AgentProcessOptions): AgentProcess {
         process.stderr.write(chunk);
       });
       started.on('exit', (code, signal) => {
-        if (!ready) reject(new Error(`the agent exited (${code ?? signal}) before registering its devices${output === '' ? '' : `:\n${output.slice(-2000)}`}`));
+        if (!ready)
+          reject(
+            new Error(
+              `the agent exited (${code ?? signal}) before registering its devices${output === '' ? '' : `:\n${output.slice(-2000)}`}`,
+            ),
+          );
         // A first start that fails fails `local`; once the agent has run, it is restarted, as a supervisor would.
         if (stopping || !everReady) return;
         options.warn(`the agent exited (${code ?? signal}); restarting it in ${restartDelayMs / 1000} s`);

@@ -22,8 +22,13 @@ export function describeClientError(error: unknown): { code: number; line: strin
   if (error instanceof CliError) return { code: error.exitCode, line: error.message };
   if (error instanceof ConnectionError) return { code: EXIT.INFRASTRUCTURE, line: error.message };
   if (error instanceof ApiError) {
-    if (error.status === 401) return { code: EXIT.USAGE, line: `the server refused the API key (401): ${error.message}. Check --api-key, DEVICECLOUD_API_KEY or devicecloud login` };
-    if (error.status >= 500) return { code: EXIT.INFRASTRUCTURE, line: `the server failed (${error.status}): ${error.message}` };
+    if (error.status === 401)
+      return {
+        code: EXIT.USAGE,
+        line: `the server refused the API key (401): ${error.message}. Check --api-key, DEVICECLOUD_API_KEY or devicecloud login`,
+      };
+    if (error.status >= 500)
+      return { code: EXIT.INFRASTRUCTURE, line: `the server failed (${error.status}): ${error.message}` };
     return { code: EXIT.USAGE, line: `${error.message} (${error.status})` };
   }
   return undefined;

@@ -27,7 +27,10 @@ function readSaved(file: string): Partial<ClientSettings> {
   }
   try {
     const saved = JSON.parse(text) as { url?: unknown; apiKey?: unknown };
-    return { url: typeof saved.url === 'string' ? saved.url : undefined, apiKey: typeof saved.apiKey === 'string' ? saved.apiKey : undefined };
+    return {
+      url: typeof saved.url === 'string' ? saved.url : undefined,
+      apiKey: typeof saved.apiKey === 'string' ? saved.apiKey : undefined,
+    };
   } catch {
     throw new CliError(`${file} is not valid JSON; run devicecloud login again`);
   }
@@ -40,20 +43,27 @@ export function checkServerUrl(value: string, from: string): string {
   } catch {
     throw new CliError(`Invalid server URL from ${from}: '${value}' (expected http://host:port)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`Invalid server URL from ${from}: '${value}' must start with http:// or https://`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new CliError(`Invalid server URL from ${from}: '${value}' must start with http:// or https://`);
   return value.replace(/\/+$/, '');
 }
 
-export function resolveClientSettings(flags: { server?: string; apiKey?: string }, env: NodeJS.ProcessEnv = process.env): ClientSettings {
+export function resolveClientSettings(
+  flags: { server?: string; apiKey?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): ClientSettings {
   const file = credentialsFile(env);
   const saved = readSaved(file);
   // An empty variable counts as unset, as shells and CI systems use it.
   const fromEnv = (name: string) => (env[name] === '' ? undefined : env[name]);
   const url = flags.server ?? fromEnv('DEVICECLOUD_URL') ?? saved.url;
   const apiKey = flags.apiKey ?? fromEnv('DEVICECLOUD_API_KEY') ?? saved.apiKey;
-  if (url === undefined) throw new CliError('No server given: use --server URL, set DEVICECLOUD_URL, or run devicecloud login');
-  if (apiKey === undefined || apiKey === '') throw new CliError('No API key given: use --api-key KEY, set DEVICECLOUD_API_KEY, or run devicecloud login');
-  const from = flags.server !== undefined ? '--server' : fromEnv('DEVICECLOUD_URL') !== undefined ? 'DEVICECLOUD_URL' : file;
+  if (url === undefined)
+    throw new CliError('No server given: use --server URL, set DEVICECLOUD_URL, or run devicecloud login');
+  if (apiKey === undefined || apiKey === '')
+    throw new CliError('No API key given: use --api-key KEY, set DEVICECLOUD_API_KEY, or run devicecloud login');
+  const from =
+    flags.server !== undefined ? '--server' : fromEnv('DEVICECLOUD_URL') !== undefined ? 'DEVICECLOUD_URL' : file;
   return { url: checkServerUrl(url, from), apiKey };
 }
 
@@ -62,7 +72,9 @@ export function saveCredentials(settings: ClientSettings, env: NodeJS.ProcessEnv
   const file = credentialsFile(env);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, `${JSON.stringify({ url: settings.url, apiKey: settings.apiKey }, null, 2)}\n`, { mode: 0o600 });
+  fs.writeFileSync(temporary, `${JSON.stringify({ url: settings.url, apiKey: settings.apiKey }, null, 2)}\n`, {
+    mode: 0o600,
+  });
   fs.chmodSync(temporary, 0o600);
   fs.renameSync(temporary, file);
   return file;

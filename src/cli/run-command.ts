@@ -10,7 +10,16 @@ import type { ApiFile, TestRunConfig } from '../client/api-types.ts';
 import { CliError, EXIT } from './cli-error.ts';
 import { addClientOptions, type ClientFlags } from './client-commands.ts';
 import { resolveClientSettings } from './client-settings.ts';
-import { checkFile, checkTests, chooseDevices, chooseFramework, chooseGroup, osTypeOfApp, parseParams, parseTimeout } from './run-inputs.ts';
+import {
+  checkFile,
+  checkTests,
+  chooseDevices,
+  chooseFramework,
+  chooseGroup,
+  osTypeOfApp,
+  parseParams,
+  parseTimeout,
+} from './run-inputs.ts';
 import { exitCodeOf, watchRun } from './run-watch.ts';
 import { bytes } from './table.ts';
 import fs from 'node:fs';
@@ -55,7 +64,12 @@ export function registerRunCommand(program: Command, out: NodeJS.WriteStream): v
     .option('--framework <name|id>', 'test framework (default: from the files; devicecloud frameworks lists them)')
     .option('--name <name>', 'name of the run')
     .option('--timeout <seconds>', 'time limit per device run')
-    .option('--param <KEY=VALUE>', 'run parameter, handed to the tests as an environment variable (repeatable)', (value, list: string[]) => [...list, value], [])
+    .option(
+      '--param <KEY=VALUE>',
+      'run parameter, handed to the tests as an environment variable (repeatable)',
+      (value, list: string[]) => [...list, value],
+      [],
+    )
     .option('--wait', 'follow the run until it finishes, and exit with its outcome')
     .option('--results <dir>', 'with --wait: download JUnit, logs, screenshots and performance data here')
     .option('--junit <file>', 'with --wait: write one JUnit XML file for the whole run')
@@ -74,13 +88,17 @@ async function run(flags: RunFlags, out: NodeJS.WriteStream): Promise<number> {
   const osType = osTypeOfApp(app);
   const tests = flags.tests === undefined ? undefined : checkFile('--tests', flags.tests);
   if (tests !== undefined) checkTests(tests);
-  if (flags.crawler === true && tests !== undefined) throw new CliError('--crawler needs no --tests: the service explores the app itself');
-  if ((flags.group === undefined) === (flags.devices === undefined)) throw new CliError('Give exactly one of --group NAME|ID and --devices ID,ID');
-  if ((flags.results !== undefined || flags.junit !== undefined) && flags.wait !== true) throw new CliError('--results and --junit need --wait');
+  if (flags.crawler === true && tests !== undefined)
+    throw new CliError('--crawler needs no --tests: the service explores the app itself');
+  if ((flags.group === undefined) === (flags.devices === undefined))
+    throw new CliError('Give exactly one of --group NAME|ID and --devices ID,ID');
+  if ((flags.results !== undefined || flags.junit !== undefined) && flags.wait !== true)
+    throw new CliError('--results and --junit need --wait');
   const parameters = parseParams(flags.param);
   const timeout = parseTimeout(flags.timeout);
   const pollMs = Number(flags.pollInterval);
-  if (!Number.isInteger(pollMs) || pollMs < 100) throw new CliError(`--poll-interval ${flags.pollInterval}: expected milliseconds, at least 100`);
+  if (!Number.isInteger(pollMs) || pollMs < 100)
+    throw new CliError(`--poll-interval ${flags.pollInterval}: expected milliseconds, at least 100`);
 
   const client = createClient(resolveClientSettings(flags));
   // Both lists asked at once: the upload starts a round trip sooner (bench/suites/startup.ts).
@@ -89,7 +107,11 @@ async function run(flags: RunFlags, out: NodeJS.WriteStream): Promise<number> {
     flags.group !== undefined ? client.deviceGroups() : undefined,
     flags.group === undefined ? client.devices() : undefined,
   ]);
-  const framework = chooseFramework(frameworks, osType, { framework: flags.framework, crawler: flags.crawler === true, tests });
+  const framework = chooseFramework(frameworks, osType, {
+    framework: flags.framework,
+    crawler: flags.crawler === true,
+    tests,
+  });
   const target =
     flags.group !== undefined
       ? { deviceGroupId: chooseGroup(groups!, osType, flags.group).id }
@@ -102,14 +124,19 @@ async function run(flags: RunFlags, out: NodeJS.WriteStream): Promise<number> {
     frameworkId: framework.id,
     projectName: flags.project ?? path.basename(app, path.extname(app)),
     ...target,
-    files: [{ id: appFile.id, action: 'INSTALL' }, ...(testFile ? [{ id: testFile.id, action: 'RUN_TEST' as const }] : [])],
+    files: [
+      { id: appFile.id, action: 'INSTALL' },
+      ...(testFile ? [{ id: testFile.id, action: 'RUN_TEST' as const }] : []),
+    ],
     ...(flags.name !== undefined && { testRunName: flags.name }),
     ...(timeout !== undefined && { timeout }),
     ...(parameters.length > 0 && { testRunParameters: parameters }),
   };
   const started = await client.startRun(config);
   const say = (line: string) => flags.json !== true && out.write(`${line}\n`);
-  say(`Run ${started.id} started in project '${started.projectName}' (${framework.name}) on ${started.deviceCount} device${started.deviceCount === 1 ? '' : 's'}`);
+  say(
+    `Run ${started.id} started in project '${started.projectName}' (${framework.name}) on ${started.deviceCount} device${started.deviceCount === 1 ? '' : 's'}`,
+  );
   if (flags.wait !== true) {
     if (flags.json === true) out.write(`${JSON.stringify(started)}\n`);
     else say(`Follow it with: devicecloud runs show ${started.id}`);
@@ -120,7 +147,11 @@ async function run(flags: RunFlags, out: NodeJS.WriteStream): Promise<number> {
   const interrupted = onInterrupt(client, started.id, flags.abortOnInterrupt === true, out, stop);
   let finished;
   try {
-    finished = await watchRun(client, started.id, { pollMs, out: flags.json === true ? devNull() : out, signal: stop.signal });
+    finished = await watchRun(client, started.id, {
+      pollMs,
+      out: flags.json === true ? devNull() : out,
+      signal: stop.signal,
+    });
   } finally {
     interrupted.dispose();
   }
@@ -142,12 +173,19 @@ async function run(flags: RunFlags, out: NodeJS.WriteStream): Promise<number> {
   }
   const { run: end } = finished;
   for (const line of failureLines(results)) say(line);
-  say(`Run ${end.id} finished: ${end.succeededDeviceCount} of ${end.deviceCount} device runs succeeded; ${end.successfulTestCaseCount} tests passed, ${end.failedTestCaseCount} failed`);
+  say(
+    `Run ${end.id} finished: ${end.succeededDeviceCount} of ${end.deviceCount} device runs succeeded; ${end.successfulTestCaseCount} tests passed, ${end.failedTestCaseCount} failed`,
+  );
   if (flags.json === true) out.write(`${JSON.stringify({ ...end, deviceSessions: finished.sessions })}\n`);
   return exitCodeOf(finished.sessions);
 }
 
-async function upload(client: DevicecloudClient, file: string, out: NodeJS.WriteStream, quiet: boolean): Promise<ApiFile> {
+async function upload(
+  client: DevicecloudClient,
+  file: string,
+  out: NodeJS.WriteStream,
+  quiet: boolean,
+): Promise<ApiFile> {
   const size = fs.statSync(file).size;
   const name = path.basename(file);
   const bar = !quiet && process.stderr.isTTY === true;
@@ -158,10 +196,15 @@ async function upload(client: DevicecloudClient, file: string, out: NodeJS.Write
     shown = percent;
     const width = 30;
     const filled = Math.round((percent / 100) * width);
-    process.stderr.write(`\r  uploading ${name} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(percent).padStart(3)}% of ${bytes(total)}`);
+    process.stderr.write(
+      `\r  uploading ${name} [${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(percent).padStart(3)}% of ${bytes(total)}`,
+    );
   });
   if (bar) process.stderr.write('\r\x1b[2K');
-  if (!quiet) out.write(`Uploaded ${name} (${bytes(size)}) as file ${uploaded.id}${uploaded.duplicate ? ', a duplicate of an earlier upload' : ''}\n`);
+  if (!quiet)
+    out.write(
+      `Uploaded ${name} (${bytes(size)}) as file ${uploaded.id}${uploaded.duplicate ? ', a duplicate of an earlier upload' : ''}\n`,
+    );
   return uploaded;
 }
 
@@ -169,7 +212,13 @@ async function upload(client: DevicecloudClient, file: string, out: NodeJS.Write
  * Ctrl-C while waiting: abort the run on the server (at once with --abort-on-interrupt, after
  * asking on a terminal), or leave it running and say how to stop it.
  */
-function onInterrupt(client: DevicecloudClient, runId: number, abortAlways: boolean, out: NodeJS.WriteStream, stop: AbortController) {
+function onInterrupt(
+  client: DevicecloudClient,
+  runId: number,
+  abortAlways: boolean,
+  out: NodeJS.WriteStream,
+  stop: AbortController,
+) {
   let code: number = EXIT.INTERRUPTED;
   let handled: Promise<void> | undefined;
   const handler = () => {
@@ -182,7 +231,9 @@ function onInterrupt(client: DevicecloudClient, runId: number, abortAlways: bool
         prompt.close();
       }
       if (abort) {
-        await client.abortRun(runId).catch((error: Error) => out.write(`could not abort run ${runId}: ${error.message}\n`));
+        await client
+          .abortRun(runId)
+          .catch((error: Error) => out.write(`could not abort run ${runId}: ${error.message}\n`));
         out.write(`\nRun ${runId} aborted\n`);
       } else {
         out.write(`\nRun ${runId} goes on on the server; stop it with: devicecloud runs abort ${runId}\n`);

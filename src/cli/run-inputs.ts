@@ -39,7 +39,9 @@ export function osTypeOfApp(app: string): OsType {
 export function checkTests(tests: string): void {
   const extension = path.extname(tests).toLowerCase();
   if (extension !== '.zip' && extension !== '.apk' && extension !== '.ipa') {
-    throw new CliError(`--tests ${tests}: tests are a .zip (with run-tests.sh, or for XCTest/Calabash), a test .apk or an XCUITest runner .ipa`);
+    throw new CliError(
+      `--tests ${tests}: tests are a .zip (with run-tests.sh, or for XCTest/Calabash), a test .apk or an XCUITest runner .ipa`,
+    );
   }
 }
 
@@ -59,32 +61,65 @@ export function parseTimeout(value: string | undefined): number | undefined {
 }
 
 /** The framework named by id or name, or the one the files suggest. */
-export function chooseFramework(frameworks: readonly ApiFramework[], osType: OsType, request: { framework?: string; crawler: boolean; tests?: string }): ApiFramework {
+export function chooseFramework(
+  frameworks: readonly ApiFramework[],
+  osType: OsType,
+  request: { framework?: string; crawler: boolean; tests?: string },
+): ApiFramework {
   const usable = frameworks.filter((framework) => framework.osType === osType);
   if (request.framework !== undefined) {
     const wanted = request.framework;
-    const found = /^\d+$/.test(wanted) ? usable.find((framework) => framework.id === Number(wanted)) : byName(usable, wanted, (framework) => framework.name);
+    const found = /^\d+$/.test(wanted)
+      ? usable.find((framework) => framework.id === Number(wanted))
+      : byName(usable, wanted, (framework) => framework.name);
     if (found === undefined) {
-      throw new CliError(`--framework ${wanted}: no ${osType} framework of that id or name${suggest(usable.map((framework) => `${framework.id} ${framework.name}`), wanted)}`);
+      throw new CliError(
+        `--framework ${wanted}: no ${osType} framework of that id or name${suggest(
+          usable.map((framework) => `${framework.id} ${framework.name}`),
+          wanted,
+        )}`,
+      );
     }
-    if (!found.available) throw new CliError(`--framework ${wanted}: ${found.name} cannot be used: ${found.unavailableReason}`);
+    if (!found.available)
+      throw new CliError(`--framework ${wanted}: ${found.name} cannot be used: ${found.unavailableReason}`);
     return found;
   }
-  const type = request.crawler ? 'CRAWLER' : request.tests === undefined ? undefined : path.extname(request.tests).toLowerCase() === '.zip' ? 'SERVER_SIDE' : osType === 'ANDROID' ? 'INSTRUMENTATION' : 'XCUITEST';
+  const type = request.crawler
+    ? 'CRAWLER'
+    : request.tests === undefined
+      ? undefined
+      : path.extname(request.tests).toLowerCase() === '.zip'
+        ? 'SERVER_SIDE'
+        : osType === 'ANDROID'
+          ? 'INSTRUMENTATION'
+          : 'XCUITEST';
   if (type === undefined) throw new CliError('Give --tests FILE, or --crawler to let the service explore the app');
   const found = usable.find((framework) => framework.type === type && framework.available);
-  if (found === undefined) throw new CliError(`The server offers no ${osType} framework of type ${type}; choose one with --framework (devicecloud frameworks lists them)`);
+  if (found === undefined)
+    throw new CliError(
+      `The server offers no ${osType} framework of type ${type}; choose one with --framework (devicecloud frameworks lists them)`,
+    );
   return found;
 }
 
 /** The group named by id or name among the user's and the public groups of the OS. */
 export function chooseGroup(groups: readonly ApiDeviceGroup[], osType: OsType, wanted: string): ApiDeviceGroup {
   const suitable = groups.filter((group) => group.osType === osType);
-  const found = /^\d+$/.test(wanted) ? groups.find((group) => group.id === Number(wanted)) : byName(suitable, wanted, (group) => group.displayName);
+  const found = /^\d+$/.test(wanted)
+    ? groups.find((group) => group.id === Number(wanted))
+    : byName(suitable, wanted, (group) => group.displayName);
   if (found === undefined) {
-    throw new CliError(`--group ${wanted}: no ${osType} device group of that id or name${suggest(suitable.map((group) => group.displayName), wanted)}`);
+    throw new CliError(
+      `--group ${wanted}: no ${osType} device group of that id or name${suggest(
+        suitable.map((group) => group.displayName),
+        wanted,
+      )}`,
+    );
   }
-  if (found.osType !== osType) throw new CliError(`--group ${wanted}: '${found.displayName}' holds ${found.osType} devices, but the app is for ${osType}`);
+  if (found.osType !== osType)
+    throw new CliError(
+      `--group ${wanted}: '${found.displayName}' holds ${found.osType} devices, but the app is for ${osType}`,
+    );
   if (found.deviceCount === 0) throw new CliError(`--group ${wanted}: '${found.displayName}' has no devices`);
   return found;
 }
@@ -93,8 +128,12 @@ export function chooseDevices(devices: readonly ApiDevice[], osType: OsType, wan
   const ids = wanted.split(',').map((part) => part.trim());
   return ids.map((id) => {
     const device = /^\d+$/.test(id) ? devices.find((candidate) => candidate.id === Number(id)) : undefined;
-    if (device === undefined) throw new CliError(`--devices ${wanted}: no device with id '${id}' (devicecloud devices lists them)`);
-    if (device.osType !== osType) throw new CliError(`--devices ${wanted}: device ${id} (${device.displayName}) is ${device.osType}, but the app is for ${osType}`);
+    if (device === undefined)
+      throw new CliError(`--devices ${wanted}: no device with id '${id}' (devicecloud devices lists them)`);
+    if (device.osType !== osType)
+      throw new CliError(
+        `--devices ${wanted}: device ${id} (${device.displayName}) is ${device.osType}, but the app is for ${osType}`,
+      );
     return device.id;
   });
 }
@@ -110,6 +149,11 @@ function byName<T>(items: readonly T[], wanted: string, name: (item: T) => strin
 /** "; did you mean: a, b" with the names closest to `wanted`. */
 function suggest(names: readonly string[], wanted: string): string {
   if (names.length === 0) return '';
-  const ranked = [...names].sort((a, b) => distance(a.toLowerCase(), wanted.toLowerCase()) - distance(b.toLowerCase(), wanted.toLowerCase()));
-  return `; did you mean: ${ranked.slice(0, 3).map((name) => `'${name}'`).join(', ')}?`;
+  const ranked = [...names].sort(
+    (a, b) => distance(a.toLowerCase(), wanted.toLowerCase()) - distance(b.toLowerCase(), wanted.toLowerCase()),
+  );
+  return `; did you mean: ${ranked
+    .slice(0, 3)
+    .map((name) => `'${name}'`)
+    .join(', ')}?`;
 }

@@ -15,8 +15,16 @@ export interface SessionResults {
   readonly testCases: ApiTestCaseRun[];
 }
 
-export async function collectTestCases(client: DevicecloudClient, sessions: readonly ApiDeviceSession[]): Promise<SessionResults[]> {
-  return Promise.all(sessions.map(async (session) => ({ session, testCases: session.state === 'EXCLUDED' ? [] : await client.testCaseRuns(session.id) })));
+export async function collectTestCases(
+  client: DevicecloudClient,
+  sessions: readonly ApiDeviceSession[],
+): Promise<SessionResults[]> {
+  return Promise.all(
+    sessions.map(async (session) => ({
+      session,
+      testCases: session.state === 'EXCLUDED' ? [] : await client.testCaseRuns(session.id),
+    })),
+  );
 }
 
 /** A folder name for a device session: its id and device, safe on every file system. */
@@ -24,7 +32,12 @@ function folderOf(session: ApiDeviceSession): string {
   return `${session.id}-${session.device.displayName.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-|-$/g, '')}`;
 }
 
-export async function downloadResults(client: DevicecloudClient, run: ApiTestRun, results: readonly SessionResults[], dir: string): Promise<string[]> {
+export async function downloadResults(
+  client: DevicecloudClient,
+  run: ApiTestRun,
+  results: readonly SessionResults[],
+  dir: string,
+): Promise<string[]> {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'run.json'), `${JSON.stringify(run, null, 2)}\n`);
   const written: string[] = [];
@@ -34,7 +47,10 @@ export async function downloadResults(client: DevicecloudClient, run: ApiTestRun
     fs.mkdirSync(path.join(folder, 'screenshots'), { recursive: true });
     fs.writeFileSync(path.join(folder, 'junit.xml'), await client.junit(session.id));
     fs.writeFileSync(path.join(folder, 'test.log'), await client.logs(session.id));
-    fs.writeFileSync(path.join(folder, 'performance.json'), `${JSON.stringify(await client.performance(session.id), null, 2)}\n`);
+    fs.writeFileSync(
+      path.join(folder, 'performance.json'),
+      `${JSON.stringify(await client.performance(session.id), null, 2)}\n`,
+    );
     const used = new Set<string>();
     for (const shot of await client.screenshots(session.id)) {
       let name = path.basename(shot.originalName).replace(/[^A-Za-z0-9._-]+/g, '_') || `${shot.id}.png`;
@@ -52,7 +68,11 @@ export function mergedJUnit(run: ApiTestRun, results: readonly SessionResults[])
     `${run.projectName} ${run.displayName}`,
     results
       .filter(({ session }) => session.state !== 'EXCLUDED')
-      .map(({ session, testCases }) => ({ name: session.device.displayName, timestamp: session.startTime, testCases: testCases.map(toTestCase) })),
+      .map(({ session, testCases }) => ({
+        name: session.device.displayName,
+        timestamp: session.startTime,
+        testCases: testCases.map(toTestCase),
+      })),
   );
 }
 
@@ -73,6 +93,9 @@ export function failureLines(results: readonly SessionResults[]): string[] {
   return results.flatMap(({ session, testCases }) =>
     testCases
       .filter((testCase) => testCase.result === 'FAILED')
-      .map((testCase) => `FAILED ${testCase.className}#${testCase.methodName} on ${session.device.displayName}${testCase.errorMessage ? `: ${testCase.errorMessage.split('\n')[0]}` : ''}`),
+      .map(
+        (testCase) =>
+          `FAILED ${testCase.className}#${testCase.methodName} on ${session.device.displayName}${testCase.errorMessage ? `: ${testCase.errorMessage.split('\n')[0]}` : ''}`,
+      ),
   );
 }

@@ -21,13 +21,21 @@ export interface Finished {
 
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'WARNING', 'TIMEOUT', 'ABORTED', 'EXCLUDED']);
 
-export async function watchRun(client: DevicecloudClient, runId: number, options: WatchOptions): Promise<Finished | undefined> {
+export async function watchRun(
+  client: DevicecloudClient,
+  runId: number,
+  options: WatchOptions,
+): Promise<Finished | undefined> {
   const tty = options.out.isTTY === true;
   const shown = new Map<number, string>();
   let drawn = 0;
   let lastMessage: string | null = null;
   while (!options.signal.aborted) {
-    const [run, sessions, steps] = await Promise.all([client.run(runId), client.deviceSessions(runId), client.currentSteps(runId)]);
+    const [run, sessions, steps] = await Promise.all([
+      client.run(runId),
+      client.deviceSessions(runId),
+      client.currentSteps(runId),
+    ]);
     const lines = sessions.map((session) => describe(session, steps.get(session.id)));
     if (tty) {
       if (drawn > 0) options.out.write(`\x1b[${drawn}A`);
@@ -36,7 +44,8 @@ export async function watchRun(client: DevicecloudClient, runId: number, options
       for (const line of block) options.out.write(`\x1b[2K${line.slice(0, (options.out.columns ?? 120) - 1)}\n`);
       drawn = block.length;
     } else {
-      if (run.message !== null && run.message !== lastMessage) options.out.write(`${stamp()} run ${run.id}: ${run.message}\n`);
+      if (run.message !== null && run.message !== lastMessage)
+        options.out.write(`${stamp()} run ${run.id}: ${run.message}\n`);
       lastMessage = run.message;
       sessions.forEach((session, index) => {
         const line = lines[index]!;
@@ -51,8 +60,16 @@ export async function watchRun(client: DevicecloudClient, runId: number, options
 }
 
 function describe(session: ApiDeviceSession, step: string | undefined): string {
-  const counts = session.testCaseAllCount > 0 ? `, ${session.testCasePassedCount} passed, ${session.testCaseFailedCount} failed` : '';
-  const detail = session.state === 'RUNNING' && step ? ` (${step})` : session.state === 'EXCLUDED' && session.excludeReason ? ` (${session.excludeReason})` : '';
+  const counts =
+    session.testCaseAllCount > 0
+      ? `, ${session.testCasePassedCount} passed, ${session.testCaseFailedCount} failed`
+      : '';
+  const detail =
+    session.state === 'RUNNING' && step
+      ? ` (${step})`
+      : session.state === 'EXCLUDED' && session.excludeReason
+        ? ` (${session.excludeReason})`
+        : '';
   return `${session.device.displayName}: ${session.state}${detail}${counts}`;
 }
 
@@ -61,7 +78,8 @@ function describe(session: ApiDeviceSession, step: string | undefined): string {
  * (WARNING, TIMEOUT, ABORTED, or nothing could run). Failed tests win: they are what to fix.
  */
 export function exitCodeOf(sessions: readonly ApiDeviceSession[]): number {
-  if (sessions.some((session) => session.state === 'FAILED' || session.testCaseFailedCount > 0)) return EXIT.TESTS_FAILED;
+  if (sessions.some((session) => session.state === 'FAILED' || session.testCaseFailedCount > 0))
+    return EXIT.TESTS_FAILED;
   if (sessions.some((session) => ['WARNING', 'TIMEOUT', 'ABORTED'].includes(session.state))) return EXIT.INFRASTRUCTURE;
   if (!sessions.some((session) => session.state === 'SUCCEEDED')) return EXIT.INFRASTRUCTURE;
   return EXIT.OK;

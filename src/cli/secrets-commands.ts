@@ -14,7 +14,9 @@ import type { WithStore } from './admin-commands.ts';
 export function registerSecretsCommands(admin: Command, print: (line: string) => void, withStore: WithStore): void {
   admin
     .command('generate-secrets-key')
-    .description(`Print a new key (id:base64) for the setting ${KEYS_SETTING}: put it first, keep the old ones after it, then run rotate-secrets-key`)
+    .description(
+      `Print a new key (id:base64) for the setting ${KEYS_SETTING}: put it first, keep the old ones after it, then run rotate-secrets-key`,
+    )
     .action(() => print(formatSecretKey(generateSecretKey())));
 
   addStoreOptions(admin.command('rotate-secrets-key'))
@@ -28,15 +30,22 @@ export function registerSecretsCommands(admin: Command, print: (line: string) =>
     .action(async (options) =>
       withStore(options, async (ctx, config) => {
         const file = keyFileOf(config);
-        if (file !== undefined && options.resealOnly !== true) writeKeyFile(file, [generateSecretKey(), ...readKeyFile(file)]);
+        if (file !== undefined && options.resealOnly !== true)
+          writeKeyFile(file, [generateSecretKey(), ...readKeyFile(file)]);
         const { resealApiKeys } = await import('../services/rotate-secrets.ts');
         const report = await resealApiKeys(ctx);
         const counts = Object.fromEntries(ctx.keyRing.ids().map((id) => [id, report.byKeyId.get(id) ?? 0]));
         const unknown = [...report.byKeyId.keys()].filter((id) => !(id in counts));
-        if (unknown.length > 0) throw new CliError(`Some API keys are sealed with keys that are not configured (${unknown.join(', ')}): they cannot be re-encrypted`);
+        if (unknown.length > 0)
+          throw new CliError(
+            `Some API keys are sealed with keys that are not configured (${unknown.join(', ')}): they cannot be re-encrypted`,
+          );
         let retired: string[] = [];
         if (options.retire === true) {
-          if (file === undefined) throw new CliError(`The keys come from ${KEYS_SETTING}: remove the old ones from it on every server yourself (every API key now uses ${report.keyId})`);
+          if (file === undefined)
+            throw new CliError(
+              `The keys come from ${KEYS_SETTING}: remove the old ones from it on every server yourself (every API key now uses ${report.keyId})`,
+            );
           const keys = readKeyFile(file);
           const kept = keys.filter((key) => key.id === report.keyId || (report.byKeyId.get(key.id) ?? 0) > 0);
           retired = keys.filter((key) => !kept.includes(key)).map((key) => key.id);
@@ -50,7 +59,8 @@ export function registerSecretsCommands(admin: Command, print: (line: string) =>
         print(`Key ${report.keyId} of ${origin} now encrypts every API key; ${report.resealed} re-encrypted.`);
         for (const [id, count] of Object.entries(counts)) print(`  ${id}  ${count} API key${count === 1 ? '' : 's'}`);
         if (retired.length > 0) print(`Retired: ${retired.join(', ')}`);
-        else if (ctx.keyRing.ids().length > 1) print('Older keys stay to open what they encrypted; run again with --retire to remove the unused ones.');
+        else if (ctx.keyRing.ids().length > 1)
+          print('Older keys stay to open what they encrypted; run again with --retire to remove the unused ones.');
       }),
     );
 }

@@ -12,7 +12,9 @@ export interface Lifecycle {
 
 export function registerServerCommands(program: Command, lifecycle: Lifecycle): void {
   addDriverOptions(addServerOptions(program.command('local')))
-    .description('Start the local cloud: server, an agent process with virtual devices (or --driver adb|ios), SQLite under ./data, a demo account')
+    .description(
+      'Start the local cloud: server, an agent process with virtual devices (or --driver adb|ios), SQLite under ./data, a demo account',
+    )
     .action(async (options) => {
       const config = await configFrom(options, { logLevel: 'warn' });
       // The server role, loaded only when it runs (main.ts says why).

@@ -2,8 +2,14 @@
 
 export function table(headers: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number | null>>): string {
   const cells = rows.map((row) => row.map((cell) => (cell === null ? '' : String(cell))));
-  const widths = headers.map((header, column) => Math.max(header.length, ...cells.map((row) => row[column]?.length ?? 0)));
-  const line = (row: readonly string[]) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...cells.map((row) => row[column]?.length ?? 0)),
+  );
+  const line = (row: readonly string[]) =>
+    row
+      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd();
   return [line(headers), ...cells.map(line)].join('\n');
 }
 

@@ -7,7 +7,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import type { ApiDevice, ApiDeviceGroup, ApiDeviceSession, ApiFile, ApiFramework, ApiList, ApiProject, ApiSample, ApiScreenshot, ApiTestCaseRun, ApiTestRun, ApiUser, TestRunConfig } from './api-types.ts';
+import type {
+  ApiDevice,
+  ApiDeviceGroup,
+  ApiDeviceSession,
+  ApiFile,
+  ApiFramework,
+  ApiList,
+  ApiProject,
+  ApiSample,
+  ApiScreenshot,
+  ApiTestCaseRun,
+  ApiTestRun,
+  ApiUser,
+  TestRunConfig,
+} from './api-types.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -39,7 +53,11 @@ export function createClient(options: ClientOptions) {
   const authorization = `Basic ${Buffer.from(`${options.apiKey}:`).toString('base64')}`;
   const timeoutMs = options.timeoutMs ?? 60_000;
 
-  async function send(method: string, route: string, init: { body?: RequestInit['body']; headers?: Record<string, string>; timeout?: boolean; duplex?: 'half' } = {}): Promise<Response> {
+  async function send(
+    method: string,
+    route: string,
+    init: { body?: RequestInit['body']; headers?: Record<string, string>; timeout?: boolean; duplex?: 'half' } = {},
+  ): Promise<Response> {
     const url = `${base}${route}`;
     let response: Response;
     try {
@@ -52,7 +70,8 @@ export function createClient(options: ClientOptions) {
       } as RequestInit);
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const reason = cause?.code === 'ECONNREFUSED' ? 'connection refused' : (cause?.message ?? (error as Error).message);
+      const reason =
+        cause?.code === 'ECONNREFUSED' ? 'connection refused' : (cause?.message ?? (error as Error).message);
       throw new ConnectionError(`cannot reach devicecloud at ${options.url} (${reason})`);
     }
     if (response.ok) return response;
@@ -68,12 +87,17 @@ export function createClient(options: ClientOptions) {
   }
 
   const json = async <T>(method: string, route: string, body?: unknown): Promise<T> => {
-    const response = await send(method, route, body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    const response = await send(
+      method,
+      route,
+      body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } },
+    );
     const text = await response.text();
     return (text === '' ? undefined : JSON.parse(text)) as T;
   };
   const get = <T>(route: string) => json<T>('GET', route);
-  const all = async <T>(route: string) => (await get<ApiList<T>>(`${route}${route.includes('?') ? '&' : '?'}${ALL}`)).data;
+  const all = async <T>(route: string) =>
+    (await get<ApiList<T>>(`${route}${route.includes('?') ? '&' : '?'}${ALL}`)).data;
   const session = (id: number) => `/v2/device-sessions/${id}`;
 
   return {
@@ -88,14 +112,19 @@ export function createClient(options: ClientOptions) {
     deviceSessions: (runId: number) => all<ApiDeviceSession>(`/v2/runs/${runId}/device-sessions`),
     /** The step each device session is in, by session id (from the legacy device-run view). */
     currentSteps: async (runId: number) => {
-      const legacy = await all<{ id: number; currentState: { deviceRunStateType: string | null } | null }>(`/v2/runs/${runId}/device-runs`);
-      return new Map(legacy.map((deviceRun) => [deviceRun.id, deviceRun.currentState?.deviceRunStateType ?? undefined]));
+      const legacy = await all<{ id: number; currentState: { deviceRunStateType: string | null } | null }>(
+        `/v2/runs/${runId}/device-runs`,
+      );
+      return new Map(
+        legacy.map((deviceRun) => [deviceRun.id, deviceRun.currentState?.deviceRunStateType ?? undefined]),
+      );
     },
     testCaseRuns: (sessionId: number) => all<ApiTestCaseRun>(`${session(sessionId)}/test-case-runs`),
     performance: (sessionId: number) => get<ApiSample[]>(`${session(sessionId)}/performance`),
     screenshots: (sessionId: number) => all<ApiScreenshot>(`${session(sessionId)}/screenshots`),
     logs: async (sessionId: number) => (await send('GET', `${session(sessionId)}/logs`, { timeout: false })).text(),
-    junit: async (sessionId: number) => (await send('GET', `${session(sessionId)}/junit.xml`, { timeout: false })).text(),
+    junit: async (sessionId: number) =>
+      (await send('GET', `${session(sessionId)}/junit.xml`, { timeout: false })).text(),
     /** Streams a screenshot to `target`. */
     downloadScreenshot: async (sessionId: number, screenshotId: number, target: string) => {
       const response = await send('GET', `${session(sessionId)}/screenshots/${screenshotId}`, { timeout: false });
@@ -111,7 +140,9 @@ export function createClient(options: ClientOptions) {
       const size = (await fs.promises.stat(filePath)).size;
       const boundary = `----devicecloud${Date.now().toString(16)}${Math.random().toString(16).slice(2)}`;
       const name = path.basename(filePath).replace(/["\r\n]/g, '_');
-      const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+      const head = Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      );
       const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
       let sent = 0;
       async function* body() {
@@ -127,7 +158,10 @@ export function createClient(options: ClientOptions) {
         body: Readable.toWeb(Readable.from(body())) as ReadableStream,
         duplex: 'half',
         timeout: false,
-        headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) },
+        headers: {
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': String(head.length + size + tail.length),
+        },
       });
       return (await response.json()) as ApiFile;
     },

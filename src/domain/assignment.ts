@@ -19,7 +19,10 @@ export function assignmentOf(
     deviceRunId,
     deviceId,
     // Device runs of runs from before execution kinds ran as server-side tests.
-    kind: deviceRun.frameworkKind !== null && isExecutionKind(deviceRun.frameworkKind) ? deviceRun.frameworkKind : 'server-side',
+    kind:
+      deviceRun.frameworkKind !== null && isExecutionKind(deviceRun.frameworkKind)
+        ? deviceRun.frameworkKind
+        : 'server-side',
     timeoutSeconds: deviceRun.timeLimit,
     locale: settings.deviceLanguageCode,
     launchApp: settings.launchApp,
@@ -29,7 +32,17 @@ export function assignmentOf(
     files: settings.files.flatMap((ref) => {
       const file = files.get(ref.id);
       if (file === undefined) return [];
-      return [{ id: file.id, name: file.name, action: ref.action, size: file.size, sha256: file.sha256, properties: { ...file.properties }, url: `${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/files/${file.id}` }];
+      return [
+        {
+          id: file.id,
+          name: file.name,
+          action: ref.action,
+          size: file.size,
+          sha256: file.sha256,
+          properties: { ...file.properties },
+          url: `${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/files/${file.id}`,
+        },
+      ];
     }),
   };
 }

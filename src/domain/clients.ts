@@ -11,14 +11,18 @@ export type RunClient = 'api' | 'ide-plugin';
 const IDE_PLUGIN = /(^|[\s;(])run-in-cloud-ide(\/|\s|;|\)|$)/i;
 
 export function runClientOf(headers: { readonly client?: string; readonly userAgent?: string }): RunClient {
-  return [headers.client, headers.userAgent].some((value) => value !== undefined && IDE_PLUGIN.test(value)) ? 'ide-plugin' : 'api';
+  return [headers.client, headers.userAgent].some((value) => value !== undefined && IDE_PLUGIN.test(value))
+    ? 'ide-plugin'
+    : 'api';
 }
 
 export function checkClientMayRun(client: RunClient, framework: Framework): void {
   if (client === 'ide-plugin' && framework.id === IOS_CRAWLER_ID) {
     throw new ForbiddenError(
       'The iOS crawler cannot be started from the run-in-cloud IDE plug-in: start it from the web dashboard (Start a run), or through the API: ' +
-        'POST /api/v2/runs with frameworkId ' + IOS_CRAWLER_ID + ', or the project config mode IOS_CRAWLER',
+        'POST /api/v2/runs with frameworkId ' +
+        IOS_CRAWLER_ID +
+        ', or the project config mode IOS_CRAWLER',
     );
   }
 }

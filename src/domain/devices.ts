@@ -10,7 +10,8 @@ export type DeviceOsType = (typeof DEVICE_OS_TYPES)[number];
 export const DEVICE_STATES = ['IDLE', 'TESTING', 'CLEANING', 'NOT_OPERATIONAL'] as const;
 export type DeviceState = (typeof DEVICE_STATES)[number];
 
-export type DeviceEvent = 'register' | 'claim' | 'unclaim' | 'runEnded' | 'stranded' | 'cleaned' | 'takeOut' | 'returnToService';
+export type DeviceEvent =
+  'register' | 'claim' | 'unclaim' | 'runEnded' | 'stranded' | 'cleaned' | 'takeOut' | 'returnToService';
 
 /**
  * How a device's state changes, and nothing else changes it. Entered by hand it starts IDLE; an
@@ -87,7 +88,18 @@ export function isPublicGroup(group: Pick<DeviceGroup, 'userId'>): boolean {
   return group.userId === null;
 }
 
-export const DEVICE_LIST: ListSpec<'id' | 'displayName' | 'manufacturer' | 'osType' | 'platform' | 'releaseVersion' | 'apiLevel' | 'online' | 'enabled' | 'state'> = {
+export const DEVICE_LIST: ListSpec<
+  | 'id'
+  | 'displayName'
+  | 'manufacturer'
+  | 'osType'
+  | 'platform'
+  | 'releaseVersion'
+  | 'apiLevel'
+  | 'online'
+  | 'enabled'
+  | 'state'
+> = {
   entity: 'devices',
   fields: {
     id: { type: 'number' },

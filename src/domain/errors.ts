@@ -40,7 +40,9 @@ export class InvalidParameterError extends AppError {
 }
 
 export class UnauthorizedError extends AppError {
-  constructor(message = 'Authentication required: use HTTP Basic with your API key as the user name and an empty password') {
+  constructor(
+    message = 'Authentication required: use HTTP Basic with your API key as the user name and an empty password',
+  ) {
     super('UNAUTHORIZED', 401, message);
   }
 }
@@ -88,7 +90,9 @@ export class IllegalTransitionError extends ConflictError {
     readonly from: string | null,
     readonly event: string,
     readonly to: string,
-    message = from === null ? `A ${machine} cannot become ${to} by ${event}` : `The ${machine} is ${from}: ${event} cannot make it ${to}`,
+    message = from === null
+      ? `A ${machine} cannot become ${to} by ${event}`
+      : `The ${machine} is ${from}: ${event} cannot make it ${to}`,
   ) {
     super(message);
   }
@@ -128,7 +132,10 @@ export class TooManyRequestsError extends AppError {
 /** The store cannot be reached for a moment (PostgreSQL restarting, SQLite locked too long): retry. */
 export class UnavailableError extends AppError {
   readonly retryAfterSeconds = 2;
-  constructor(message = 'The service cannot reach its database for a moment; retry in a few seconds', options?: { cause?: unknown }) {
+  constructor(
+    message = 'The service cannot reach its database for a moment; retry in a few seconds',
+    options?: { cause?: unknown },
+  ) {
     super('UNAVAILABLE', 503, message, options);
   }
 }
@@ -139,7 +146,8 @@ export class UnsupportedMediaTypeError extends AppError {
   }
 }
 
-export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_token';
+export type OAuthErrorCode =
+  'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_token';
 
 /**
  * An error of the OAuth 2.0 token endpoint or of a bearer token (RFC 6749 §5.2, RFC 6750 §3.1):

@@ -66,7 +66,9 @@ export function safeFileName(name: string): string {
   return cleaned === '' || cleaned === '.' || cleaned === '..' ? 'file' : cleaned.slice(0, 255);
 }
 
-export const FILE_LIST: ListSpec<'id' | 'name' | 'size' | 'createTime' | 'state' | 'direction' | 'inputType' | 'mimetype'> = {
+export const FILE_LIST: ListSpec<
+  'id' | 'name' | 'size' | 'createTime' | 'state' | 'direction' | 'inputType' | 'mimetype'
+> = {
   entity: 'files',
   fields: {
     id: { type: 'number' },

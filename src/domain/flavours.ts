@@ -24,7 +24,12 @@ export interface DeviceSettingsFields {
   readonly googleAccountPassword: string | null;
 }
 
-const SETTINGS_FIELDS = ['deviceLocale', 'wifiEnabled', 'googleAccountEmail', 'googleAccountPassword'] as const satisfies readonly (keyof DeviceSettingsFields)[];
+const SETTINGS_FIELDS = [
+  'deviceLocale',
+  'wifiEnabled',
+  'googleAccountEmail',
+  'googleAccountPassword',
+] as const satisfies readonly (keyof DeviceSettingsFields)[];
 
 /**
  * What customer code on a device host may reach: none (only its sandbox's own loopback; the
@@ -55,12 +60,18 @@ export function deviceSettingsOf(flavour: Flavour, fields: DeviceSettingsFields)
   }
   if ((fields.googleAccountEmail === null) !== (fields.googleAccountPassword === null)) {
     const missing = fields.googleAccountEmail === null ? 'googleAccountEmail' : 'googleAccountPassword';
-    throw new InvalidParameterError(missing, `Parameter '${missing}' is required with a Google account: give both googleAccountEmail and googleAccountPassword`);
+    throw new InvalidParameterError(
+      missing,
+      `Parameter '${missing}' is required with a Google account: give both googleAccountEmail and googleAccountPassword`,
+    );
   }
   return {
     locale: fields.deviceLocale,
     wifi: fields.wifiEnabled,
-    googleAccount: fields.googleAccountEmail === null ? null : { email: fields.googleAccountEmail, password: fields.googleAccountPassword! },
+    googleAccount:
+      fields.googleAccountEmail === null
+        ? null
+        : { email: fields.googleAccountEmail, password: fields.googleAccountPassword! },
   };
 }
 
@@ -70,8 +81,15 @@ export function deviceSettingsOf(flavour: Flavour, fields: DeviceSettingsFields)
  */
 export function checkSettingsSupported(osType: 'ANDROID' | 'IOS', settings: DeviceSettings): void {
   if (osType !== 'IOS') return;
-  if (settings.wifi !== null) throw new InvalidParameterError('wifiEnabled', "Parameter 'wifiEnabled' cannot be used on iOS devices: iOS lets no device host toggle Wi-Fi");
+  if (settings.wifi !== null)
+    throw new InvalidParameterError(
+      'wifiEnabled',
+      "Parameter 'wifiEnabled' cannot be used on iOS devices: iOS lets no device host toggle Wi-Fi",
+    );
   if (settings.googleAccount !== null) {
-    throw new InvalidParameterError('googleAccountEmail', "Parameter 'googleAccountEmail' cannot be used on iOS devices: a Google account is signed in on Android devices only");
+    throw new InvalidParameterError(
+      'googleAccountEmail',
+      "Parameter 'googleAccountEmail' cannot be used on iOS devices: a Google account is signed in on Android devices only",
+    );
   }
 }

@@ -24,7 +24,20 @@ const REFUSED: ReadonlyArray<readonly [reason: string, ranges: readonly string[]
   ['a link-local address (cloud metadata services live there)', ['169.254.0.0/16', 'fe80::/10']],
   ['a cloud metadata address', ['168.63.129.16/32', '100.100.100.200/32', '192.0.0.192/32', 'fd00:ec2::254/128']],
   ['a multicast address', ['224.0.0.0/4', 'ff00::/8']],
-  ['a reserved address', ['192.0.0.0/24', '192.0.2.0/24', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '240.0.0.0/4', '100::/64', '2001:db8::/32', 'fec0::/10']],
+  [
+    'a reserved address',
+    [
+      '192.0.0.0/24',
+      '192.0.2.0/24',
+      '198.18.0.0/15',
+      '198.51.100.0/24',
+      '203.0.113.0/24',
+      '240.0.0.0/4',
+      '100::/64',
+      '2001:db8::/32',
+      'fec0::/10',
+    ],
+  ],
 ];
 
 /** IPv6 prefixes that carry an IPv4 address in their last 32 bits (mapped, NAT64, IPv4-compatible). */
@@ -63,7 +76,8 @@ function addNetwork(list: BlockList, text: string): void {
   list.addSubnet(address, prefix, family);
   if (family === 'ipv4') {
     // The same IPv4 network inside the IPv6 forms that embed one, 6to4 (2002:AABB:CCDD::/48) included.
-    for (const embedding of EMBEDDING_PREFIXES) list.addSubnet(`${embedding}${ipv4ToHex(address)}`, 96 + prefix, 'ipv6');
+    for (const embedding of EMBEDDING_PREFIXES)
+      list.addSubnet(`${embedding}${ipv4ToHex(address)}`, 96 + prefix, 'ipv6');
     list.addSubnet(`2002:${ipv4ToHex(address)}::`, 16 + prefix, 'ipv6');
   }
 }

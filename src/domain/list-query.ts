@@ -22,8 +22,26 @@ export interface ListSpec<F extends string = string> {
 }
 
 export const OPERANDS = [
-  'eq', 'noteq', 'gt', 'lt', 'after', 'before', 'on', 'contains', 'like', 'notlike', 'empty', 'isnull',
-  'isnotnull', 'in', 'notin', 'inornull', 'afterorequal', 'beforeorequal', 'afterornull', 'beforeornull',
+  'eq',
+  'noteq',
+  'gt',
+  'lt',
+  'after',
+  'before',
+  'on',
+  'contains',
+  'like',
+  'notlike',
+  'empty',
+  'isnull',
+  'isnotnull',
+  'in',
+  'notin',
+  'inornull',
+  'afterorequal',
+  'beforeorequal',
+  'afterornull',
+  'beforeornull',
 ] as const;
 export type Operand = (typeof OPERANDS)[number];
 
@@ -69,16 +87,55 @@ const OPERAND_SET: ReadonlySet<string> = new Set(OPERANDS);
 
 /** Which operands make sense for which field type. */
 const OPERANDS_BY_TYPE: Record<FieldType, ReadonlySet<Operand>> = {
-  string: new Set(['eq', 'noteq', 'contains', 'like', 'notlike', 'empty', 'isnull', 'isnotnull', 'in', 'notin', 'inornull']),
+  string: new Set([
+    'eq',
+    'noteq',
+    'contains',
+    'like',
+    'notlike',
+    'empty',
+    'isnull',
+    'isnotnull',
+    'in',
+    'notin',
+    'inornull',
+  ]),
   enum: new Set(['eq', 'noteq', 'isnull', 'isnotnull', 'in', 'notin', 'inornull']),
   boolean: new Set(['eq', 'noteq', 'isnull', 'isnotnull']),
   number: new Set([
-    'eq', 'noteq', 'gt', 'lt', 'after', 'before', 'afterorequal', 'beforeorequal', 'afterornull', 'beforeornull',
-    'isnull', 'isnotnull', 'in', 'notin', 'inornull',
+    'eq',
+    'noteq',
+    'gt',
+    'lt',
+    'after',
+    'before',
+    'afterorequal',
+    'beforeorequal',
+    'afterornull',
+    'beforeornull',
+    'isnull',
+    'isnotnull',
+    'in',
+    'notin',
+    'inornull',
   ]),
   date: new Set([
-    'eq', 'noteq', 'gt', 'lt', 'after', 'before', 'on', 'afterorequal', 'beforeorequal', 'afterornull', 'beforeornull',
-    'isnull', 'isnotnull', 'in', 'notin', 'inornull',
+    'eq',
+    'noteq',
+    'gt',
+    'lt',
+    'after',
+    'before',
+    'on',
+    'afterorequal',
+    'beforeorequal',
+    'afterornull',
+    'beforeornull',
+    'isnull',
+    'isnotnull',
+    'in',
+    'notin',
+    'inornull',
   ]),
 };
 const NO_VALUE: ReadonlySet<Operand> = new Set(['empty', 'isnull', 'isnotnull']);
@@ -92,7 +149,10 @@ export function parseListQuery<F extends string>(raw: RawListParams, spec: ListS
   const filterTexts = listParam('filter', raw.filter);
   const sort = sortText === '' ? spec.defaultSort : parseSort(sortText, spec, fieldsByLowerName);
   const filters = filterTexts.flatMap((text) =>
-    text.split(';').filter((item) => item !== '').map((item) => parseFilter(item, spec, fieldsByLowerName)),
+    text
+      .split(';')
+      .filter((item) => item !== '')
+      .map((item) => parseFilter(item, spec, fieldsByLowerName)),
   );
   return {
     offset: pagingParam('offset', raw.offset, 0),
@@ -108,7 +168,10 @@ function pagingParam(name: string, value: unknown, fallback: number): number {
   const text = scalar(name, value);
   if (text === undefined || text === '') return fallback;
   if (!/^\d+$/.test(text) || Number(text) > MAX_PAGING) {
-    throw new InvalidParameterError(name, `Parameter '${name}' must be an integer between 0 and ${MAX_PAGING}, got '${clip(text)}'`);
+    throw new InvalidParameterError(
+      name,
+      `Parameter '${name}' must be an integer between 0 and ${MAX_PAGING}, got '${clip(text)}'`,
+    );
   }
   return Number(text);
 }
@@ -119,7 +182,8 @@ function textParam(name: string, value: unknown): string {
 
 /** PostgreSQL text cannot hold NUL: a value carrying one would fail the whole statement. */
 function withoutNul(name: string, text: string): string {
-  if (text.includes('\u0000')) throw new InvalidParameterError(name, `Parameter '${name}' must not contain NUL characters`);
+  if (text.includes('\u0000'))
+    throw new InvalidParameterError(name, `Parameter '${name}' must not contain NUL characters`);
   return text;
 }
 
@@ -146,10 +210,17 @@ function parseSort<F extends string>(text: string, spec: ListSpec<F>, fields: Ma
   return text.split(':').map((item) => {
     const match = /^(.+)_([ad])$/i.exec(item);
     if (!match) {
-      throw new InvalidParameterError('sort', `Sort item '${clip(item)}' must be <field>_a or <field>_d (e.g. createTime_d)`);
+      throw new InvalidParameterError(
+        'sort',
+        `Sort item '${clip(item)}' must be <field>_a or <field>_d (e.g. createTime_d)`,
+      );
     }
     const field = lookupField('sort', match[1]!, spec, fields);
-    return { field, direction: match[2]!.toLowerCase() === 'a' ? 'asc' : 'desc', caseInsensitive: spec.fields[field].type === 'string' };
+    return {
+      field,
+      direction: match[2]!.toLowerCase() === 'a' ? 'asc' : 'desc',
+      caseInsensitive: spec.fields[field].type === 'string',
+    };
   });
 }
 
@@ -161,12 +232,18 @@ function parseFilter<F extends string>(item: string, spec: ListSpec<F>, fields: 
     parts.shift();
   }
   if (parts.length < 2) {
-    throw new InvalidParameterError('filter', `Filter '${clip(item)}' must be <field>_<operand>[_<value>] (e.g. name_eq_MyProject)`);
+    throw new InvalidParameterError(
+      'filter',
+      `Filter '${clip(item)}' must be <field>_<operand>[_<value>] (e.g. name_eq_MyProject)`,
+    );
   }
   const field = lookupField('filter', parts[0]!, spec, fields);
   const operandText = parts[1]!.toLowerCase();
   if (!OPERAND_SET.has(operandText)) {
-    throw new InvalidParameterError('filter', `Unknown filter operand '${clip(parts[1]!)}' in '${clip(item)}'; allowed: ${OPERANDS.join(', ')}`);
+    throw new InvalidParameterError(
+      'filter',
+      `Unknown filter operand '${clip(parts[1]!)}' in '${clip(item)}'; allowed: ${OPERANDS.join(', ')}`,
+    );
   }
   const op = operandText as Operand;
   const fieldSpec = spec.fields[field];
@@ -179,7 +256,10 @@ function parseFilter<F extends string>(item: string, spec: ListSpec<F>, fields: 
   const valueText = parts.length > 2 ? parts.slice(2).join('_') : undefined;
   if (NO_VALUE.has(op)) {
     if (valueText !== undefined && valueText !== '') {
-      throw new InvalidParameterError('filter', `Filter operand '${op}' takes no value, got '${clip(valueText)}' in '${clip(item)}'`);
+      throw new InvalidParameterError(
+        'filter',
+        `Filter operand '${op}' takes no value, got '${clip(valueText)}' in '${clip(item)}'`,
+      );
     }
     return { field, op, values: [] };
   }
@@ -189,7 +269,10 @@ function parseFilter<F extends string>(item: string, spec: ListSpec<F>, fields: 
   const texts = LIST_VALUED.has(op) ? valueText.split('|') : [valueText];
   // A backslash escapes the next character of a like pattern; PostgreSQL refuses a pattern ending with one.
   if ((op === 'like' || op === 'notlike') && /(^|[^\\])(\\\\)*\\$/.test(valueText)) {
-    throw new InvalidParameterError('filter', `Filter value '${clip(valueText)}' for '${field}' ends with an escape character (\\); write \\\\ for a backslash`);
+    throw new InvalidParameterError(
+      'filter',
+      `Filter value '${clip(valueText)}' for '${field}' ends with an escape character (\\); write \\\\ for a backslash`,
+    );
   }
   return { field, op, values: texts.map((text) => convertValue(text, field, fieldSpec)) };
 }
@@ -230,7 +313,10 @@ function convertValue(text: string, field: string, spec: FieldSpec): FilterValue
     case 'enum': {
       const match = spec.values?.find((value) => value.toLowerCase() === text.toLowerCase());
       if (match === undefined) {
-        throw new InvalidParameterError('filter', `Filter value '${clip(text)}' for '${field}' must be one of ${spec.values?.join(', ')}`);
+        throw new InvalidParameterError(
+          'filter',
+          `Filter value '${clip(text)}' for '${field}' must be one of ${spec.values?.join(', ')}`,
+        );
       }
       return match;
     }
@@ -245,7 +331,10 @@ function clip(text: string): string {
 /** Turns a search term into a LIKE pattern: whitespace matches anything (`my device` → `%my%device%`). */
 export function searchPattern(term: string): string {
   const escaped = term.replace(/[\\%_]/g, (c) => `\\${c}`);
-  return `%${escaped.split(/\s+/).filter((part) => part !== '').join('%')}%`;
+  return `%${escaped
+    .split(/\s+/)
+    .filter((part) => part !== '')
+    .join('%')}%`;
 }
 
 /** The same escaping for `contains`: a literal substring. */

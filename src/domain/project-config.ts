@@ -9,8 +9,18 @@ import { checkEnum, checkText } from './text.ts';
 import { ENV_NAME, asBoolean, asHookUrl, asId, asInteger, asLanguageCode } from './values.ts';
 
 export const MODES = [
-  'FULL_RUN', 'IOS', 'APP_CRAWLER', 'IOS_CRAWLER', 'UIAUTOMATOR', 'CALABASH', 'CALABASH_IOS', 'APPIUM_ANDROID',
-  'APPIUM_IOS', 'XCTEST', 'XCUITEST', 'GENERIC',
+  'FULL_RUN',
+  'IOS',
+  'APP_CRAWLER',
+  'IOS_CRAWLER',
+  'UIAUTOMATOR',
+  'CALABASH',
+  'CALABASH_IOS',
+  'APPIUM_ANDROID',
+  'APPIUM_IOS',
+  'XCTEST',
+  'XCUITEST',
+  'GENERIC',
 ] as const;
 export type Mode = (typeof MODES)[number];
 
@@ -117,33 +127,55 @@ export interface ConfigContext {
  * Applies a change to a config. Throws InvalidParameterError naming the first bad parameter.
  * `usedDeviceGroupId` is only parsed here; whether the user may use that group is the service's check.
  */
-export function applyConfigChange(current: ProjectConfig, change: RawConfigChange, context: ConfigContext): ProjectConfig {
+export function applyConfigChange(
+  current: ProjectConfig,
+  change: RawConfigChange,
+  context: ConfigContext,
+): ProjectConfig {
   const next: { -readonly [K in keyof ProjectConfig]: ProjectConfig[K] } = { ...current };
   if (change.mode !== undefined) next.mode = checkMode(enumText('mode', change.mode), context.projectType);
-  if (change.usedDeviceGroupId !== undefined) next.usedDeviceGroupId = change.usedDeviceGroupId === null || change.usedDeviceGroupId === '' ? null : asId('usedDeviceGroupId', change.usedDeviceGroupId, 'a device group id');
-  if (change.scheduler !== undefined) next.scheduler = checkEnum('scheduler', enumText('scheduler', change.scheduler), SCHEDULERS);
-  if (change.timeout !== undefined) next.timeout = asInteger('timeout', change.timeout, 1, context.maxTimeout, ' (seconds; the most your plan allows)');
-  if (change.deviceLanguageCode !== undefined) next.deviceLanguageCode = asLanguageCode('deviceLanguageCode', change.deviceLanguageCode);
-  if (change.hookURL !== undefined) next.hookURL = change.hookURL === null ? null : asHookUrl('hookURL', change.hookURL);
-  if (change.instrumentationRunner !== undefined) next.instrumentationRunner = optionalText('instrumentationRunner', change.instrumentationRunner);
+  if (change.usedDeviceGroupId !== undefined)
+    next.usedDeviceGroupId =
+      change.usedDeviceGroupId === null || change.usedDeviceGroupId === ''
+        ? null
+        : asId('usedDeviceGroupId', change.usedDeviceGroupId, 'a device group id');
+  if (change.scheduler !== undefined)
+    next.scheduler = checkEnum('scheduler', enumText('scheduler', change.scheduler), SCHEDULERS);
+  if (change.timeout !== undefined)
+    next.timeout = asInteger('timeout', change.timeout, 1, context.maxTimeout, ' (seconds; the most your plan allows)');
+  if (change.deviceLanguageCode !== undefined)
+    next.deviceLanguageCode = asLanguageCode('deviceLanguageCode', change.deviceLanguageCode);
+  if (change.hookURL !== undefined)
+    next.hookURL = change.hookURL === null ? null : asHookUrl('hookURL', change.hookURL);
+  if (change.instrumentationRunner !== undefined)
+    next.instrumentationRunner = optionalText('instrumentationRunner', change.instrumentationRunner);
   if (change.limitationType !== undefined) {
     const text = optionalText('limitationType', change.limitationType);
     next.limitationType = text === null ? null : checkEnum('limitationType', text, LIMITATION_TYPES);
   }
-  if (change.limitationValue !== undefined) next.limitationValue = optionalText('limitationValue', change.limitationValue);
+  if (change.limitationValue !== undefined)
+    next.limitationValue = optionalText('limitationValue', change.limitationValue);
   if (change.withAnnotation !== undefined) next.withAnnotation = optionalText('withAnnotation', change.withAnnotation);
-  if (change.withoutAnnotation !== undefined) next.withoutAnnotation = optionalText('withoutAnnotation', change.withoutAnnotation);
-  if (change.applicationUsername !== undefined) next.applicationUsername = optionalText('applicationUsername', change.applicationUsername);
-  if (change.applicationPassword !== undefined) next.applicationPassword = optionalText('applicationPassword', change.applicationPassword);
+  if (change.withoutAnnotation !== undefined)
+    next.withoutAnnotation = optionalText('withoutAnnotation', change.withoutAnnotation);
+  if (change.applicationUsername !== undefined)
+    next.applicationUsername = optionalText('applicationUsername', change.applicationUsername);
+  if (change.applicationPassword !== undefined)
+    next.applicationPassword = optionalText('applicationPassword', change.applicationPassword);
   if (change.autoScreenshots !== undefined) next.autoScreenshots = asBoolean('autoScreenshots', change.autoScreenshots);
-  if (change.screenshotDir !== undefined) next.screenshotDir = optionalText('screenshotDir', change.screenshotDir) ?? current.screenshotDir;
+  if (change.screenshotDir !== undefined)
+    next.screenshotDir = optionalText('screenshotDir', change.screenshotDir) ?? current.screenshotDir;
   if (change.launchApp !== undefined) next.launchApp = asBoolean('launchApp', change.launchApp);
-  if (change.videoRecordingEnabled !== undefined) next.videoRecordingEnabled = asBoolean('videoRecordingEnabled', change.videoRecordingEnabled);
+  if (change.videoRecordingEnabled !== undefined)
+    next.videoRecordingEnabled = asBoolean('videoRecordingEnabled', change.videoRecordingEnabled);
   if (change.maxAutoRetriesCount !== undefined) {
     next.maxAutoRetriesCount = asInteger('maxAutoRetriesCount', change.maxAutoRetriesCount, 0, MAX_AUTO_RETRIES);
   }
   if (next.limitationValue !== null && next.limitationType === null) {
-    throw new InvalidParameterError('limitationType', `Parameter 'limitationType' (${LIMITATION_TYPES.join(' or ')}) is required with 'limitationValue'`);
+    throw new InvalidParameterError(
+      'limitationType',
+      `Parameter 'limitationType' (${LIMITATION_TYPES.join(' or ')}) is required with 'limitationValue'`,
+    );
   }
   return next;
 }
@@ -152,12 +184,18 @@ function checkMode(text: string, projectType: ProjectType): Mode {
   const mode = checkEnum('mode', text, MODES);
   // docs/api.md#project-config: the iOS crawler runs only in projects of the iOS UI Automation type.
   if (mode === 'IOS_CRAWLER' && projectType !== 'IOS') {
-    throw new InvalidParameterError('mode', `Mode IOS_CRAWLER needs a project of type IOS (iOS UI Automation); this project is of type ${projectType}`);
+    throw new InvalidParameterError(
+      'mode',
+      `Mode IOS_CRAWLER needs a project of type IOS (iOS UI Automation); this project is of type ${projectType}`,
+    );
   }
   const projectOs = osFamilyOfType(projectType);
   const modeOs = osFamilyOfMode(mode);
   if (projectOs !== null && modeOs !== null && projectOs !== modeOs) {
-    throw new InvalidParameterError('mode', `Mode ${mode} runs on ${modeOs} devices and cannot be used in a project of type ${projectType}`);
+    throw new InvalidParameterError(
+      'mode',
+      `Mode ${mode} runs on ${modeOs} devices and cannot be used in a project of type ${projectType}`,
+    );
   }
   return mode;
 }
@@ -184,7 +222,10 @@ export interface ConfigParameter {
 export function checkConfigParameter(input: { key?: string; value?: string }): { key: string; value: string } {
   const key = (input.key ?? '').trim();
   if (!ENV_NAME.test(key)) {
-    throw new InvalidParameterError('key', `Parameter 'key' must be an environment variable name (letters, digits, _; not starting with a digit)`);
+    throw new InvalidParameterError(
+      'key',
+      `Parameter 'key' must be an environment variable name (letters, digits, _; not starting with a digit)`,
+    );
   }
   return { key, value: checkText('value', input.value ?? '', { maxLength: 4096 }) };
 }

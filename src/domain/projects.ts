@@ -8,8 +8,16 @@ export type OsType = (typeof OS_TYPES)[number];
 
 /** Legacy project types. `IOS` is the "iOS UI Automation" type (docs/api.md#projects). */
 export const PROJECT_TYPES = [
-  'ANDROID', 'IOS', 'UIAUTOMATOR', 'CALABASH', 'CALABASH_IOS', 'XCTEST', 'XCUITEST', 'APPIUM_ANDROID',
-  'APPIUM_IOS', 'GENERIC',
+  'ANDROID',
+  'IOS',
+  'UIAUTOMATOR',
+  'CALABASH',
+  'CALABASH_IOS',
+  'XCTEST',
+  'XCUITEST',
+  'APPIUM_ANDROID',
+  'APPIUM_IOS',
+  'GENERIC',
 ] as const;
 export type ProjectType = (typeof PROJECT_TYPES)[number];
 
@@ -72,13 +80,20 @@ const NAME_RULE = { maxLength: 255 } as const;
 const DESCRIPTION_RULE = { maxLength: 4000 } as const;
 
 /** Checks the parameters of a project creation. An empty name gets a generated one (docs/api.md#projects). */
-export function checkNewProject(input: { name?: string; description?: string; type?: string }, now: number): NewProject {
+export function checkNewProject(
+  input: { name?: string; description?: string; type?: string },
+  now: number,
+): NewProject {
   const name = checkText('name', input.name ?? '', NAME_RULE);
-  const description = input.description === undefined ? null : checkText('description', input.description, DESCRIPTION_RULE);
+  const description =
+    input.description === undefined ? null : checkText('description', input.description, DESCRIPTION_RULE);
   return {
     name: name === '' ? generatedName(now) : name,
     description: description === '' ? null : description,
-    type: input.type === undefined || input.type === '' ? DEFAULT_PROJECT_TYPE : checkEnum('type', input.type, PROJECT_TYPES),
+    type:
+      input.type === undefined || input.type === ''
+        ? DEFAULT_PROJECT_TYPE
+        : checkEnum('type', input.type, PROJECT_TYPES),
   };
 }
 
@@ -105,7 +120,10 @@ export function checkProjectChanges(input: {
   if (input.archivingItemCount !== undefined) {
     const count = Number(input.archivingItemCount);
     if (!Number.isInteger(count) || count < 1 || count > 100_000) {
-      throw new InvalidParameterError('archivingItemCount', `Parameter 'archivingItemCount' must be an integer between 1 and 100000`);
+      throw new InvalidParameterError(
+        'archivingItemCount',
+        `Parameter 'archivingItemCount' must be an integer between 1 and 100000`,
+      );
     }
     changes.archivingItemCount = count;
   }

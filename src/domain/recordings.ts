@@ -16,7 +16,18 @@ export const RECORDING_STATES = ['RECORDING', 'FINISHED', 'CUT'] as const;
 export type RecordingState = (typeof RECORDING_STATES)[number];
 
 /** What a recorder can capture; free-form detail goes in `target` and `value`. */
-export const STEP_ACTIONS = ['TAP', 'LONG_TAP', 'SWIPE', 'TYPE', 'BACK', 'HOME', 'WAIT', 'ASSERT', 'SCREENSHOT', 'LAUNCH'] as const;
+export const STEP_ACTIONS = [
+  'TAP',
+  'LONG_TAP',
+  'SWIPE',
+  'TYPE',
+  'BACK',
+  'HOME',
+  'WAIT',
+  'ASSERT',
+  'SCREENSHOT',
+  'LAUNCH',
+] as const;
 export type StepAction = (typeof STEP_ACTIONS)[number];
 
 export interface RecorderAuthorization {
@@ -65,7 +76,9 @@ export function parseStep(input: { action?: unknown; target?: unknown; value?: u
     throw new InvalidParameterError('action', `Parameter 'action' is required: one of ${STEP_ACTIONS.join(', ')}`);
   }
   const optionalText = (name: string, value: unknown) =>
-    value === undefined || value === null || value === '' ? null : checkText(name, asText(name, value), { maxLength: 4096 });
+    value === undefined || value === null || value === ''
+      ? null
+      : checkText(name, asText(name, value), { maxLength: 4096 });
   return {
     action: checkEnum('action', asText('action', input.action), STEP_ACTIONS),
     target: optionalText('target', input.target),
@@ -80,9 +93,12 @@ export function parseStep(input: { action?: unknown; target?: unknown; value?: u
  */
 export function nextStepVerdict(recording: Recording, authorized: boolean): 'RECORD' | 'CUT' {
   if (recording.state === 'CUT') {
-    throw new ConflictError(`Recording ${recording.id} was cut at ${UNAUTHORIZED_STEP_LIMIT} steps: authorize the recorder (POST /api/me/recorder/authorizations) and start a new recording`);
+    throw new ConflictError(
+      `Recording ${recording.id} was cut at ${UNAUTHORIZED_STEP_LIMIT} steps: authorize the recorder (POST /api/me/recorder/authorizations) and start a new recording`,
+    );
   }
-  if (recording.state === 'FINISHED') throw new ConflictError(`Recording ${recording.id} is finished; start a new recording`);
+  if (recording.state === 'FINISHED')
+    throw new ConflictError(`Recording ${recording.id} is finished; start a new recording`);
   if (authorized || recording.stepCount < UNAUTHORIZED_STEP_LIMIT) return 'RECORD';
   return 'CUT';
 }

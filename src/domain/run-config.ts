@@ -6,7 +6,13 @@
 import type { RunClient } from './clients.ts';
 import { InvalidParameterError } from './errors.ts';
 import { FILE_ACTIONS, type FileAction } from './files.ts';
-import { LIMITATION_TYPES, type LimitationType, MAX_AUTO_RETRIES, SCHEDULERS, type Scheduler } from './project-config.ts';
+import {
+  LIMITATION_TYPES,
+  type LimitationType,
+  MAX_AUTO_RETRIES,
+  SCHEDULERS,
+  type Scheduler,
+} from './project-config.ts';
 import { checkEnum, checkText } from './text.ts';
 import { ENV_NAME, asBoolean, asHookUrl, asId, asInteger, asLanguageCode, asText } from './values.ts';
 
@@ -55,10 +61,32 @@ export interface RunRequest {
 
 /** Fields a request may carry; anything else is ignored, as the established API does. */
 export const RUN_REQUEST_FIELDS = [
-  'osType', 'frameworkId', 'projectId', 'projectName', 'deviceGroupId', 'deviceIds', 'files', 'testRunName', 'timeout',
-  'testRunParameters', 'hookURL', 'maxAutoRetriesCount', 'scheduler', 'deviceLanguageCode', 'limitationType', 'limitationValue',
-  'instrumentationRunner', 'withAnnotation', 'withoutAnnotation', 'applicationUsername', 'applicationPassword', 'launchApp',
-  'deviceLocale', 'wifiEnabled', 'googleAccountEmail', 'googleAccountPassword',
+  'osType',
+  'frameworkId',
+  'projectId',
+  'projectName',
+  'deviceGroupId',
+  'deviceIds',
+  'files',
+  'testRunName',
+  'timeout',
+  'testRunParameters',
+  'hookURL',
+  'maxAutoRetriesCount',
+  'scheduler',
+  'deviceLanguageCode',
+  'limitationType',
+  'limitationValue',
+  'instrumentationRunner',
+  'withAnnotation',
+  'withoutAnnotation',
+  'applicationUsername',
+  'applicationPassword',
+  'launchApp',
+  'deviceLocale',
+  'wifiEnabled',
+  'googleAccountEmail',
+  'googleAccountPassword',
 ] as const;
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -71,40 +99,78 @@ export function parseRunRequest(raw: Readonly<Record<string, unknown>>, client: 
     osType: optional(raw.osType, (v) => checkEnum('osType', asText('osType', v), ['ANDROID', 'IOS'] as const)),
     frameworkId: optional(raw.frameworkId, (v) => asId('frameworkId', v)),
     projectId: optional(raw.projectId, (v) => asId('projectId', v)),
-    projectName: optional(raw.projectName, (v) => checkText('projectName', asText('projectName', v), { maxLength: 255, required: true })),
+    projectName: optional(raw.projectName, (v) =>
+      checkText('projectName', asText('projectName', v), { maxLength: 255, required: true }),
+    ),
     deviceGroupId: optional(raw.deviceGroupId, (v) => asId('deviceGroupId', v)),
     deviceIds: optional(raw.deviceIds, (v) => ids('deviceIds', v, MAX_DEVICES)),
     files: optional(raw.files, files),
-    testRunName: optional(raw.testRunName, (v) => checkText('testRunName', asText('testRunName', v), { maxLength: 255 }) || null),
+    testRunName: optional(
+      raw.testRunName,
+      (v) => checkText('testRunName', asText('testRunName', v), { maxLength: 255 }) || null,
+    ),
     timeout: optional(raw.timeout, (v) => asInteger('timeout', v, 1, Number.MAX_SAFE_INTEGER)),
     testRunParameters: optional(raw.testRunParameters, parameters) ?? [],
     hookURL: optional(raw.hookURL, (v) => asHookUrl('hookURL', v)),
-    maxAutoRetriesCount: optional(raw.maxAutoRetriesCount, (v) => asInteger('maxAutoRetriesCount', v, 0, MAX_AUTO_RETRIES)),
+    maxAutoRetriesCount: optional(raw.maxAutoRetriesCount, (v) =>
+      asInteger('maxAutoRetriesCount', v, 0, MAX_AUTO_RETRIES),
+    ),
     scheduler: optional(raw.scheduler, (v) => checkEnum('scheduler', asText('scheduler', v), SCHEDULERS)),
     deviceLanguageCode: optional(raw.deviceLanguageCode, (v) => asLanguageCode('deviceLanguageCode', v)),
-    limitationType: optional(raw.limitationType, (v) => checkEnum('limitationType', asText('limitationType', v), LIMITATION_TYPES)),
-    limitationValue: optional(raw.limitationValue, (v) => checkText('limitationValue', asText('limitationValue', v), { maxLength: 1024 }) || null),
-    instrumentationRunner: optional(raw.instrumentationRunner, (v) => checkText('instrumentationRunner', asText('instrumentationRunner', v), { maxLength: 1024 }) || null),
-    withAnnotation: optional(raw.withAnnotation, (v) => checkText('withAnnotation', asText('withAnnotation', v), { maxLength: 1024 }) || null),
-    withoutAnnotation: optional(raw.withoutAnnotation, (v) => checkText('withoutAnnotation', asText('withoutAnnotation', v), { maxLength: 1024 }) || null),
-    applicationUsername: optional(raw.applicationUsername, (v) => checkText('applicationUsername', asText('applicationUsername', v), { maxLength: 1024 }) || null),
+    limitationType: optional(raw.limitationType, (v) =>
+      checkEnum('limitationType', asText('limitationType', v), LIMITATION_TYPES),
+    ),
+    limitationValue: optional(
+      raw.limitationValue,
+      (v) => checkText('limitationValue', asText('limitationValue', v), { maxLength: 1024 }) || null,
+    ),
+    instrumentationRunner: optional(
+      raw.instrumentationRunner,
+      (v) => checkText('instrumentationRunner', asText('instrumentationRunner', v), { maxLength: 1024 }) || null,
+    ),
+    withAnnotation: optional(
+      raw.withAnnotation,
+      (v) => checkText('withAnnotation', asText('withAnnotation', v), { maxLength: 1024 }) || null,
+    ),
+    withoutAnnotation: optional(
+      raw.withoutAnnotation,
+      (v) => checkText('withoutAnnotation', asText('withoutAnnotation', v), { maxLength: 1024 }) || null,
+    ),
+    applicationUsername: optional(
+      raw.applicationUsername,
+      (v) => checkText('applicationUsername', asText('applicationUsername', v), { maxLength: 1024 }) || null,
+    ),
     applicationPassword: optional(raw.applicationPassword, (v) => asText('applicationPassword', v) || null),
     launchApp: optional(raw.launchApp, (v) => asBoolean('launchApp', v)),
     deviceLocale: optional(raw.deviceLocale, (v) => asLanguageCode('deviceLocale', v)),
     wifiEnabled: optional(raw.wifiEnabled, (v) => asBoolean('wifiEnabled', v)),
     googleAccountEmail: optional(raw.googleAccountEmail, (v) => {
-      const email = checkText('googleAccountEmail', asText('googleAccountEmail', v), { maxLength: 254, required: true });
-      if (!EMAIL.test(email)) throw new InvalidParameterError('googleAccountEmail', `Parameter 'googleAccountEmail' must be an e-mail address`);
+      const email = checkText('googleAccountEmail', asText('googleAccountEmail', v), {
+        maxLength: 254,
+        required: true,
+      });
+      if (!EMAIL.test(email))
+        throw new InvalidParameterError(
+          'googleAccountEmail',
+          `Parameter 'googleAccountEmail' must be an e-mail address`,
+        );
       return email;
     }),
-    googleAccountPassword: optional(raw.googleAccountPassword, (v) => checkText('googleAccountPassword', asText('googleAccountPassword', v), { maxLength: 1024 })),
+    googleAccountPassword: optional(raw.googleAccountPassword, (v) =>
+      checkText('googleAccountPassword', asText('googleAccountPassword', v), { maxLength: 1024 }),
+    ),
     client,
   };
 }
 
 /** Whether the request names only a project: the legacy start that uses the stored project config. */
 export function isLegacyRequest(request: RunRequest): boolean {
-  return request.frameworkId === null && request.osType === null && request.deviceGroupId === null && request.deviceIds === null;
+  return (
+    request.frameworkId === null &&
+    request.osType === null &&
+    request.deviceGroupId === null &&
+    request.deviceIds === null
+  );
 }
 
 function optional<T>(value: unknown, parse: (value: unknown) => T): T | null {
@@ -114,15 +180,18 @@ function optional<T>(value: unknown, parse: (value: unknown) => T): T | null {
 
 function ids(parameter: string, value: unknown, max: number): number[] {
   const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];
-  if (items.length === 0) throw new InvalidParameterError(parameter, `Parameter '${parameter}' must list at least one id`);
-  if (items.length > max) throw new InvalidParameterError(parameter, `Parameter '${parameter}' may list at most ${max} ids`);
+  if (items.length === 0)
+    throw new InvalidParameterError(parameter, `Parameter '${parameter}' must list at least one id`);
+  if (items.length > max)
+    throw new InvalidParameterError(parameter, `Parameter '${parameter}' may list at most ${max} ids`);
   return [...new Set(items.map((item) => asId(parameter, item)))];
 }
 
 /** `files` as objects (`{id, action}`), as bare ids, or as a comma-joined list of ids. */
 function files(value: unknown): RunFileRef[] {
   const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];
-  if (items.length > MAX_FILES) throw new InvalidParameterError('files', `Parameter 'files' may list at most ${MAX_FILES} files`);
+  if (items.length > MAX_FILES)
+    throw new InvalidParameterError('files', `Parameter 'files' may list at most ${MAX_FILES} files`);
   return items.map((item) => {
     if (typeof item === 'object' && item !== null && !Array.isArray(item)) {
       const entry = item as Record<string, unknown>;
@@ -136,14 +205,23 @@ function files(value: unknown): RunFileRef[] {
 }
 
 function parameters(value: unknown): RunParameter[] {
-  if (!Array.isArray(value)) throw new InvalidParameterError('testRunParameters', `Parameter 'testRunParameters' must be a list of {key, value}`);
+  if (!Array.isArray(value))
+    throw new InvalidParameterError(
+      'testRunParameters',
+      `Parameter 'testRunParameters' must be a list of {key, value}`,
+    );
   return value.map((item) => {
     const entry = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
     const key = typeof entry.key === 'string' ? entry.key.trim() : '';
     if (!ENV_NAME.test(key)) {
-      throw new InvalidParameterError('testRunParameters', `Test run parameter key '${String(entry.key).slice(0, 60)}' must be an environment variable name (letters, digits, _)`);
+      throw new InvalidParameterError(
+        'testRunParameters',
+        `Test run parameter key '${String(entry.key).slice(0, 60)}' must be an environment variable name (letters, digits, _)`,
+      );
     }
-    return { key, value: checkText('testRunParameters', asText('testRunParameters', entry.value ?? ''), { maxLength: 4096 }) };
+    return {
+      key,
+      value: checkText('testRunParameters', asText('testRunParameters', entry.value ?? ''), { maxLength: 4096 }),
+    };
   });
 }
-

@@ -50,12 +50,19 @@ const fields = {
   googleAccountEmail: Type.Optional(Nullable(Text)),
 };
 
-export const RunSettings = Type.Object({ v: Type.Literal(RUN_SETTINGS_VERSION), ...fields }, { additionalProperties: false });
+export const RunSettings = Type.Object(
+  { v: Type.Literal(RUN_SETTINGS_VERSION), ...fields },
+  { additionalProperties: false },
+);
 export type RunSettings = Static<typeof RunSettings>;
 
 /** Rows written before versions: the same fields, and the passwords among them. */
 const RunSettingsV0 = Type.Object(
-  { ...fields, applicationPassword: Type.Optional(Nullable(Text)), googleAccountPassword: Type.Optional(Nullable(Text)) },
+  {
+    ...fields,
+    applicationPassword: Type.Optional(Nullable(Text)),
+    googleAccountPassword: Type.Optional(Nullable(Text)),
+  },
   { additionalProperties: false },
 );
 
@@ -70,15 +77,24 @@ export type RunSecrets = Static<typeof RunSecrets>;
 export class StoredValueError extends Error {}
 
 /** The secrets a run asks for, or null when it has none (then nothing is sealed). */
-export function runSecrets(applicationPassword: string | null, googleAccountPassword: string | null): RunSecrets | null {
+export function runSecrets(
+  applicationPassword: string | null,
+  googleAccountPassword: string | null,
+): RunSecrets | null {
   if (applicationPassword === null && googleAccountPassword === null) return null;
   return { v: RUN_SETTINGS_VERSION, applicationPassword, googleAccountPassword };
 }
 
 /** The settings' fields for the device settings a run asks for (none at all when it asks for none). */
-export function deviceSettingsFields(settings: DeviceSettings | null): Pick<RunSettings, 'deviceLocale' | 'wifiEnabled' | 'googleAccountEmail'> {
+export function deviceSettingsFields(
+  settings: DeviceSettings | null,
+): Pick<RunSettings, 'deviceLocale' | 'wifiEnabled' | 'googleAccountEmail'> {
   if (settings === null) return {};
-  return { deviceLocale: settings.locale, wifiEnabled: settings.wifi, googleAccountEmail: settings.googleAccount?.email ?? null };
+  return {
+    deviceLocale: settings.locale,
+    wifiEnabled: settings.wifi,
+    googleAccountEmail: settings.googleAccount?.email ?? null,
+  };
 }
 
 /** The device settings the run asks for, its Google account's password back from the secrets. */
@@ -88,13 +104,21 @@ export function deviceSettingsOfRun(settings: RunSettings, secrets: RunSecrets |
   return {
     locale: deviceLocale,
     wifi: wifiEnabled,
-    googleAccount: googleAccountEmail === null ? null : { email: googleAccountEmail, password: secrets?.googleAccountPassword ?? '' },
+    googleAccount:
+      googleAccountEmail === null
+        ? null
+        : { email: googleAccountEmail, password: secrets?.googleAccountPassword ?? '' },
   };
 }
 
 /** The crawler's sign-in, when the run gives a user name. */
-export function credentialsOfRun(settings: RunSettings, secrets: RunSecrets | null): { username: string; password: string } | null {
-  return settings.applicationUsername ? { username: settings.applicationUsername, password: secrets?.applicationPassword ?? '' } : null;
+export function credentialsOfRun(
+  settings: RunSettings,
+  secrets: RunSecrets | null,
+): { username: string; password: string } | null {
+  return settings.applicationUsername
+    ? { username: settings.applicationUsername, password: secrets?.applicationPassword ?? '' }
+    : null;
 }
 
 export function formatRunSettings(settings: RunSettings): string {
@@ -105,11 +129,18 @@ export function formatRunSettings(settings: RunSettings): string {
  * The settings of a stored row, of any version; a row from before versions also gives the secrets
  * it held (rows a previous release writes during a rolling upgrade still hold them).
  */
-export function readRunSettings(json: string, what: string): { settings: RunSettings; inlineSecrets: RunSecrets | null } {
+export function readRunSettings(
+  json: string,
+  what: string,
+): { settings: RunSettings; inlineSecrets: RunSecrets | null } {
   const value = parse(json, what);
-  if (typeof value === 'object' && value !== null && 'v' in value) return { settings: checked(RunSettings, value, what), inlineSecrets: null };
+  if (typeof value === 'object' && value !== null && 'v' in value)
+    return { settings: checked(RunSettings, value, what), inlineSecrets: null };
   const { applicationPassword = null, googleAccountPassword = null, ...rest } = checked(RunSettingsV0, value, what);
-  return { settings: { v: RUN_SETTINGS_VERSION, ...rest }, inlineSecrets: runSecrets(applicationPassword, googleAccountPassword) };
+  return {
+    settings: { v: RUN_SETTINGS_VERSION, ...rest },
+    inlineSecrets: runSecrets(applicationPassword, googleAccountPassword),
+  };
 }
 
 export function formatRunSecrets(secrets: RunSecrets): string {
@@ -132,5 +163,7 @@ function checked<S extends TSchema>(schema: S, value: unknown, what: string): St
   if (Value.Check(schema, value)) return value;
   const [first] = Value.Errors(schema, value);
   // Only where and what rule: the value itself may hold what must not reach a log.
-  throw new StoredValueError(`${what} does not have the stored shape (${first?.instancePath || '/'} ${first?.message ?? 'is invalid'})`);
+  throw new StoredValueError(
+    `${what} does not have the stored shape (${first?.instancePath || '/'} ${first?.message ?? 'is invalid'})`,
+  );
 }

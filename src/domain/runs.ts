@@ -11,7 +11,15 @@ export const TEST_RUN_STATES = ['WAITING', 'RUNNING', 'FINISHED'] as const;
 export type TestRunState = (typeof TEST_RUN_STATES)[number];
 
 export const DEVICE_RUN_STATES = [
-  'WAITING', 'RUNNING', 'FINISHING', 'SUCCEEDED', 'FAILED', 'WARNING', 'TIMEOUT', 'ABORTED', 'EXCLUDED',
+  'WAITING',
+  'RUNNING',
+  'FINISHING',
+  'SUCCEEDED',
+  'FAILED',
+  'WARNING',
+  'TIMEOUT',
+  'ABORTED',
+  'EXCLUDED',
 ] as const;
 export type DeviceRunState = (typeof DEVICE_RUN_STATES)[number];
 
@@ -45,7 +53,9 @@ export function isFinal(state: DeviceRunState): boolean {
 }
 
 /** Not final: what keeps a run from being FINISHED. */
-export const UNFINISHED_DEVICE_RUN_STATES: readonly DeviceRunState[] = DEVICE_RUN_STATES.filter((state) => !isFinal(state));
+export const UNFINISHED_DEVICE_RUN_STATES: readonly DeviceRunState[] = DEVICE_RUN_STATES.filter(
+  (state) => !isFinal(state),
+);
 
 /** Held by an agent: what its lease covers, from the claim until it ends. */
 export const HELD_DEVICE_RUN_STATES: readonly DeviceRunState[] = DEVICE_RUN_MACHINE.from('end');
@@ -62,13 +72,34 @@ export const RETRY_STATES = ['NONE', 'MANUAL', 'AUTO'] as const;
 export type RetryState = (typeof RETRY_STATES)[number];
 
 /** The step timeline of a device run. */
-export const STEP_TYPES = ['WAITING', 'PREPARING', 'UNINSTALL', 'INSTALL', 'RUNNING', 'SENDING_RESULTS', 'PROCESSING_RESULTS'] as const;
+export const STEP_TYPES = [
+  'WAITING',
+  'PREPARING',
+  'UNINSTALL',
+  'INSTALL',
+  'RUNNING',
+  'SENDING_RESULTS',
+  'PROCESSING_RESULTS',
+] as const;
 export type StepType = (typeof STEP_TYPES)[number];
 /** The steps an agent reports (a device run waits on the server, not on a device). */
-export const AGENT_STEP_TYPES = ['PREPARING', 'UNINSTALL', 'INSTALL', 'RUNNING', 'SENDING_RESULTS', 'PROCESSING_RESULTS'] as const satisfies readonly StepType[];
+export const AGENT_STEP_TYPES = [
+  'PREPARING',
+  'UNINSTALL',
+  'INSTALL',
+  'RUNNING',
+  'SENDING_RESULTS',
+  'PROCESSING_RESULTS',
+] as const satisfies readonly StepType[];
 
 /** How a device run the agent ran stopped: the final states it reports (EXCLUDED is the server's). */
-export const DEVICE_RUN_OUTCOMES = ['SUCCEEDED', 'FAILED', 'WARNING', 'TIMEOUT', 'ABORTED'] as const satisfies readonly DeviceRunState[];
+export const DEVICE_RUN_OUTCOMES = [
+  'SUCCEEDED',
+  'FAILED',
+  'WARNING',
+  'TIMEOUT',
+  'ABORTED',
+] as const satisfies readonly DeviceRunState[];
 export type DeviceRunOutcome = (typeof DEVICE_RUN_OUTCOMES)[number];
 
 /** The legacy device-run view knows fewer states (docs/api.md#device-runs-and-device-sessions). */
@@ -195,9 +226,20 @@ export interface RunStats {
 }
 
 export const EMPTY_RUN_STATS: Readonly<RunStats> = {
-  deviceCount: 0, waitingDeviceCount: 0, runningDeviceCount: 0, finishedDeviceCount: 0, succeededDeviceCount: 0,
-  failedDeviceCount: 0, warningDeviceCount: 0, timeoutedDeviceCount: 0, abortedDeviceCount: 0, excludedDeviceCount: 0,
-  testCaseCount: 0, successfulTestCaseCount: 0, failedTestCaseCount: 0, skippedTestCaseCount: 0,
+  deviceCount: 0,
+  waitingDeviceCount: 0,
+  runningDeviceCount: 0,
+  finishedDeviceCount: 0,
+  succeededDeviceCount: 0,
+  failedDeviceCount: 0,
+  warningDeviceCount: 0,
+  timeoutedDeviceCount: 0,
+  abortedDeviceCount: 0,
+  excludedDeviceCount: 0,
+  testCaseCount: 0,
+  successfulTestCaseCount: 0,
+  failedTestCaseCount: 0,
+  skippedTestCaseCount: 0,
 };
 
 /** How many device runs of a run are in one state, with their test case counts. */
@@ -253,14 +295,16 @@ export function runStats(tallies: Iterable<StateTally>): RunStats {
 
 /** The same tallies from device runs already in memory (the project listing loads them anyway). */
 export function talliesOf(deviceRuns: Iterable<DeviceRun>): StateTally[] {
-  return [...deviceRuns].filter((run) => !run.superseded).map((run) => ({
-    state: run.state,
-    count: 1,
-    testCaseAllCount: run.testCaseAllCount,
-    testCasePassedCount: run.testCasePassedCount,
-    testCaseFailedCount: run.testCaseFailedCount,
-    testCaseSkippedCount: run.testCaseSkippedCount,
-  }));
+  return [...deviceRuns]
+    .filter((run) => !run.superseded)
+    .map((run) => ({
+      state: run.state,
+      count: 1,
+      testCaseAllCount: run.testCaseAllCount,
+      testCasePassedCount: run.testCasePassedCount,
+      testCaseFailedCount: run.testCaseFailedCount,
+      testCaseSkippedCount: run.testCaseSkippedCount,
+    }));
 }
 
 /** Device runs that ended for a reason outside the tests, kept apart from test failures (docs/api.md#device-runs-and-device-sessions). */
@@ -314,14 +358,23 @@ export function runStateFrom(progress: RunProgress): TestRunState {
 /** What deriving a run's state writes: its state, a start time once, an end time when it finishes. */
 export type RunUpdate =
   | { readonly state: Exclude<TestRunState, 'FINISHED'>; readonly startTime?: number }
-  | { readonly state: 'FINISHED'; readonly startTime?: number; readonly endTime?: number; readonly justFinished: boolean };
+  | {
+      readonly state: 'FINISHED';
+      readonly startTime?: number;
+      readonly endTime?: number;
+      readonly justFinished: boolean;
+    };
 
 /**
  * The one way a run's state changes: derived from its device runs' progress, with the start time set
  * the first time it leaves WAITING and kept after, and the end time set when it (first) finishes.
  * null: nothing to write. A finished run is written again: a late result changes its tallies.
  */
-export function runUpdate(run: Pick<TestRun, 'state' | 'startTime'>, progress: RunProgress, now: number): RunUpdate | null {
+export function runUpdate(
+  run: Pick<TestRun, 'state' | 'startTime'>,
+  progress: RunProgress,
+  now: number,
+): RunUpdate | null {
   const state = runStateFrom(progress);
   const startTime = state !== 'WAITING' && run.startTime === null ? { startTime: now } : {};
   if (state !== 'FINISHED') return state === run.state && !('startTime' in startTime) ? null : { state, ...startTime };
@@ -343,7 +396,9 @@ export const RUN_LIST: ListSpec<'id' | 'number' | 'displayName' | 'state' | 'cre
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };
 
-export const DEVICE_RUN_LIST: ListSpec<'id' | 'state' | 'createTime' | 'startTime' | 'endTime' | 'deviceId' | 'excludeReason'> = {
+export const DEVICE_RUN_LIST: ListSpec<
+  'id' | 'state' | 'createTime' | 'startTime' | 'endTime' | 'deviceId' | 'excludeReason'
+> = {
   entity: 'device runs',
   fields: {
     id: { type: 'number' },

@@ -34,10 +34,15 @@ export function parseSecretKeys(text: string): SecretKey[] {
   for (const [index, entry] of entries.entries()) {
     const separator = entry.indexOf(':');
     const id = separator === -1 ? '' : entry.slice(0, separator);
-    if (!KEY_ID.test(id)) throw new SecretKeyError(`key ${index + 1} must be written id:base64 (an id of letters, digits, - or _, then 32 bytes in base64)`);
+    if (!KEY_ID.test(id))
+      throw new SecretKeyError(
+        `key ${index + 1} must be written id:base64 (an id of letters, digits, - or _, then 32 bytes in base64)`,
+      );
     const key = Buffer.from(entry.slice(separator + 1), 'base64');
     if (key.length !== KEY_BYTES || !/^[A-Za-z0-9+/]+={0,2}$/.test(entry.slice(separator + 1))) {
-      throw new SecretKeyError(`key ${index + 1} ('${id}') must be ${KEY_BYTES} bytes in base64 (44 characters; devicecloud admin generate-secrets-key makes one)`);
+      throw new SecretKeyError(
+        `key ${index + 1} ('${id}') must be ${KEY_BYTES} bytes in base64 (44 characters; devicecloud admin generate-secrets-key makes one)`,
+      );
     }
     if (keys.some((other) => other.id === id)) throw new SecretKeyError(`key id '${id}' appears twice`);
     keys.push({ id, key });

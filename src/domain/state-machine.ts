@@ -42,7 +42,12 @@ export function stateMachine<S extends string, E extends string>(spec: {
 }): StateMachine<S, E> {
   const { name, states, initial, events } = spec;
   const successors = new Map<S, readonly S[]>(
-    states.map((state) => [state, states.filter((to) => Object.values<Transition<S>>(events).some((t) => t.from.includes(state) && t.to.includes(to)))]),
+    states.map((state) => [
+      state,
+      states.filter((to) =>
+        Object.values<Transition<S>>(events).some((t) => t.from.includes(state) && t.to.includes(to)),
+      ),
+    ]),
   );
   const target = (event: E, to?: S): S => {
     const transition = events[event];

@@ -92,7 +92,10 @@ export function fitTestCases(cases: readonly TestCase[], limits: TestCaseLimits 
     suiteName: fitNullable(testCase.suiteName, Math.min(limits.nameChars, TEST_CASE_LIMITS.nameChars)),
     className: fit(testCase.className, Math.min(limits.nameChars, TEST_CASE_LIMITS.nameChars)),
     methodName: fit(testCase.methodName, Math.min(limits.nameChars, TEST_CASE_LIMITS.nameChars)),
-    errorMessage: fitNullable(testCase.errorMessage, Math.min(limits.errorMessageChars, TEST_CASE_LIMITS.errorMessageChars)),
+    errorMessage: fitNullable(
+      testCase.errorMessage,
+      Math.min(limits.errorMessageChars, TEST_CASE_LIMITS.errorMessageChars),
+    ),
     stacktrace: fitNullable(testCase.stacktrace, Math.min(limits.stacktraceChars, TEST_CASE_LIMITS.stacktraceChars)),
   }));
   const dropped = cases.length - kept.length;

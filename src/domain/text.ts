@@ -23,7 +23,10 @@ export function checkText(parameter: string, value: string, rule: TextRule): str
     throw new InvalidParameterError(parameter, `Parameter '${parameter}' must not be empty`);
   }
   if (trimmed.length > rule.maxLength) {
-    throw new InvalidParameterError(parameter, `Parameter '${parameter}' must be at most ${rule.maxLength} characters long`);
+    throw new InvalidParameterError(
+      parameter,
+      `Parameter '${parameter}' must be at most ${rule.maxLength} characters long`,
+    );
   }
   return trimmed;
 }
@@ -32,7 +35,10 @@ export function checkText(parameter: string, value: string, rule: TextRule): str
 export function checkEnum<T extends string>(parameter: string, value: string, allowed: readonly T[]): T {
   const match = allowed.find((candidate) => candidate.toLowerCase() === value.trim().toLowerCase());
   if (match === undefined) {
-    throw new InvalidParameterError(parameter, `Parameter '${parameter}' must be one of ${allowed.join(', ')}; got '${value.slice(0, 60)}'`);
+    throw new InvalidParameterError(
+      parameter,
+      `Parameter '${parameter}' must be one of ${allowed.join(', ')}; got '${value.slice(0, 60)}'`,
+    );
   }
   return match;
 }

@@ -11,16 +11,22 @@ export function asText(parameter: string, value: unknown): string {
 }
 
 export function asInteger(parameter: string, value: unknown, min: number, max: number, hint = ''): number {
-  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  const number =
+    typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
   if (!Number.isSafeInteger(number) || number < min || number > max) {
-    throw new InvalidParameterError(parameter, `Parameter '${parameter}' must be an integer between ${min} and ${max}${hint}`);
+    throw new InvalidParameterError(
+      parameter,
+      `Parameter '${parameter}' must be an integer between ${min} and ${max}${hint}`,
+    );
   }
   return number;
 }
 
 export function asId(parameter: string, value: unknown, what = 'an id'): number {
-  const number = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(number) || number < 1) throw new InvalidParameterError(parameter, `Parameter '${parameter}' must be ${what} (a positive integer)`);
+  const number =
+    typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(number) || number < 1)
+    throw new InvalidParameterError(parameter, `Parameter '${parameter}' must be ${what} (a positive integer)`);
   return number;
 }
 
@@ -52,7 +58,8 @@ const LANGUAGE_CODE = /^[a-z]{2,3}(?:[_-][A-Za-z]{2}|[_-]\d{3})?$/;
 
 export function asLanguageCode(parameter: string, value: unknown): string {
   const code = typeof value === 'string' ? value.trim() : '';
-  if (!LANGUAGE_CODE.test(code)) throw new InvalidParameterError(parameter, `Parameter '${parameter}' must be a locale such as en_US`);
+  if (!LANGUAGE_CODE.test(code))
+    throw new InvalidParameterError(parameter, `Parameter '${parameter}' must be a locale such as en_US`);
   return code.replace('-', '_');
 }
 

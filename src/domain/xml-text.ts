@@ -20,7 +20,14 @@ const XML_TEXT_SPECIAL = new RegExp(`[&<>"'\\r${CONTROLS}]|${LONE_SURROGATE}`, '
 const MAYBE_SPECIAL = new RegExp(`[&<>"'\\r${CONTROLS}\\ud800-\\udfff]`);
 const MAYBE_NOT_XML = new RegExp(`[${CONTROLS}\\ud800-\\udfff]`);
 
-const ENTITY: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\r': '&#13;' };
+const ENTITY: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+  '\r': '&#13;',
+};
 
 /**
  * The stand-in for a character XML cannot carry: a lone surrogate (broken UTF-16, not a character)

@@ -11,7 +11,9 @@ import { parse, parseBinary } from 'plist';
 
 /** The plist's value; throws an Error naming what is wrong. */
 export function parsePlist(data: Buffer): unknown {
-  return data.subarray(0, 8).toString('latin1') === 'bplist00' ? parseBinary(data) : parseXmlPlist(data.toString('utf8'));
+  return data.subarray(0, 8).toString('latin1') === 'bplist00'
+    ? parseBinary(data)
+    : parseXmlPlist(data.toString('utf8'));
 }
 
 export function parseXmlPlist(xml: string): unknown {

@@ -15,7 +15,8 @@ import { Transform } from 'node:stream';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../domain/zip-limits.ts';
 
-export type ZipProblem = 'CORRUPT' | 'PATH_TRAVERSAL' | 'SYMLINK' | 'TOO_MANY_ENTRIES' | 'TOO_LARGE' | 'DUPLICATE_ENTRY' | 'BAD_NAME';
+export type ZipProblem =
+  'CORRUPT' | 'PATH_TRAVERSAL' | 'SYMLINK' | 'TOO_MANY_ENTRIES' | 'TOO_LARGE' | 'DUPLICATE_ENTRY' | 'BAD_NAME';
 
 export class ZipError extends Error {
   constructor(
@@ -45,15 +46,23 @@ const S_IFLNK = 0o120000;
 
 function open(zipPath: string): Promise<ZipFile> {
   return new Promise((resolve, reject) => {
-    yauzl.open(zipPath, { lazyEntries: true, autoClose: false, strictFileNames: true, validateEntrySizes: true }, (error, zip) => {
-      if (error || zip === undefined) reject(new ZipError('CORRUPT', `not a readable zip file: ${error?.message ?? 'unknown error'}`));
-      else resolve(zip);
-    });
+    yauzl.open(
+      zipPath,
+      { lazyEntries: true, autoClose: false, strictFileNames: true, validateEntrySizes: true },
+      (error, zip) => {
+        if (error || zip === undefined)
+          reject(new ZipError('CORRUPT', `not a readable zip file: ${error?.message ?? 'unknown error'}`));
+        else resolve(zip);
+      },
+    );
   });
 }
 
 /** Visits every entry in order; `visit` may read the entry before the next one is read. */
-async function eachEntry(zipPath: string, visit: (entry: Entry, zip: ZipFile) => Promise<boolean | void>): Promise<void> {
+async function eachEntry(
+  zipPath: string,
+  visit: (entry: Entry, zip: ZipFile) => Promise<boolean | void>,
+): Promise<void> {
   const zip = await open(zipPath);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -74,7 +83,8 @@ async function eachEntry(zipPath: string, visit: (entry: Entry, zip: ZipFile) =>
 
 function classify(error: Error): ZipError {
   const message = error.message;
-  if (/invalid relative path|absolute path|invalid characters/i.test(message)) return new ZipError('PATH_TRAVERSAL', `unsafe entry name: ${message}`);
+  if (/invalid relative path|absolute path|invalid characters/i.test(message))
+    return new ZipError('PATH_TRAVERSAL', `unsafe entry name: ${message}`);
   return new ZipError('CORRUPT', `corrupt zip file: ${message}`);
 }
 
@@ -87,16 +97,34 @@ function isDirectory(entry: Entry): boolean {
 }
 
 function checkEntry(entry: Entry, limits: ZipLimits): void {
-  if (isSymlink(entry)) throw new ZipError('SYMLINK', `the zip holds a symbolic link (${entry.fileName}); links are not allowed`);
+  if (isSymlink(entry))
+    throw new ZipError('SYMLINK', `the zip holds a symbolic link (${entry.fileName}); links are not allowed`);
   const normalized = path.posix.normalize(entry.fileName);
-  if (normalized.startsWith('../') || normalized === '..' || path.posix.isAbsolute(normalized) || entry.fileName.includes('\\')) {
+  if (
+    normalized.startsWith('../') ||
+    normalized === '..' ||
+    path.posix.isAbsolute(normalized) ||
+    entry.fileName.includes('\\')
+  ) {
     throw new ZipError('PATH_TRAVERSAL', `unsafe entry name: ${entry.fileName}`);
   }
-  if (normalized === '.' || normalized === '' || Buffer.byteLength(entry.fileName) > MAX_NAME_BYTES || normalized.split('/').some((part) => Buffer.byteLength(part) > MAX_COMPONENT_BYTES)) {
+  if (
+    normalized === '.' ||
+    normalized === '' ||
+    Buffer.byteLength(entry.fileName) > MAX_NAME_BYTES ||
+    normalized.split('/').some((part) => Buffer.byteLength(part) > MAX_COMPONENT_BYTES)
+  ) {
     throw new ZipError('BAD_NAME', `entry name cannot be unpacked: ${entry.fileName.slice(0, 200)}`);
   }
-  if (!isDirectory(entry) && entry.uncompressedSize > ENTRY_RATIO_FLOOR && entry.uncompressedSize > entry.compressedSize * limits.maxRatio) {
-    throw new ZipError('TOO_LARGE', `entry ${entry.fileName} expands ${Math.round(entry.uncompressedSize / Math.max(1, entry.compressedSize))} times its size (a zip bomb?)`);
+  if (
+    !isDirectory(entry) &&
+    entry.uncompressedSize > ENTRY_RATIO_FLOOR &&
+    entry.uncompressedSize > entry.compressedSize * limits.maxRatio
+  ) {
+    throw new ZipError(
+      'TOO_LARGE',
+      `entry ${entry.fileName} expands ${Math.round(entry.uncompressedSize / Math.max(1, entry.compressedSize))} times its size (a zip bomb?)`,
+    );
   }
 }
 
@@ -109,12 +137,22 @@ export async function listEntries(zipPath: string, limits: ZipLimits = DEFAULT_Z
     checkEntry(entry, limits);
     total += entry.uncompressedSize;
     compressed += entry.compressedSize;
-    if (entries.length >= limits.maxEntries) throw new ZipError('TOO_MANY_ENTRIES', `the zip has more than ${limits.maxEntries} entries`);
-    if (total > limits.maxTotalBytes) throw new ZipError('TOO_LARGE', `the zip expands to more than ${limits.maxTotalBytes} bytes`);
-    entries.push({ name: entry.fileName, size: entry.uncompressedSize, compressedSize: entry.compressedSize, isDirectory: isDirectory(entry) });
+    if (entries.length >= limits.maxEntries)
+      throw new ZipError('TOO_MANY_ENTRIES', `the zip has more than ${limits.maxEntries} entries`);
+    if (total > limits.maxTotalBytes)
+      throw new ZipError('TOO_LARGE', `the zip expands to more than ${limits.maxTotalBytes} bytes`);
+    entries.push({
+      name: entry.fileName,
+      size: entry.uncompressedSize,
+      compressedSize: entry.compressedSize,
+      isDirectory: isDirectory(entry),
+    });
   });
   if (total > ARCHIVE_RATIO_FLOOR && total > Math.max(1, compressed) * limits.maxRatio) {
-    throw new ZipError('TOO_LARGE', `the zip expands ${Math.round(total / Math.max(1, compressed))} times its size, to ${total} bytes (a zip bomb?)`);
+    throw new ZipError(
+      'TOO_LARGE',
+      `the zip expands ${Math.round(total / Math.max(1, compressed))} times its size, to ${total} bytes (a zip bomb?)`,
+    );
   }
   checkNamesUnpack(entries);
   return entries;
@@ -138,9 +176,11 @@ function checkNamesUnpack(entries: readonly ZipEntryInfo[]): void {
   }
   for (const name of [...files, ...folders]) {
     for (let cut = name.indexOf('/'); cut > 0; cut = name.indexOf('/', cut + 1)) {
-      if (files.has(name.slice(0, cut))) throw new ZipError('BAD_NAME', `${name.slice(0, cut)} is both a file and a folder in the zip`);
+      if (files.has(name.slice(0, cut)))
+        throw new ZipError('BAD_NAME', `${name.slice(0, cut)} is both a file and a folder in the zip`);
     }
-    if (folders.has(name) && files.has(name)) throw new ZipError('BAD_NAME', `${name} is both a file and a folder in the zip`);
+    if (folders.has(name) && files.has(name))
+      throw new ZipError('BAD_NAME', `${name} is both a file and a folder in the zip`);
   }
 }
 
@@ -154,12 +194,17 @@ function openEntry(zip: ZipFile, entry: Entry): Promise<NodeJS.ReadableStream> {
 }
 
 /** Reads one entry into memory, refusing entries larger than `maxBytes`; undefined when absent. */
-export async function readEntry(zipPath: string, name: string | ((entryName: string) => boolean), maxBytes: number): Promise<{ name: string; data: Buffer } | undefined> {
+export async function readEntry(
+  zipPath: string,
+  name: string | ((entryName: string) => boolean),
+  maxBytes: number,
+): Promise<{ name: string; data: Buffer } | undefined> {
   let found: { name: string; data: Buffer } | undefined;
   const matches = typeof name === 'string' ? (entryName: string) => entryName === name : name;
   await eachEntry(zipPath, async (entry, zip) => {
     if (isDirectory(entry) || !matches(entry.fileName)) return false;
-    if (entry.uncompressedSize > maxBytes) throw new ZipError('TOO_LARGE', `${entry.fileName} is larger than ${maxBytes} bytes`);
+    if (entry.uncompressedSize > maxBytes)
+      throw new ZipError('TOO_LARGE', `${entry.fileName} is larger than ${maxBytes} bytes`);
     const chunks: Buffer[] = [];
     for await (const chunk of await openEntry(zip, entry)) chunks.push(chunk as Buffer);
     found = { name: entry.fileName, data: Buffer.concat(chunks) };
@@ -174,7 +219,11 @@ export async function readEntry(zipPath: string, name: string | ((entryName: str
  * declared size and in all against the limit, and the entries against theirs, so that a central
  * directory that lies is stopped at the limits whatever it declared.
  */
-export async function extractZip(zipPath: string, destDir: string, limits: ZipLimits = DEFAULT_ZIP_LIMITS): Promise<string[]> {
+export async function extractZip(
+  zipPath: string,
+  destDir: string,
+  limits: ZipLimits = DEFAULT_ZIP_LIMITS,
+): Promise<string[]> {
   await listEntries(zipPath, limits);
   const root = path.resolve(destDir);
   const written: string[] = [];
@@ -182,9 +231,11 @@ export async function extractZip(zipPath: string, destDir: string, limits: ZipLi
   let count = 0;
   await eachEntry(zipPath, async (entry, zip) => {
     count += 1;
-    if (count > limits.maxEntries) throw new ZipError('TOO_MANY_ENTRIES', `the zip has more than ${limits.maxEntries} entries`);
+    if (count > limits.maxEntries)
+      throw new ZipError('TOO_MANY_ENTRIES', `the zip has more than ${limits.maxEntries} entries`);
     const target = path.resolve(root, entry.fileName);
-    if (target !== root && !target.startsWith(root + path.sep)) throw new ZipError('PATH_TRAVERSAL', `unsafe entry name: ${entry.fileName}`);
+    if (target !== root && !target.startsWith(root + path.sep))
+      throw new ZipError('PATH_TRAVERSAL', `unsafe entry name: ${entry.fileName}`);
     if (isDirectory(entry)) {
       await fs.promises.mkdir(target, { recursive: true });
       return;
@@ -195,8 +246,15 @@ export async function extractZip(zipPath: string, destDir: string, limits: ZipLi
       transform(chunk: Buffer, _encoding, done) {
         inflated += chunk.length;
         entryBytes += chunk.length;
-        if (entryBytes > entry.uncompressedSize) done(new ZipError('TOO_LARGE', `entry ${entry.fileName} expands beyond the ${entry.uncompressedSize} bytes the zip declares for it`));
-        else if (inflated > limits.maxTotalBytes) done(new ZipError('TOO_LARGE', `the zip expands to more than ${limits.maxTotalBytes} bytes`));
+        if (entryBytes > entry.uncompressedSize)
+          done(
+            new ZipError(
+              'TOO_LARGE',
+              `entry ${entry.fileName} expands beyond the ${entry.uncompressedSize} bytes the zip declares for it`,
+            ),
+          );
+        else if (inflated > limits.maxTotalBytes)
+          done(new ZipError('TOO_LARGE', `the zip expands to more than ${limits.maxTotalBytes} bytes`));
         else done(null, chunk);
       },
     });

@@ -17,9 +17,13 @@ export class HookRefusedError extends Error {
   readonly code = 'EHOOKREFUSED';
 }
 
-export type Resolve = (hostname: string, callback: (error: Error | null, addresses: ReadonlyArray<{ address: string; family: number }>) => void) => void;
+export type Resolve = (
+  hostname: string,
+  callback: (error: Error | null, addresses: ReadonlyArray<{ address: string; family: number }>) => void,
+) => void;
 
-const systemResolve: Resolve = (hostname, callback) => dns.lookup(hostname, { all: true }, (error, addresses) => callback(error, addresses ?? []));
+const systemResolve: Resolve = (hostname, callback) =>
+  dns.lookup(hostname, { all: true }, (error, addresses) => callback(error, addresses ?? []));
 
 export interface HookRequest {
   readonly url: string;
@@ -33,14 +37,24 @@ export interface HookRequest {
 /** Resolves, then answers only with the addresses the rules allow, or fails with HookRefusedError. */
 export function checkedLookup(rules: HookDestinationRules, resolve: Resolve = systemResolve): LookupFunction {
   return (hostname, options, callback) => {
-    const reply = callback as (error: Error | null, address: string | ReadonlyArray<{ address: string; family: number }>, family?: number) => void;
+    const reply = callback as (
+      error: Error | null,
+      address: string | ReadonlyArray<{ address: string; family: number }>,
+      family?: number,
+    ) => void;
     resolve(hostname, (error, addresses) => {
       if (error !== null) return reply(error, '');
       const allowed = addresses.filter(({ address }) => rules.refusal(address) === null);
-      const wanted = options.family === 4 || options.family === 6 ? allowed.filter(({ family }) => family === options.family) : allowed;
+      const wanted =
+        options.family === 4 || options.family === 6
+          ? allowed.filter(({ family }) => family === options.family)
+          : allowed;
       if (wanted.length === 0) {
         const first = addresses[0];
-        const why = first === undefined ? 'no address' : `${first.address}, ${rules.refusal(first.address) ?? `not IPv${String(options.family)}`}`;
+        const why =
+          first === undefined
+            ? 'no address'
+            : `${first.address}, ${rules.refusal(first.address) ?? `not IPv${String(options.family)}`}`;
         return reply(new HookRefusedError(`refused: ${hostname} resolves to ${why}`), '');
       }
       if (options.all === true) return reply(null, wanted);
@@ -64,7 +78,11 @@ export function postHook(request: HookRequest): Promise<number> {
         agent: false,
         lookup: checkedLookup(request.rules, request.resolve),
         signal: AbortSignal.timeout(request.timeoutMs),
-        headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8', 'content-length': Buffer.byteLength(body), 'user-agent': 'devicecloud-hook' },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded;charset=UTF-8',
+          'content-length': Buffer.byteLength(body),
+          'user-agent': 'devicecloud-hook',
+        },
       },
       (response) => {
         response.resume();
@@ -72,7 +90,9 @@ export function postHook(request: HookRequest): Promise<number> {
         resolve(response.statusCode ?? 0);
       },
     );
-    outgoing.on('error', (error) => reject(!(error instanceof HookRefusedError) && error.cause instanceof HookRefusedError ? error.cause : error));
+    outgoing.on('error', (error) =>
+      reject(!(error instanceof HookRefusedError) && error.cause instanceof HookRefusedError ? error.cause : error),
+    );
     outgoing.end(body);
   });
 }

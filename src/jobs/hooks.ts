@@ -33,12 +33,29 @@ export async function deliverDueHooks(deps: HookDeps): Promise<number> {
     }
     const stats = await ctx.store.testRuns.tallies([run.id]);
     const states = new Set((stats.get(run.id) ?? []).map((tally) => tally.state));
-    const result = states.has('FAILED') ? 'FAILED' : states.has('WARNING') || states.has('TIMEOUT') ? 'WARNING' : states.has('ABORTED') ? 'ABORTED' : 'SUCCEEDED';
-    const body = new URLSearchParams({ testRunId: String(run.id), projectId: String(run.projectId), status: run.state, result });
+    const result = states.has('FAILED')
+      ? 'FAILED'
+      : states.has('WARNING') || states.has('TIMEOUT')
+        ? 'WARNING'
+        : states.has('ABORTED')
+          ? 'ABORTED'
+          : 'SUCCEEDED';
+    const body = new URLSearchParams({
+      testRunId: String(run.id),
+      projectId: String(run.projectId),
+      status: run.state,
+      result,
+    });
     let error: string | null = null;
     let refused = false;
     try {
-      const status = await postHook({ url: delivery.url, body, timeoutMs: HOOK_TIMEOUT_MS, rules, resolve: deps.resolve });
+      const status = await postHook({
+        url: delivery.url,
+        body,
+        timeoutMs: HOOK_TIMEOUT_MS,
+        rules,
+        resolve: deps.resolve,
+      });
       if (status >= 300) error = `answered ${status}`;
     } catch (cause) {
       error = (cause as Error).message;
@@ -51,7 +68,9 @@ export async function deliverDueHooks(deps: HookDeps): Promise<number> {
     }
     const final = refused || delivery.attempts + 1 >= HOOK_MAX_ATTEMPTS;
     await ctx.store.hooks.settle(delivery.id, final ? 'FAILED' : 'PENDING', error);
-    deps.log(`hook for run ${run.id} to ${new URL(delivery.url).origin}: ${error}${final ? '; giving up' : `; retrying in ${backoff / 1000} s`}`);
+    deps.log(
+      `hook for run ${run.id} to ${new URL(delivery.url).origin}: ${error}${final ? '; giving up' : `; retrying in ${backoff / 1000} s`}`,
+    );
   }
   return delivered;
 }

@@ -36,7 +36,17 @@ export function startReaper(options: ReaperOptions): Reaper {
       await ctx.store.transaction(async (store) => {
         const deviceRun = await store.deviceRuns.findById(deviceRunId);
         if (deviceRun === undefined || !DEVICE_RUN_MACHINE.can(deviceRun.state, 'end')) return;
-        await endDeviceRun(store, now, deviceRun, { state: 'WARNING', failReason: 'the device host stopped reporting (agent lost); the device run could not be completed', testCases: null }, wakeups);
+        await endDeviceRun(
+          store,
+          now,
+          deviceRun,
+          {
+            state: 'WARNING',
+            failReason: 'the device host stopped reporting (agent lost); the device run could not be completed',
+            testCases: null,
+          },
+          wakeups,
+        );
         await store.devices.recordInfraFailure(deviceRun.deviceId);
       });
       log(`device run ${deviceRunId}: lease expired, ended as WARNING`);
@@ -51,7 +61,9 @@ export function startReaper(options: ReaperOptions): Reaper {
     // A new delivery pass only once the previous one is over.
     if (delivered) {
       delivered = false;
-      delivering = deliverDueHooks(options).catch(report).finally(() => (delivered = true));
+      delivering = deliverDueHooks(options)
+        .catch(report)
+        .finally(() => (delivered = true));
     }
   }, options.intervalMs);
   timer.unref();

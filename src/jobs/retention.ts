@@ -28,7 +28,14 @@ export interface RetentionReport {
 
 export async function applyRetention(ctx: Context, log: (message: string) => void): Promise<RetentionReport> {
   const now = ctx.clock();
-  const report: RetentionReport = { archivedRuns: 0, emptiedProjects: 0, removedFiles: 0, removedProjects: 0, removedBlobs: 0, removedTemporary: 0 };
+  const report: RetentionReport = {
+    archivedRuns: 0,
+    emptiedProjects: 0,
+    removedFiles: 0,
+    removedProjects: 0,
+    removedBlobs: 0,
+    removedTemporary: 0,
+  };
   const store = ctx.store.retention;
 
   for (const [strategy, archive] of [
@@ -37,7 +44,9 @@ export async function applyRetention(ctx: Context, log: (message: string) => voi
   ] as const) {
     for (let batch = await archive(); batch.length > 0; batch = batch.length < BATCH ? [] : await archive()) {
       report.archivedRuns += batch.length;
-      log(`retention: archived ${batch.length} run(s) by archivingStrategy ${strategy}: ${batch.map((run) => `run ${run.id} of project ${run.projectId}`).join(', ')}`);
+      log(
+        `retention: archived ${batch.length} run(s) by archivingStrategy ${strategy}: ${batch.map((run) => `run ${run.id} of project ${run.projectId}`).join(', ')}`,
+      );
     }
   }
 
@@ -45,24 +54,31 @@ export async function applyRetention(ctx: Context, log: (message: string) => voi
     for (let batch = await emptyBatch(); batch.length > 0; batch = batch.length < BATCH ? [] : await emptyBatch()) {
       report.emptiedProjects += batch.length;
       report.removedFiles += batch.reduce((sum, project) => sum + project.files, 0);
-      log(`retention: removed the files of projects in which no test ran for three months: ${batch.map((p) => `project ${p.id} (${p.files} file(s))`).join(', ')}`);
+      log(
+        `retention: removed the files of projects in which no test ran for three months: ${batch.map((p) => `project ${p.id} (${p.files} file(s))`).join(', ')}`,
+      );
     }
     for (let batch = await removeBatch(); batch.length > 0; batch = batch.length < BATCH ? [] : await removeBatch()) {
       report.removedProjects += batch.length;
-      log(`retention: removed projects still unused three months after their files went: ${batch.map((id) => `project ${id}`).join(', ')}`);
+      log(
+        `retention: removed projects still unused three months after their files went: ${batch.map((id) => `project ${id}`).join(', ')}`,
+      );
     }
   }
 
   report.removedBlobs = await sweepBlobs(ctx, now - ORPHAN_BLOB_GRACE_MS);
   if (report.removedBlobs > 0) log(`retention: removed ${report.removedBlobs} stored file(s) no longer referenced`);
   report.removedTemporary = await ctx.blobs.removeStaleTemporary(now - ORPHAN_BLOB_GRACE_MS);
-  if (report.removedTemporary > 0) log(`retention: removed ${report.removedTemporary} half-written upload(s) left by a crash`);
+  if (report.removedTemporary > 0)
+    log(`retention: removed ${report.removedTemporary} half-written upload(s) left by a crash`);
   // Failed sign-ins that left their window (services/password-guesses.ts): not worth a log line.
   await pruneGuesses(ctx);
   return report;
 
   function emptyBatch() {
-    return ctx.store.transaction((tx) => tx.retention.emptyUnusedProjects(now - UNUSED_PROJECT_FILES_AFTER_MS, now, BATCH));
+    return ctx.store.transaction((tx) =>
+      tx.retention.emptyUnusedProjects(now - UNUSED_PROJECT_FILES_AFTER_MS, now, BATCH),
+    );
   }
   function removeBatch() {
     return store.removeEmptiedProjects(now - EMPTIED_PROJECT_REMOVED_AFTER_MS, BATCH);
@@ -95,10 +111,16 @@ export interface RetentionJob {
 }
 
 /** Runs the job now and then every `intervalMs`, one pass at a time. */
-export function startRetention(options: { ctx: Context; log: (message: string) => void; intervalMs: number }): RetentionJob {
+export function startRetention(options: {
+  ctx: Context;
+  log: (message: string) => void;
+  intervalMs: number;
+}): RetentionJob {
   let running: Promise<unknown> = Promise.resolve();
   const pass = () => {
-    running = running.then(() => applyRetention(options.ctx, options.log)).catch((error: unknown) => options.log(`retention failed: ${(error as Error).message}`));
+    running = running
+      .then(() => applyRetention(options.ctx, options.log))
+      .catch((error: unknown) => options.log(`retention failed: ${(error as Error).message}`));
   };
   pass();
   const timer = setInterval(pass, options.intervalMs);

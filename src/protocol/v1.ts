@@ -66,7 +66,9 @@ export type HelloResponse = Static<typeof HelloResponse>;
 /** Devices that appeared on the host after hello (a phone plugged in): registered without a restart. */
 export const DevicesRequest = Type.Object({ devices: Type.Array(DeviceReport, { maxItems: 1000 }) });
 export type DevicesRequest = Static<typeof DevicesRequest>;
-export const DevicesResponse = Type.Object({ devices: Type.Array(Type.Object({ serial: Type.String(), deviceId: Id })) });
+export const DevicesResponse = Type.Object({
+  devices: Type.Array(Type.Object({ serial: Type.String(), deviceId: Id })),
+});
 export type DevicesResponse = Static<typeof DevicesResponse>;
 
 export const HeartbeatRequest = Type.Object({
@@ -207,7 +209,13 @@ export interface ResultResponse {
 
 export const ArtifactQuery = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255 }),
-  kind: Type.Union([Type.Literal('junit'), Type.Literal('log'), Type.Literal('screenshot'), Type.Literal('output'), Type.Literal('video')]),
+  kind: Type.Union([
+    Type.Literal('junit'),
+    Type.Literal('log'),
+    Type.Literal('screenshot'),
+    Type.Literal('output'),
+    Type.Literal('video'),
+  ]),
 });
 export type ArtifactQuery = Static<typeof ArtifactQuery>;
 

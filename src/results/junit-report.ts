@@ -9,7 +9,12 @@ import { XMLBuilder } from 'fast-xml-parser';
 import type { TestCase } from '../domain/test-cases.ts';
 import { xmlSafe } from '../domain/xml-text.ts';
 
-const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@', format: true, suppressEmptyNode: true });
+const builder = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  format: true,
+  suppressEmptyNode: true,
+});
 
 export interface JUnitSuite {
   readonly name: string;
@@ -34,7 +39,9 @@ function suiteOf({ name: suiteName, testCases, timestamp }: JUnitSuite) {
       '@classname': xmlSafe(testCase.className),
       '@name': xmlSafe(testCase.methodName),
       '@time': (testCase.duration / 1000).toFixed(3),
-      ...(testCase.result === 'FAILED' && { failure: { '@message': xmlSafe(testCase.errorMessage ?? ''), '#text': xmlSafe(testCase.stacktrace ?? '') } }),
+      ...(testCase.result === 'FAILED' && {
+        failure: { '@message': xmlSafe(testCase.errorMessage ?? ''), '#text': xmlSafe(testCase.stacktrace ?? '') },
+      }),
       ...(testCase.result === 'SKIPPED' && { skipped: '' }),
     })),
   };
@@ -55,7 +62,15 @@ export function junitSuites(name: string, suites: readonly JUnitSuite[]): string
   return (
     XML_DECLARATION +
     builder.build({
-      testsuites: { '@name': xmlSafe(name), '@tests': total('@tests'), '@failures': total('@failures'), '@errors': 0, '@skipped': total('@skipped'), '@time': time.toFixed(3), testsuite: built },
+      testsuites: {
+        '@name': xmlSafe(name),
+        '@tests': total('@tests'),
+        '@failures': total('@failures'),
+        '@errors': 0,
+        '@skipped': total('@skipped'),
+        '@time': time.toFixed(3),
+        testsuite: built,
+      },
     })
   );
 }

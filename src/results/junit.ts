@@ -28,7 +28,8 @@ export function parseJUnit(xml: string): TestCase[] {
   const document = parser.parse(xml) as Node;
   const roots = document.testsuites !== undefined ? (document.testsuites as Node) : document;
   const suites = asArray(roots.testsuite);
-  if (document.testsuites === undefined && document.testsuite === undefined) throw new Error('no <testsuite> or <testsuites> element');
+  if (document.testsuites === undefined && document.testsuite === undefined)
+    throw new Error('no <testsuite> or <testsuites> element');
   const cases: TestCase[] = [];
   for (const suite of suites) collect(suite, cases);
   return cases;
@@ -59,7 +60,9 @@ function toTestCase(node: Node, suiteName: string | null): TestCase {
 
 function asArray(value: unknown): Node[] {
   if (value === undefined || value === null) return [];
-  return (Array.isArray(value) ? value : [value]).map((item) => (typeof item === 'object' && item !== null ? (item as Node) : ({ '#text': item } as Node)));
+  return (Array.isArray(value) ? value : [value]).map((item) =>
+    typeof item === 'object' && item !== null ? (item as Node) : ({ '#text': item } as Node),
+  );
 }
 
 function text(value: unknown): string | null {

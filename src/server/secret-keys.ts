@@ -20,14 +20,20 @@ export function defaultKeyFile(config: Pick<Config, 'dataDir'>): string {
 }
 
 /** The key file in use, or undefined when the keys come from the setting. */
-export function keyFileOf(config: Pick<Config, 'dataDir' | 'apiKeyEncryptionKeys' | 'apiKeyEncryptionKeyFile'>): string | undefined {
+export function keyFileOf(
+  config: Pick<Config, 'dataDir' | 'apiKeyEncryptionKeys' | 'apiKeyEncryptionKeyFile'>,
+): string | undefined {
   if (config.apiKeyEncryptionKeys !== undefined) return undefined;
   return config.apiKeyEncryptionKeyFile ?? defaultKeyFile(config);
 }
 
 /** The keys, and the key file this call made, if it made one (openStore checks it fits the database). */
-export function openKeyRing(config: Pick<Config, 'dataDir' | 'apiKeyEncryptionKeys' | 'apiKeyEncryptionKeyFile'>): { ring: KeyRing; madeKeyFile: string | null } {
-  if (config.apiKeyEncryptionKeys !== undefined) return { ring: fixedKeyRing(config.apiKeyEncryptionKeys, `the setting ${KEYS_SETTING}`), madeKeyFile: null };
+export function openKeyRing(config: Pick<Config, 'dataDir' | 'apiKeyEncryptionKeys' | 'apiKeyEncryptionKeyFile'>): {
+  ring: KeyRing;
+  madeKeyFile: string | null;
+} {
+  if (config.apiKeyEncryptionKeys !== undefined)
+    return { ring: fixedKeyRing(config.apiKeyEncryptionKeys, `the setting ${KEYS_SETTING}`), madeKeyFile: null };
   const file = keyFileOf(config)!;
   const made = config.apiKeyEncryptionKeyFile === undefined && createKeyFileIfMissing(file);
   return { ring: fileKeyRing(file), madeKeyFile: made ? file : null };
@@ -59,7 +65,12 @@ function fileKeyRing(file: string): KeyRing {
     return cached.ring;
   };
   ring(); // a missing or bad file stops the start, not the first sign-up
-  return { current: () => ring().current(), find: (id) => ring().find(id), ids: () => ring().ids(), origin: `the key file ${file}` };
+  return {
+    current: () => ring().current(),
+    find: (id) => ring().find(id),
+    ids: () => ring().ids(),
+    origin: `the key file ${file}`,
+  };
 }
 
 function stampOf(file: string): string {
@@ -81,7 +92,9 @@ export function readKeyFile(file: string): SecretKey[] {
     throw new SecretKeyError(`Cannot read the API key encryption key file ${file}: ${(error as Error).message}`);
   }
   if (process.platform !== 'win32' && (stat.mode & 0o007) !== 0) {
-    throw new SecretKeyError(`The API key encryption key file ${file} is open to every user of this machine: chmod 600 it`);
+    throw new SecretKeyError(
+      `The API key encryption key file ${file} is open to every user of this machine: chmod 600 it`,
+    );
   }
   try {
     return parseSecretKeys(text);

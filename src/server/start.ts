@@ -35,7 +35,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function openStore(config: Config, log?: (message: string) => void): Promise<{ database: Database; ctx: Context }> {
+export async function openStore(
+  config: Config,
+  log?: (message: string) => void,
+): Promise<{ database: Database; ctx: Context }> {
   // Before the database: a start without its key (or with a bad one) stops here, having changed nothing.
   const { ring: keyRing, madeKeyFile } = openKeyRing(config);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, sqliteFile: sqliteFile(config), log });
@@ -91,7 +94,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
   try {
     // Several servers on one PostgreSQL wake each other's waiting agents through LISTEN/NOTIFY.
     if (config.databaseUrl !== undefined && database.dialect === 'postgres') {
-      ctx = { ...ctx, notifier: await postgresNotifier({ url: config.databaseUrl, schema: database.schema ?? 'public', db: database.db, log: (message) => logger.warn(message) }) };
+      ctx = {
+        ...ctx,
+        notifier: await postgresNotifier({
+          url: config.databaseUrl,
+          schema: database.schema ?? 'public',
+          db: database.db,
+          log: (message) => logger.warn(message),
+        }),
+      };
     }
     app = await buildApp({
       ctx,
@@ -116,7 +127,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
     intervalMs: Math.min(1000, config.heartbeatMs),
     agentTtlMs: 3 * config.heartbeatMs,
   });
-  const retention = startRetention({ ctx, log: (message) => logger.info(message), intervalMs: config.retentionIntervalMs });
+  const retention = startRetention({
+    ctx,
+    log: (message) => logger.info(message),
+    intervalMs: config.retentionIntervalMs,
+  });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -143,7 +158,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
  * answered on shutdown), which would hold the server open until their keep-alive timeout; this
  * sweep follows every connection's requests itself. Whatever is still busy after `graceMs` is cut.
  */
-function trackConnections(server: FastifyInstance['server']): { drain(close: () => Promise<void>, graceMs?: number): Promise<void> } {
+function trackConnections(server: FastifyInstance['server']): {
+  drain(close: () => Promise<void>, graceMs?: number): Promise<void>;
+} {
   const busy = new Map<Socket, number>();
   server.on('connection', (socket: Socket) => {
     busy.set(socket, 0);

@@ -122,8 +122,19 @@ export async function setDeviceEnabled(ctx: Context, deviceId: number, enabled: 
 export async function returnDeviceToService(ctx: Context, deviceId: number): Promise<Device> {
   const device = await ctx.store.devices.findById(deviceId);
   if (device === undefined) throw new NotFoundError('Device', deviceId);
-  if (!(await ctx.store.devices.transition(device.id, 'returnToService', { reason: 'returned to service by an operator: being cleaned again', resetStreak: true }))) {
-    throw new IllegalTransitionError('device', device.state, 'returnToService', 'CLEANING', `Device ${device.id} is ${device.state}, not NOT_OPERATIONAL: there is nothing to return it from`);
+  if (
+    !(await ctx.store.devices.transition(device.id, 'returnToService', {
+      reason: 'returned to service by an operator: being cleaned again',
+      resetStreak: true,
+    }))
+  ) {
+    throw new IllegalTransitionError(
+      'device',
+      device.state,
+      'returnToService',
+      'CLEANING',
+      `Device ${device.id} is ${device.state}, not NOT_OPERATIONAL: there is nothing to return it from`,
+    );
   }
   return (await ctx.store.devices.findById(device.id))!;
 }

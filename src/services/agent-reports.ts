@@ -28,12 +28,19 @@ async function requireHeld(store: Store, agent: Agent, deviceRunId: number): Pro
   }
   // Results of a run the user aborted are still kept; a run given up on (lease lost) is not ours any more.
   if (isFinal(deviceRun.state) && deviceRun.state !== 'ABORTED') {
-    throw new ConflictError(`Device run ${deviceRunId} already ended as ${deviceRun.state}; this agent no longer holds it`);
+    throw new ConflictError(
+      `Device run ${deviceRunId} already ended as ${deviceRun.state}; this agent no longer holds it`,
+    );
   }
   return deviceRun;
 }
 
-export async function reportProgress(ctx: Context, agent: Agent, deviceRunId: number, report: ProgressReport): Promise<{ abort: boolean }> {
+export async function reportProgress(
+  ctx: Context,
+  agent: Agent,
+  deviceRunId: number,
+  report: ProgressReport,
+): Promise<{ abort: boolean }> {
   return ctx.store.transaction(async (store) => {
     const deviceRun = await requireHeld(store, agent, deviceRunId);
     if (await store.deviceRuns.acceptSeq(deviceRunId, report.seq)) await recordProgress(store, deviceRun, report);
@@ -42,9 +49,14 @@ export async function reportProgress(ctx: Context, agent: Agent, deviceRunId: nu
 }
 
 /** Steps (not for a device run already ended: an aborted one keeps its timeline) and samples. */
-async function recordProgress(store: Store, deviceRun: DeviceRun, report: Pick<ProgressReport, 'steps' | 'samples'>): Promise<void> {
+async function recordProgress(
+  store: Store,
+  deviceRun: DeviceRun,
+  report: Pick<ProgressReport, 'steps' | 'samples'>,
+): Promise<void> {
   if (!isFinal(deviceRun.state)) {
-    for (const step of report.steps) await store.deviceRuns.recordStep(deviceRun.id, step.type, step.time, step.failReason ?? null);
+    for (const step of report.steps)
+      await store.deviceRuns.recordStep(deviceRun.id, step.type, step.time, step.failReason ?? null);
   }
   if (report.samples.length > 0) await store.results.addSamples(deviceRun.id, report.samples);
 }
@@ -76,7 +88,14 @@ const MIME_OF_EXTENSION: Readonly<Record<string, string>> = {
  * the device run's results are kept and its outcome is not changed (it is not the device's fault).
  * `declaredSize` (the request's Content-Length) lets a too large one be refused before it is read.
  */
-export async function storeArtifact(ctx: Context, agent: Agent, deviceRunId: number, query: ArtifactQuery, body: Readable, declaredSize?: number): Promise<{ fileId: number }> {
+export async function storeArtifact(
+  ctx: Context,
+  agent: Agent,
+  deviceRunId: number,
+  query: ArtifactQuery,
+  body: Readable,
+  declaredSize?: number,
+): Promise<{ fileId: number }> {
   const deviceRun = await requireHeld(ctx.store, agent, deviceRunId);
   // Named by whatever the test package wrote: cleaned like an upload's name, or a control character
   // would make the user's XML listing unreadable (and a NUL fail the insert on PostgreSQL).
@@ -89,15 +108,27 @@ export async function storeArtifact(ctx: Context, agent: Agent, deviceRunId: num
     // Whatever refused it, the rest of the body is read and dropped: once piped, Node no longer
     // drains a request by itself, and the agent would wait on a connection that never ends.
     body.resume();
-    if (error instanceof StorageQuotaExceededError) await ctx.store.deviceRuns.noteOnLatestStep(deviceRunId, `${error.summary}; it was not kept`);
+    if (error instanceof StorageQuotaExceededError)
+      await ctx.store.deviceRuns.noteOnLatestStep(deviceRunId, `${error.summary}; it was not kept`);
     throw error;
   }
 }
 
-async function storeWithinQuota(ctx: Context, owner: User, deviceRun: DeviceRun, name: string, query: ArtifactQuery, body: Readable, declaredSize: number | undefined) {
+async function storeWithinQuota(
+  ctx: Context,
+  owner: User,
+  deviceRun: DeviceRun,
+  name: string,
+  query: ArtifactQuery,
+  body: Readable,
+  declaredSize: number | undefined,
+) {
   const room = await roomFor(ctx, owner, `Artifact ${name}`);
   if (declaredSize !== undefined && declaredSize > room.remaining) {
-    throw quotaExceeded(room.storage, `Artifact ${name} (${formatBytes(declaredSize)}, ${declaredSize} bytes) would not fit`);
+    throw quotaExceeded(
+      room.storage,
+      `Artifact ${name} (${formatBytes(declaredSize)}, ${declaredSize} bytes) would not fit`,
+    );
   }
   const { maxBytes, quotaBound } = streamLimit(ctx, room.remaining);
   let blob;
@@ -115,8 +146,10 @@ async function storeWithinQuota(ctx: Context, owner: User, deviceRun: DeviceRun,
     blob = await ctx.blobs.put(source, { maxBytes });
   } catch (error) {
     body.unpipe(source);
-    if (error instanceof BlobTooLargeError && quotaBound) throw quotaExceeded(room.storage, `Artifact ${name} is larger than the ${room.remaining} bytes left`);
-    if (error instanceof BlobTooLargeError) throw new PayloadTooLargeError(`Artifact ${name} is larger than ${ctx.limits.maxUploadBytes} bytes`);
+    if (error instanceof BlobTooLargeError && quotaBound)
+      throw quotaExceeded(room.storage, `Artifact ${name} is larger than the ${room.remaining} bytes left`);
+    if (error instanceof BlobTooLargeError)
+      throw new PayloadTooLargeError(`Artifact ${name} is larger than ${ctx.limits.maxUploadBytes} bytes`);
     throw error;
   }
   let replaced: string[];
@@ -153,7 +186,12 @@ async function storeWithinQuota(ctx: Context, owner: User, deviceRun: DeviceRun,
   return { fileId: file.id };
 }
 
-export async function reportResult(ctx: Context, agent: Agent, deviceRunId: number, report: ResultReport): Promise<ResultResponse> {
+export async function reportResult(
+  ctx: Context,
+  agent: Agent,
+  deviceRunId: number,
+  report: ResultReport,
+): Promise<ResultResponse> {
   const now = ctx.clock();
   const wakeups: Wakeups = new Set();
   // What tests wrote is cut, never refused (an agent of another version may not have cut it).
@@ -169,7 +207,12 @@ export async function reportResult(ctx: Context, agent: Agent, deviceRunId: numb
       store,
       now,
       deviceRun,
-      { state: report.outcome, failReason: failReason === '' ? null : cutText(failReason, FAIL_REASON_CHARS), testCases: fitted.cases, retryable: report.refused !== true },
+      {
+        state: report.outcome,
+        failReason: failReason === '' ? null : cutText(failReason, FAIL_REASON_CHARS),
+        testCases: fitted.cases,
+        retryable: report.refused !== true,
+      },
       wakeups,
     );
     // A device run the user aborted stays ABORTED.
@@ -180,7 +223,12 @@ export async function reportResult(ctx: Context, agent: Agent, deviceRunId: numb
 }
 
 /** The device goes to be cleaned; its infrastructure failures in a row decide whether it is checked first, or taken out. */
-async function recordDeviceOutcome(ctx: Context, store: Store, deviceId: number, report: ResultReport): Promise<boolean> {
+async function recordDeviceOutcome(
+  ctx: Context,
+  store: Store,
+  deviceId: number,
+  report: ResultReport,
+): Promise<boolean> {
   const effect = streakEffect(report.outcome, report.refused === true);
   if (effect !== 'count') {
     await store.devices.transition(deviceId, 'runEnded', { resetStreak: effect === 'reset' });
@@ -189,16 +237,25 @@ async function recordDeviceOutcome(ctx: Context, store: Store, deviceId: number,
   const streak = await store.devices.recordInfraFailure(deviceId);
   const next = afterInfraFailure(streak, ctx.limits.maxInfraFailures);
   if (next === 'OUT') {
-    await store.devices.transition(deviceId, 'takeOut', { reason: `failed ${streak} device runs in a row for reasons outside the tests, again after an automatic health check and cleaning` });
+    await store.devices.transition(deviceId, 'takeOut', {
+      reason: `failed ${streak} device runs in a row for reasons outside the tests, again after an automatic health check and cleaning`,
+    });
   } else if (next === 'CHECK') {
-    await store.devices.transition(deviceId, 'runEnded', { reason: `failed ${streak} device runs in a row for reasons outside the tests: being checked (health, full cleaning) before it takes work again` });
+    await store.devices.transition(deviceId, 'runEnded', {
+      reason: `failed ${streak} device runs in a row for reasons outside the tests: being checked (health, full cleaning) before it takes work again`,
+    });
   } else {
     await store.devices.transition(deviceId, 'runEnded');
   }
   return next === 'CHECK';
 }
 
-export async function reportCleaned(ctx: Context, agent: Agent, deviceId: number, report: CleanedReport): Promise<{ state: string }> {
+export async function reportCleaned(
+  ctx: Context,
+  agent: Agent,
+  deviceId: number,
+  report: CleanedReport,
+): Promise<{ state: string }> {
   if (report.ok) {
     // One statement on the hot path; a device taken out of service after repeated failures stays out until an operator acts.
     const state = await ctx.store.devices.toIdleAfterCleaning(deviceId, agent.id);
@@ -208,12 +265,19 @@ export async function reportCleaned(ctx: Context, agent: Agent, deviceId: number
   const device = await ctx.store.devices.findById(deviceId);
   if (device === undefined || device.agentId !== agent.id) throw new NotFoundError('Device', deviceId);
   // Already out of service: it stays out for the reason it was taken out.
-  await ctx.store.devices.transition(deviceId, 'takeOut', { reason: `cleaning failed: ${report.report}`.slice(0, 1000) });
+  await ctx.store.devices.transition(deviceId, 'takeOut', {
+    reason: `cleaning failed: ${report.report}`.slice(0, 1000),
+  });
   return { state: DEVICE_MACHINE.target('takeOut') };
 }
 
 /** An input file of a device run the agent holds, for download. */
-export async function openAssignedFile(ctx: Context, agent: Agent, deviceRunId: number, fileId: number): Promise<Download> {
+export async function openAssignedFile(
+  ctx: Context,
+  agent: Agent,
+  deviceRunId: number,
+  fileId: number,
+): Promise<Download> {
   const deviceRun = await requireHeld(ctx.store, agent, deviceRunId);
   const run = await ctx.store.testRuns.findById(deviceRun.testRunId);
   const refs = run?.config.files ?? [];

@@ -31,7 +31,10 @@ import type { KeyRing } from './secret-box.ts';
 
 export async function hello(ctx: Context, agent: Agent, request: HelloRequest): Promise<HelloResponse> {
   if (request.protocol !== PROTOCOL_VERSION) {
-    throw new InvalidParameterError('protocol', `This server speaks agent protocol ${PROTOCOL_VERSION}; the agent speaks ${request.protocol}. Upgrade the older of the two.`);
+    throw new InvalidParameterError(
+      'protocol',
+      `This server speaks agent protocol ${PROTOCOL_VERSION}; the agent speaks ${request.protocol}. Upgrade the older of the two.`,
+    );
   }
   const now = ctx.clock();
   const wakeups: Wakeups = new Set();
@@ -40,12 +43,28 @@ export async function hello(ctx: Context, agent: Agent, request: HelloRequest): 
     // A (re)starting agent has lost whatever it was running: those device runs failed outside the tests.
     for (const deviceRunId of await store.queue.heldBy(agent.id)) {
       const deviceRun = await store.deviceRuns.findById(deviceRunId);
-      if (deviceRun) await endDeviceRun(store, now, deviceRun, { state: 'WARNING', failReason: 'the agent restarted while the device run was in progress', testCases: null }, wakeups);
+      if (deviceRun)
+        await endDeviceRun(
+          store,
+          now,
+          deviceRun,
+          { state: 'WARNING', failReason: 'the agent restarted while the device run was in progress', testCases: null },
+          wakeups,
+        );
     }
     return registerDevices(store, agent, request.devices, now);
   });
   wake(ctx, wakeups);
-  return { agentId: agent.id, devices, heartbeatMs: ctx.limits.heartbeatMs, leaseMs: ctx.limits.leaseMs, claimWaitMs: ctx.limits.claimWaitMs, cleaning: cleaningKind(ctx.flavour), inputRetentionMs: agentInputRetentionMs(ctx.flavour), flavour: ctx.flavour };
+  return {
+    agentId: agent.id,
+    devices,
+    heartbeatMs: ctx.limits.heartbeatMs,
+    leaseMs: ctx.limits.leaseMs,
+    claimWaitMs: ctx.limits.claimWaitMs,
+    cleaning: cleaningKind(ctx.flavour),
+    inputRetentionMs: agentInputRetentionMs(ctx.flavour),
+    flavour: ctx.flavour,
+  };
 }
 
 /** Devices that appeared on the agent's host since its hello (a phone plugged in). */
@@ -54,7 +73,12 @@ export async function addDevices(ctx: Context, agent: Agent, request: DevicesReq
   return { devices: await ctx.store.transaction((store) => registerDevices(store, agent, request.devices, now)) };
 }
 
-async function registerDevices(store: Store, agent: Agent, reports: HelloRequest['devices'], now: number): Promise<DevicesResponse['devices']> {
+async function registerDevices(
+  store: Store,
+  agent: Agent,
+  reports: HelloRequest['devices'],
+  now: number,
+): Promise<DevicesResponse['devices']> {
   const registered = [];
   for (const report of reports) {
     const device = await store.devices.upsertFromAgent(agent.id, report, now);
@@ -96,14 +120,22 @@ export async function heartbeat(ctx: Context, agent: Agent, request: HeartbeatRe
     if (device?.agentId === agent.id) await ctx.store.devices.setOnline(deviceId, false);
   }
   await ctx.store.queue.extendLeases(agent.id, request.running, now + ctx.limits.leaseMs);
-  return { abort: await ctx.store.queue.endedAmong(agent.id, request.running), clean: await ctx.store.devices.cleaningOf(agent.id) };
+  return {
+    abort: await ctx.store.queue.endedAmong(agent.id, request.running),
+    clean: await ctx.store.devices.cleaningOf(agent.id),
+  };
 }
 
 /**
  * Gives the agent's free devices their next device runs. Without work the request waits (up to
  * `waitMs`) for a notification: new work for one of its devices, or an abort of one of its runs.
  */
-export async function claim(ctx: Context, agent: Agent, request: ClaimRequest, signal: AbortSignal): Promise<ClaimResponse> {
+export async function claim(
+  ctx: Context,
+  agent: Agent,
+  request: ClaimRequest,
+  signal: AbortSignal,
+): Promise<ClaimResponse> {
   // A wall-clock wait, not domain time: the clock of the context may be a test's.
   const deadline = performance.now() + Math.min(request.waitMs ?? ctx.limits.claimWaitMs, ctx.limits.claimWaitMs);
   for (;;) {
@@ -111,7 +143,11 @@ export async function claim(ctx: Context, agent: Agent, request: ClaimRequest, s
     const stopWaiting = new AbortController();
     const stop = () => stopWaiting.abort();
     signal.addEventListener('abort', stop, { once: true });
-    const notified = ctx.notifier.wait(agentTopic(agent.id), Math.max(0, deadline - performance.now()), stopWaiting.signal);
+    const notified = ctx.notifier.wait(
+      agentTopic(agent.id),
+      Math.max(0, deadline - performance.now()),
+      stopWaiting.signal,
+    );
     try {
       const assignments = await claimOnce(ctx, agent, request.deviceIds, request.running);
       // This answer may never arrive (the agent hung up to claim again with more devices, or this
@@ -120,7 +156,14 @@ export async function claim(ctx: Context, agent: Agent, request: ClaimRequest, s
       if (assignments.length > 0) ctx.notifier.notify(agentTopic(agent.id));
       const abort = await ctx.store.queue.endedAmong(agent.id, request.running);
       const clean = await ctx.store.queue.releaseStranded(agent.id, request.deviceIds);
-      if (assignments.length > 0 || abort.length > 0 || clean.length > 0 || performance.now() >= deadline || signal.aborted) return { assignments, abort, clean };
+      if (
+        assignments.length > 0 ||
+        abort.length > 0 ||
+        clean.length > 0 ||
+        performance.now() >= deadline ||
+        signal.aborted
+      )
+        return { assignments, abort, clean };
       await notified;
     } finally {
       stopWaiting.abort();
@@ -130,7 +173,12 @@ export async function claim(ctx: Context, agent: Agent, request: ClaimRequest, s
   }
 }
 
-async function claimOnce(ctx: Context, agent: Agent, deviceIds: readonly number[], running: readonly number[]): Promise<Assignment[]> {
+async function claimOnce(
+  ctx: Context,
+  agent: Agent,
+  deviceIds: readonly number[],
+  running: readonly number[],
+): Promise<Assignment[]> {
   const now = ctx.clock();
   await ctx.store.agents.seen(agent.id, now);
   const assignments: Assignment[] = [];
@@ -138,7 +186,9 @@ async function claimOnce(ctx: Context, agent: Agent, deviceIds: readonly number[
   const inputs: RunInputsCache = new Map();
   // An agent whose previous claim it gave up on (or lost on the way) gets those device runs again.
   for (const lost of await ctx.store.queue.undelivered(agent.id, deviceIds, running)) {
-    assignments.push(await buildAssignment(ctx.store, ctx.keyRing, (await ctx.store.deviceRuns.findById(lost.id))!, inputs));
+    assignments.push(
+      await buildAssignment(ctx.store, ctx.keyRing, (await ctx.store.deviceRuns.findById(lost.id))!, inputs),
+    );
   }
   const taken = new Set(assignments.map((assignment) => assignment.deviceId));
   for (const deviceId of deviceIds.filter((id) => !taken.has(id))) {
@@ -148,7 +198,11 @@ async function claimOnce(ctx: Context, agent: Agent, deviceIds: readonly number[
       await store.deviceRuns.appendStep(deviceRun.id, 'PREPARING', now);
       if (deviceRun.singleGroup !== null) {
         for (const sibling of await store.queue.siblingsOfSingle(deviceRun.id)) {
-          await store.deviceRuns.transition(sibling, 'exclude', { endTime: now, excludeReason: 'NO_DEVICE', failReason: 'the run used another device (scheduler SINGLE)' });
+          await store.deviceRuns.transition(sibling, 'exclude', {
+            endTime: now,
+            excludeReason: 'NO_DEVICE',
+            failReason: 'the run used another device (scheduler SINGLE)',
+          });
         }
       }
       const assignment = await buildAssignment(store, ctx.keyRing, deviceRun, inputs);
@@ -166,10 +220,19 @@ type RunInputsCache = Map<number, Promise<{ run: TestRun; secrets: RunSecrets | 
 
 async function runInputs(store: Store, keyRing: KeyRing, testRunId: number) {
   const run = (await store.testRuns.findById(testRunId))!;
-  return { run, secrets: await runSecretsOf(store, keyRing, testRunId), files: await store.files.byIds(run.config.files.map((ref) => ref.id)) };
+  return {
+    run,
+    secrets: await runSecretsOf(store, keyRing, testRunId),
+    files: await store.files.byIds(run.config.files.map((ref) => ref.id)),
+  };
 }
 
-async function buildAssignment(store: Store, keyRing: KeyRing, deviceRun: DeviceRun, cache: RunInputsCache): Promise<Assignment> {
+async function buildAssignment(
+  store: Store,
+  keyRing: KeyRing,
+  deviceRun: DeviceRun,
+  cache: RunInputsCache,
+): Promise<Assignment> {
   if (!cache.has(deviceRun.testRunId)) cache.set(deviceRun.testRunId, runInputs(store, keyRing, deviceRun.testRunId));
   const { run, secrets, files } = await cache.get(deviceRun.testRunId)!;
   return assignmentOf(deviceRun, run.config, secrets, files);

@@ -9,7 +9,8 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 /** Creates the agent, or replaces the token of the agent of that name (its old token stops working). */
 export async function issueAgentToken(ctx: Context, name: string): Promise<{ agent: Agent; token: string }> {
-  if (!NAME.test(name)) throw new InvalidParameterError('name', 'An agent name is 1-63 letters, digits, dots, dashes or underscores');
+  if (!NAME.test(name))
+    throw new InvalidParameterError('name', 'An agent name is 1-63 letters, digits, dots, dashes or underscores');
   const token = `dca_${randomBytes(30).toString('base64url')}`;
   const agent = await ctx.store.agents.upsertToken(name, apiKeyHash(token), ctx.clock());
   return { agent, token };

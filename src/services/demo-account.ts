@@ -12,5 +12,11 @@ export const DEMO_PASSWORD = 'demo-password';
 export async function ensureDemoAccount(ctx: Context): Promise<UserWithKey> {
   const existing = await ctx.store.users.findByEmail(DEMO_EMAIL);
   if (existing !== undefined) return { ...existing, apiKey: await revealApiKey(ctx, existing) };
-  return createUser(ctx, { email: DEMO_EMAIL, password: DEMO_PASSWORD, plan: 'PLATINUM', firstName: 'Demo', lastName: 'User' });
+  return createUser(ctx, {
+    email: DEMO_EMAIL,
+    password: DEMO_PASSWORD,
+    plan: 'PLATINUM',
+    firstName: 'Demo',
+    lastName: 'User',
+  });
 }

@@ -1,5 +1,11 @@
 /** Devices (public to everyone) and device groups (the user's own, plus the service's public ones). */
-import { type DEVICE_GROUP_LIST, type DEVICE_LIST, DEVICE_OS_TYPES, type Device, type DeviceGroup } from '../domain/devices.ts';
+import {
+  type DEVICE_GROUP_LIST,
+  type DEVICE_LIST,
+  DEVICE_OS_TYPES,
+  type Device,
+  type DeviceGroup,
+} from '../domain/devices.ts';
 import { InvalidParameterError, NotFoundError } from '../domain/errors.ts';
 import type { ListQuery } from '../domain/list-query.ts';
 import { checkEnum, checkText } from '../domain/text.ts';
@@ -20,13 +26,23 @@ export async function getDevice(ctx: Context, id: number): Promise<Device> {
   return device;
 }
 
-export function listGroups(ctx: Context, user: User, withPublic: boolean, query: ListQuery<GroupField>): Promise<Page<DeviceGroup>> {
+export function listGroups(
+  ctx: Context,
+  user: User,
+  withPublic: boolean,
+  query: ListQuery<GroupField>,
+): Promise<Page<DeviceGroup>> {
   return ctx.store.devices.listGroups(user.id, withPublic, query);
 }
 
-export async function createGroup(ctx: Context, user: User, input: { displayName?: string; osType?: string }): Promise<DeviceGroup> {
+export async function createGroup(
+  ctx: Context,
+  user: User,
+  input: { displayName?: string; osType?: string },
+): Promise<DeviceGroup> {
   const displayName = checkText('displayName', input.displayName ?? '', { maxLength: 255, required: true });
-  if (input.osType === undefined) throw new InvalidParameterError('osType', `Parameter 'osType' is required: ${DEVICE_OS_TYPES.join(' or ')}`);
+  if (input.osType === undefined)
+    throw new InvalidParameterError('osType', `Parameter 'osType' is required: ${DEVICE_OS_TYPES.join(' or ')}`);
   const osType = checkEnum('osType', input.osType, DEVICE_OS_TYPES);
   return ctx.store.devices.insertGroup(user.id, displayName, osType, ctx.clock());
 }
@@ -45,10 +61,18 @@ async function requireOwnedGroup(ctx: Context, user: User, id: number): Promise<
   return group;
 }
 
-export async function renameGroup(ctx: Context, user: User, id: number, input: { displayName?: string }): Promise<DeviceGroup> {
+export async function renameGroup(
+  ctx: Context,
+  user: User,
+  id: number,
+  input: { displayName?: string },
+): Promise<DeviceGroup> {
   const group = await requireOwnedGroup(ctx, user, id);
   if (input.displayName !== undefined) {
-    await ctx.store.devices.renameGroup(group.id, checkText('displayName', input.displayName, { maxLength: 255, required: true }));
+    await ctx.store.devices.renameGroup(
+      group.id,
+      checkText('displayName', input.displayName, { maxLength: 255, required: true }),
+    );
   }
   return getGroup(ctx, user, id);
 }
@@ -63,15 +87,24 @@ export async function groupDevices(ctx: Context, user: User, id: number): Promis
   return ctx.store.devices.devicesOfGroup(group.id);
 }
 
-export async function addGroupDevices(ctx: Context, user: User, id: number, deviceIds: readonly number[]): Promise<DeviceGroup> {
-  if (deviceIds.length === 0) throw new InvalidParameterError('deviceId', `Parameter 'deviceId' or 'deviceIds[]' is required`);
+export async function addGroupDevices(
+  ctx: Context,
+  user: User,
+  id: number,
+  deviceIds: readonly number[],
+): Promise<DeviceGroup> {
+  if (deviceIds.length === 0)
+    throw new InvalidParameterError('deviceId', `Parameter 'deviceId' or 'deviceIds[]' is required`);
   const group = await requireOwnedGroup(ctx, user, id);
   const devices = await ctx.store.devices.byIds(deviceIds);
   for (const deviceId of deviceIds) {
     const device = devices.get(deviceId);
     if (device === undefined) throw new NotFoundError('Device', deviceId);
     if (device.osType !== group.osType) {
-      throw new InvalidParameterError('deviceIds', `Device ${deviceId} (${device.osType}) cannot join the ${group.osType} group '${group.displayName}'`);
+      throw new InvalidParameterError(
+        'deviceIds',
+        `Device ${deviceId} (${device.osType}) cannot join the ${group.osType} group '${group.displayName}'`,
+      );
     }
   }
   await ctx.store.devices.addToGroup(group.id, deviceIds);

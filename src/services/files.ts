@@ -30,7 +30,12 @@ export interface Upload {
  * Stores an upload; for a legacy slot the caller has checked that the project is the user's. The
  * user's storage quota is checked before, while and after the bytes arrive (services/storage.ts).
  */
-export async function uploadFile(ctx: Context, user: User, upload: Upload, legacy?: { projectId: number; slot: ProjectFileSlot }): Promise<UserFile> {
+export async function uploadFile(
+  ctx: Context,
+  user: User,
+  upload: Upload,
+  legacy?: { projectId: number; slot: ProjectFileSlot },
+): Promise<UserFile> {
   const name = safeFileName(upload.fileName);
   let room;
   try {
@@ -41,7 +46,9 @@ export async function uploadFile(ctx: Context, user: User, upload: Upload, legac
   }
   const blob = await receive(ctx, upload, room);
   try {
-    const inspection = await ctx.blobs.withLocalFile(blob.key, (filePath) => inspectFile(filePath, name, ctx.limits.zip));
+    const inspection = await ctx.blobs.withLocalFile(blob.key, (filePath) =>
+      inspectFile(filePath, name, ctx.limits.zip),
+    );
     if (legacy !== undefined) checkSlot(legacy.slot, inspection.inputType, name);
     return await ctx.store.transaction(async (store) => {
       const duplicate = await store.files.userHasSha(user.id, blob.sha256);
@@ -73,14 +80,21 @@ export async function uploadFile(ctx: Context, user: User, upload: Upload, legac
   }
 }
 
-async function receive(ctx: Context, upload: Upload, room: { storage: Storage; remaining: number }): Promise<StoredBlob> {
+async function receive(
+  ctx: Context,
+  upload: Upload,
+  room: { storage: Storage; remaining: number },
+): Promise<StoredBlob> {
   const { maxBytes, quotaBound } = streamLimit(ctx, room.remaining);
   let blob: StoredBlob;
   try {
     blob = await ctx.blobs.put(upload.stream, { maxBytes });
   } catch (error) {
     if (error instanceof BlobTooLargeError && quotaBound) {
-      throw quotaExceeded(room.storage, `The file is larger than the ${formatBytes(room.remaining)} (${room.remaining} bytes) left`);
+      throw quotaExceeded(
+        room.storage,
+        `The file is larger than the ${formatBytes(room.remaining)} (${room.remaining} bytes) left`,
+      );
     }
     if (error instanceof BlobTooLargeError || upload.truncated()) {
       throw new PayloadTooLargeError(`The file is larger than the upload limit of ${ctx.limits.maxUploadBytes} bytes`);
@@ -130,7 +144,12 @@ export async function deleteFile(ctx: Context, user: User, id: number): Promise<
 }
 
 /** The newest file of a legacy project slot. */
-export async function projectFile(ctx: Context, user: User, projectId: number, slot: ProjectFileSlot): Promise<UserFile> {
+export async function projectFile(
+  ctx: Context,
+  user: User,
+  projectId: number,
+  slot: ProjectFileSlot,
+): Promise<UserFile> {
   await requireProject(ctx, user, projectId);
   const file = await ctx.store.files.latestOfProject(projectId, slot);
   if (file === undefined) throw new NotFoundError(`The ${slot} file of project ${projectId}`);

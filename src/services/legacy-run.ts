@@ -20,7 +20,13 @@ export interface LegacyOverrides {
   readonly testRunName?: string | null;
 }
 
-export async function legacyRunRequest(ctx: Context, user: User, projectId: number, request: RunRequest, overrides: LegacyOverrides = {}): Promise<RunRequest> {
+export async function legacyRunRequest(
+  ctx: Context,
+  user: User,
+  projectId: number,
+  request: RunRequest,
+  overrides: LegacyOverrides = {},
+): Promise<RunRequest> {
   const { config } = await getProjectConfig(ctx, user, projectId);
   const deviceIds = overrides.deviceIds ?? request.deviceIds;
   if (config.usedDeviceGroupId === null && (deviceIds === null || deviceIds.length === 0)) {
@@ -30,7 +36,10 @@ export async function legacyRunRequest(ctx: Context, user: User, projectId: numb
     );
   }
   const project = (await ctx.store.projects.findOwned(user.id, projectId))!;
-  const group = config.usedDeviceGroupId === null ? undefined : await ctx.store.devices.findUsableGroup(user.id, config.usedDeviceGroupId);
+  const group =
+    config.usedDeviceGroupId === null
+      ? undefined
+      : await ctx.store.devices.findUsableGroup(user.id, config.usedDeviceGroupId);
   const osType = osFamilyOfMode(config.mode) ?? osFamilyOfType(project.type) ?? group?.osType ?? 'ANDROID';
   const parameters = await ctx.store.projectConfigs.parameters(projectId);
   return {

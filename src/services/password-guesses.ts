@@ -34,12 +34,24 @@ const NOT_COUNTED: Guess = { forget: async () => undefined };
 
 /** Counts an attempt for the account named `rawEmail`; throws 429 when it has had its guesses. */
 export function startGuess(ctx: Context, rawEmail: string): Promise<Guess> {
-  return countAttempt(ctx, accountKey(rawEmail), ctx.limits.passwordGuesses, 'for this account: at most', ', from any address');
+  return countAttempt(
+    ctx,
+    accountKey(rawEmail),
+    ctx.limits.passwordGuesses,
+    'for this account: at most',
+    ', from any address',
+  );
 }
 
 /** Counts an attempt from an address (api/plugins/password-guesses.ts), in the same sliding window. */
 export function startAddressGuess(ctx: Context, address: string): Promise<Guess> {
-  return countAttempt(ctx, `address ${address}`, ctx.limits.passwordGuessesPerAddress, 'from this address: at most', '');
+  return countAttempt(
+    ctx,
+    `address ${address}`,
+    ctx.limits.passwordGuessesPerAddress,
+    'from this address: at most',
+    '',
+  );
 }
 
 async function countAttempt(ctx: Context, key: string, limit: number, whose: string, whence: string): Promise<Guess> {

@@ -26,14 +26,23 @@ export async function getProjectConfig(ctx: Context, user: User, projectId: numb
   return view(ctx, config);
 }
 
-export async function updateProjectConfig(ctx: Context, user: User, projectId: number, change: RawConfigChange): Promise<ConfigView> {
+export async function updateProjectConfig(
+  ctx: Context,
+  user: User,
+  projectId: number,
+  change: RawConfigChange,
+): Promise<ConfigView> {
   const project = await requireProject(ctx, user, projectId);
   return ctx.store.transaction(async (store) => {
     const stored = await store.projectConfigs.get(project.id);
     const current = stored ?? defaultConfig(project.id, project.type);
-    const next = applyConfigChange(current, change, { projectType: project.type, maxTimeout: PLAN_MAX_TIMEOUT_SECONDS[user.plan] });
+    const next = applyConfigChange(current, change, {
+      projectType: project.type,
+      maxTimeout: PLAN_MAX_TIMEOUT_SECONDS[user.plan],
+    });
     // Refused here already, rather than at every run started from this config.
-    if (next.hookURL !== null && next.hookURL !== current.hookURL) checkHookUrl(next.hookURL, hookDestinationRules(ctx.limits.hookAllowNetworks));
+    if (next.hookURL !== null && next.hookURL !== current.hookURL)
+      checkHookUrl(next.hookURL, hookDestinationRules(ctx.limits.hookAllowNetworks));
     if (next.usedDeviceGroupId !== null && next.usedDeviceGroupId !== current.usedDeviceGroupId) {
       const group = await store.devices.findUsableGroup(user.id, next.usedDeviceGroupId);
       if (group === undefined) throw new NotFoundError('Device group', next.usedDeviceGroupId);
@@ -45,7 +54,10 @@ export async function updateProjectConfig(ctx: Context, user: User, projectId: n
 }
 
 async function view(ctx: Context, config: ProjectConfig): Promise<ConfigView> {
-  const names = config.usedDeviceGroupId === null ? new Map<number, string>() : await ctx.store.devices.groupNames([config.usedDeviceGroupId]);
+  const names =
+    config.usedDeviceGroupId === null
+      ? new Map<number, string>()
+      : await ctx.store.devices.groupNames([config.usedDeviceGroupId]);
   const usedDeviceGroupName = config.usedDeviceGroupId === null ? null : (names.get(config.usedDeviceGroupId) ?? null);
   return { config, usedDeviceGroupName, runAvailable: usedDeviceGroupName !== null };
 }
@@ -66,7 +78,12 @@ export async function addConfigParameter(
   return ctx.store.projectConfigs.addParameter(project.id, key, value);
 }
 
-export async function deleteConfigParameter(ctx: Context, user: User, projectId: number, parameterId: number): Promise<void> {
+export async function deleteConfigParameter(
+  ctx: Context,
+  user: User,
+  projectId: number,
+  parameterId: number,
+): Promise<void> {
   const project = await requireProject(ctx, user, projectId);
   if (!(await ctx.store.projectConfigs.deleteParameter(project.id, parameterId))) {
     throw new NotFoundError('Config parameter', parameterId);

@@ -69,7 +69,10 @@ export function parseEmbedRuns(raw: unknown): number {
   if (raw === undefined || raw === '') return DEFAULT_EMBEDDED_RUNS;
   const text = String(raw);
   if (!/^\d+$/.test(text) || Number(text) > MAX_EMBEDDED_RUNS) {
-    throw new InvalidParameterError('embedRuns', `Parameter 'embedRuns' must be an integer between 0 and ${MAX_EMBEDDED_RUNS}`);
+    throw new InvalidParameterError(
+      'embedRuns',
+      `Parameter 'embedRuns' must be an integer between 0 and ${MAX_EMBEDDED_RUNS}`,
+    );
   }
   return Number(text);
 }

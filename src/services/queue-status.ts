@@ -47,7 +47,8 @@ export async function queueStatuses(store: Store, testRunIds: readonly number[])
 function deviceCondition(device: Device, ahead: number): string {
   const queue = ahead > 0 ? `, ${ahead} device run${ahead === 1 ? '' : 's'} ahead` : '';
   if (!device.enabled) return `disabled by an operator${queue}`;
-  if (device.state === 'NOT_OPERATIONAL') return `not operational (${device.stateReason ?? 'taken out of service'}); an operator must bring it back${queue}`;
+  if (device.state === 'NOT_OPERATIONAL')
+    return `not operational (${device.stateReason ?? 'taken out of service'}); an operator must bring it back${queue}`;
   if (!device.online) return `offline${queue}`;
   if (device.state === 'CLEANING') return `being cleaned${queue}`;
   if (device.state === 'TESTING') return `busy with another run${queue}`;

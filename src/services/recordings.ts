@@ -2,7 +2,14 @@
 import { randomBytes } from 'node:crypto';
 import { ForbiddenError, NotFoundError } from '../domain/errors.ts';
 import type { ListQuery } from '../domain/list-query.ts';
-import { type RecorderAuthorization, type Recording, type RecordingStep, cutError, nextStepVerdict, parseStep } from '../domain/recordings.ts';
+import {
+  type RecorderAuthorization,
+  type Recording,
+  type RecordingStep,
+  cutError,
+  nextStepVerdict,
+  parseStep,
+} from '../domain/recordings.ts';
 import { checkEnum, checkText } from '../domain/text.ts';
 import type { User } from '../domain/users.ts';
 import { asText } from '../domain/values.ts';
@@ -17,7 +24,10 @@ export interface RecordingView {
 }
 
 /** Authorizes a recorder client; the account's previous authorization ends. The token is shown once. */
-export async function authorizeRecorder(ctx: Context, user: User): Promise<{ authorization: RecorderAuthorization; token: string; ended: number }> {
+export async function authorizeRecorder(
+  ctx: Context,
+  user: User,
+): Promise<{ authorization: RecorderAuthorization; token: string; ended: number }> {
   const token = `rec_${randomBytes(24).toString('base64url')}`;
   const now = ctx.clock();
   return ctx.store.transaction(async (store) => {
@@ -34,21 +44,42 @@ export async function currentRecorderAuthorization(ctx: Context, user: User): Pr
 }
 
 export async function endRecorderAuthorization(ctx: Context, user: User): Promise<void> {
-  if ((await ctx.store.recordings.endAuthorizations(user.id, ctx.clock())) === 0) throw new NotFoundError('Recorder authorization');
+  if ((await ctx.store.recordings.endAuthorizations(user.id, ctx.clock())) === 0)
+    throw new NotFoundError('Recorder authorization');
 }
 
-export async function startRecording(ctx: Context, user: User, input: { name?: unknown; osType?: unknown; authorizationToken?: unknown }): Promise<RecordingView> {
-  const name = input.name === undefined || input.name === '' ? 'Recording' : checkText('name', asText('name', input.name), { maxLength: 255, required: true });
-  const osType = input.osType === undefined || input.osType === '' ? null : checkEnum('osType', asText('osType', input.osType), ['ANDROID', 'IOS'] as const);
+export async function startRecording(
+  ctx: Context,
+  user: User,
+  input: { name?: unknown; osType?: unknown; authorizationToken?: unknown },
+): Promise<RecordingView> {
+  const name =
+    input.name === undefined || input.name === ''
+      ? 'Recording'
+      : checkText('name', asText('name', input.name), { maxLength: 255, required: true });
+  const osType =
+    input.osType === undefined || input.osType === ''
+      ? null
+      : checkEnum('osType', asText('osType', input.osType), ['ANDROID', 'IOS'] as const);
   let authorizationId: number | null = null;
   if (input.authorizationToken !== undefined && input.authorizationToken !== '') {
-    const found = await ctx.store.recordings.authorizationByTokenHash(apiKeyHash(asText('authorizationToken', input.authorizationToken)));
+    const found = await ctx.store.recordings.authorizationByTokenHash(
+      apiKeyHash(asText('authorizationToken', input.authorizationToken)),
+    );
     if (found === undefined || found.userId !== user.id || found.endTime !== null) {
-      throw new ForbiddenError("Parameter 'authorizationToken' is not this account's current recorder authorization (a newer one ends older ones)");
+      throw new ForbiddenError(
+        "Parameter 'authorizationToken' is not this account's current recorder authorization (a newer one ends older ones)",
+      );
     }
     authorizationId = found.id;
   }
-  const recording = await ctx.store.recordings.insertRecording({ userId: user.id, name, osType, authorizationId, createTime: ctx.clock() });
+  const recording = await ctx.store.recordings.insertRecording({
+    userId: user.id,
+    name,
+    osType,
+    authorizationId,
+    createTime: ctx.clock(),
+  });
   return { recording, authorized: authorizationId !== null };
 }
 
@@ -57,10 +88,20 @@ export async function getRecording(ctx: Context, user: User, id: number): Promis
   return { recording, authorized: await isAuthorized(ctx, user, recording) };
 }
 
-export async function listRecordings(ctx: Context, user: User, query: ListQuery<'id' | 'name' | 'state' | 'createTime'>): Promise<Page<RecordingView>> {
+export async function listRecordings(
+  ctx: Context,
+  user: User,
+  query: ListQuery<'id' | 'name' | 'state' | 'createTime'>,
+): Promise<Page<RecordingView>> {
   const page = await ctx.store.recordings.list(user.id, query);
   const current = await ctx.store.recordings.currentAuthorization(user.id);
-  return { total: page.total, items: page.items.map((recording) => ({ recording, authorized: recording.authorizationId !== null && recording.authorizationId === current?.id })) };
+  return {
+    total: page.total,
+    items: page.items.map((recording) => ({
+      recording,
+      authorized: recording.authorizationId !== null && recording.authorizationId === current?.id,
+    })),
+  };
 }
 
 export async function recordingSteps(ctx: Context, user: User, id: number): Promise<RecordingStep[]> {
@@ -69,7 +110,12 @@ export async function recordingSteps(ctx: Context, user: User, id: number): Prom
 }
 
 /** One more step; past the limit an unauthorized recording is cut, which stays recorded though the step is refused. */
-export async function recordStep(ctx: Context, user: User, id: number, input: { action?: unknown; target?: unknown; value?: unknown }): Promise<RecordingStep> {
+export async function recordStep(
+  ctx: Context,
+  user: User,
+  id: number,
+  input: { action?: unknown; target?: unknown; value?: unknown },
+): Promise<RecordingStep> {
   const now = ctx.clock();
   const outcome = await ctx.store.transaction(async (store) => {
     const recording = await store.recordings.findOwnedForUpdate(user.id, id);

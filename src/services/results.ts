@@ -8,30 +8,59 @@ import type { Context } from './context.ts';
 import { type Download, openFile } from './files.ts';
 import { type DeviceRunScope, requireDeviceRun } from './runs.ts';
 
-export async function testCaseRuns(ctx: Context, user: User, deviceRunId: number, scope?: DeviceRunScope): Promise<StoredTestCase[]> {
+export async function testCaseRuns(
+  ctx: Context,
+  user: User,
+  deviceRunId: number,
+  scope?: DeviceRunScope,
+): Promise<StoredTestCase[]> {
   const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope);
   return ctx.store.results.testCases(deviceRun.id);
 }
 
-export async function performance(ctx: Context, user: User, deviceRunId: number, scope?: DeviceRunScope): Promise<StoredSample[]> {
+export async function performance(
+  ctx: Context,
+  user: User,
+  deviceRunId: number,
+  scope?: DeviceRunScope,
+): Promise<StoredSample[]> {
   const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope);
   return ctx.store.results.samples(deviceRun.id);
 }
 
-export async function outputFiles(ctx: Context, user: User, deviceRunId: number, tags: readonly string[], scope?: DeviceRunScope): Promise<UserFile[]> {
+export async function outputFiles(
+  ctx: Context,
+  user: User,
+  deviceRunId: number,
+  tags: readonly string[],
+  scope?: DeviceRunScope,
+): Promise<UserFile[]> {
   const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope);
   return ctx.store.files.outputsOf(deviceRun.id, tags);
 }
 
-export async function openOutput(ctx: Context, user: User, deviceRunId: number, fileId: number, scope?: DeviceRunScope, tag?: string): Promise<Download> {
+export async function openOutput(
+  ctx: Context,
+  user: User,
+  deviceRunId: number,
+  fileId: number,
+  scope?: DeviceRunScope,
+  tag?: string,
+): Promise<Download> {
   const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope);
   const file = await ctx.store.files.findOutput(deviceRun.id, fileId);
-  if (file === undefined || (tag !== undefined && !file.tags.includes(tag))) throw new NotFoundError(tag === 'screenshot' ? 'Screenshot' : 'File', fileId);
+  if (file === undefined || (tag !== undefined && !file.tags.includes(tag)))
+    throw new NotFoundError(tag === 'screenshot' ? 'Screenshot' : 'File', fileId);
   return openFile(ctx, file);
 }
 
 /** The device run's logs, in the order they were stored (none yet: an empty list). */
-export async function logFiles(ctx: Context, user: User, deviceRunId: number, scope?: DeviceRunScope): Promise<Download[]> {
+export async function logFiles(
+  ctx: Context,
+  user: User,
+  deviceRunId: number,
+  scope?: DeviceRunScope,
+): Promise<Download[]> {
   const files = await outputFiles(ctx, user, deviceRunId, ['logs'], scope);
   return files.map((file) => openFile(ctx, file));
 }

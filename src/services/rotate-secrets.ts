@@ -39,7 +39,8 @@ export async function resealApiKeys(ctx: Context): Promise<ResealReport> {
     const page = await ctx.store.testRuns.secretsSealedWithOtherKey(current.id, afterId, PAGE);
     for (const row of page) {
       const aad = runSecretsAssociatedData(row.testRunId);
-      if (await ctx.store.testRuns.resealSecrets(row.testRunId, row, seal(current, open(ctx.keyRing, row, aad), aad))) resealed += 1;
+      if (await ctx.store.testRuns.resealSecrets(row.testRunId, row, seal(current, open(ctx.keyRing, row, aad), aad)))
+        resealed += 1;
     }
     if (page.length < PAGE) break;
     afterId = page[page.length - 1]!.testRunId;

@@ -4,7 +4,15 @@
  * run finishes, and the user's abort and retry. Callers pass a store already inside a transaction.
  */
 import { InvalidParameterError } from '../domain/errors.ts';
-import { DEVICE_RUN_MACHINE, type DeviceRun, type DeviceRunState, type RetryState, type RunProgress, isFinal, runUpdate } from '../domain/runs.ts';
+import {
+  DEVICE_RUN_MACHINE,
+  type DeviceRun,
+  type DeviceRunState,
+  type RetryState,
+  type RunProgress,
+  isFinal,
+  runUpdate,
+} from '../domain/runs.ts';
 import type { TestCase } from '../domain/test-cases.ts';
 import { countTestCases } from '../domain/test-cases.ts';
 import { agentTopic } from '../store/notifier.ts';
@@ -32,7 +40,13 @@ export function wake(ctx: Context, agents: Wakeups): void {
  * Ends a device run. A device run the user already ended (ABORTED) keeps its state, but results
  * that arrive for it are kept: partial results are still results.
  */
-export async function endDeviceRun(store: Store, now: number, deviceRun: DeviceRun, ending: DeviceRunEnding, wakeups: Wakeups): Promise<void> {
+export async function endDeviceRun(
+  store: Store,
+  now: number,
+  deviceRun: DeviceRun,
+  ending: DeviceRunEnding,
+  wakeups: Wakeups,
+): Promise<void> {
   if (ending.testCases !== null) {
     // The counts mirror the stored test cases: none stored means nothing to replace.
     if (deviceRun.testCaseAllCount > 0) await store.results.deleteTestCases(deviceRun.id);
@@ -42,7 +56,12 @@ export async function endDeviceRun(store: Store, now: number, deviceRun: DeviceR
   const ended = await store.deviceRuns.finish(deviceRun.id, {
     state: ending.state,
     endTime: now,
-    counts: counts ?? { all: deviceRun.testCaseAllCount, passed: deviceRun.testCasePassedCount, failed: deviceRun.testCaseFailedCount, skipped: deviceRun.testCaseSkippedCount },
+    counts: counts ?? {
+      all: deviceRun.testCaseAllCount,
+      passed: deviceRun.testCasePassedCount,
+      failed: deviceRun.testCaseFailedCount,
+      skipped: deviceRun.testCaseSkippedCount,
+    },
     failReason: ending.failReason,
   });
   // `deviceRun` may have been read before a concurrent ender committed: only the call that ended it retries it.
@@ -53,7 +72,14 @@ export async function endDeviceRun(store: Store, now: number, deviceRun: DeviceR
 }
 
 /** Queues a device run again as a new device session, superseding the old one. */
-async function requeue(store: Store, now: number, old: DeviceRun, retryState: RetryState, retriesLeft: number, wakeups: Wakeups): Promise<void> {
+async function requeue(
+  store: Store,
+  now: number,
+  old: DeviceRun,
+  retryState: RetryState,
+  retriesLeft: number,
+  wakeups: Wakeups,
+): Promise<void> {
   await store.deviceRuns.markSuperseded(old.id);
   await store.deviceRuns.insert({
     testRunId: old.testRunId,
@@ -81,14 +107,22 @@ async function requeue(store: Store, now: number, old: DeviceRun, retryState: Re
  * `known`: the progress, when the caller's own change decides it (a claimed device run is unfinished
  * and started, whatever the others are), which spares the query.
  */
-export async function refreshRunState(store: Store, testRunId: number, now: number, known?: RunProgress): Promise<void> {
+export async function refreshRunState(
+  store: Store,
+  testRunId: number,
+  now: number,
+  known?: RunProgress,
+): Promise<void> {
   // Two device runs of one run ending at once on PostgreSQL would each see the other still running.
   const run = await store.testRuns.stateForUpdate(testRunId);
   if (run === undefined) return;
   const update = runUpdate(run, known ?? (await store.deviceRuns.progressOfRun(testRunId)), now);
   if (update === null) return;
   if (update.state !== 'FINISHED') {
-    await store.testRuns.setState(testRunId, update.state, { ...(update.startTime !== undefined && { startTime: update.startTime }), endTime: null });
+    await store.testRuns.setState(testRunId, update.state, {
+      ...(update.startTime !== undefined && { startTime: update.startTime }),
+      endTime: null,
+    });
     return;
   }
   // Finished again too: a result arriving after an abort changes what the run adds up to.
@@ -108,7 +142,10 @@ export async function abortDeviceRuns(ctx: Context, deviceRuns: readonly DeviceR
     const runIds = new Set<number>();
     for (const deviceRun of deviceRuns) {
       if (!DEVICE_RUN_MACHINE.can(deviceRun.state, 'abort')) continue;
-      const ended = await store.deviceRuns.transition(deviceRun.id, 'abort', { endTime: now, failReason: 'aborted by the user' });
+      const ended = await store.deviceRuns.transition(deviceRun.id, 'abort', {
+        endTime: now,
+        failReason: 'aborted by the user',
+      });
       if (ended && deviceRun.agentId !== null) wakeups.add(deviceRun.agentId);
       runIds.add(deviceRun.testRunId);
     }
@@ -120,9 +157,21 @@ export async function abortDeviceRuns(ctx: Context, deviceRuns: readonly DeviceR
 /** Retries ended device runs as new device sessions (docs/api.md#abort-retry-timeout: new ids, retryState MANUAL). */
 export async function retryDeviceRuns(ctx: Context, deviceRuns: readonly DeviceRun[]): Promise<void> {
   for (const deviceRun of deviceRuns) {
-    if (deviceRun.superseded) throw new InvalidParameterError('deviceRunIds', `Device run ${deviceRun.id} was already retried; retry its newest session`);
-    if (!isFinal(deviceRun.state)) throw new InvalidParameterError('deviceRunIds', `Device run ${deviceRun.id} is still ${deviceRun.state}; only ended device runs can be retried`);
-    if (deviceRun.state === 'EXCLUDED') throw new InvalidParameterError('deviceRunIds', `Device run ${deviceRun.id} was excluded (${deviceRun.excludeReason}); it cannot run on that device`);
+    if (deviceRun.superseded)
+      throw new InvalidParameterError(
+        'deviceRunIds',
+        `Device run ${deviceRun.id} was already retried; retry its newest session`,
+      );
+    if (!isFinal(deviceRun.state))
+      throw new InvalidParameterError(
+        'deviceRunIds',
+        `Device run ${deviceRun.id} is still ${deviceRun.state}; only ended device runs can be retried`,
+      );
+    if (deviceRun.state === 'EXCLUDED')
+      throw new InvalidParameterError(
+        'deviceRunIds',
+        `Device run ${deviceRun.id} was excluded (${deviceRun.excludeReason}); it cannot run on that device`,
+      );
   }
   const now = ctx.clock();
   const wakeups: Wakeups = new Set();

@@ -7,8 +7,16 @@ import { type RunSecrets, formatRunSecrets, readRunSecrets } from '../domain/run
 import type { Store } from '../store/store.ts';
 import { type KeyRing, open, runSecretsAssociatedData, seal } from './secret-box.ts';
 
-export async function keepRunSecrets(store: Store, keyRing: KeyRing, testRunId: number, secrets: RunSecrets): Promise<void> {
-  await store.testRuns.insertSecrets(testRunId, seal(keyRing.current(), formatRunSecrets(secrets), runSecretsAssociatedData(testRunId)));
+export async function keepRunSecrets(
+  store: Store,
+  keyRing: KeyRing,
+  testRunId: number,
+  secrets: RunSecrets,
+): Promise<void> {
+  await store.testRuns.insertSecrets(
+    testRunId,
+    seal(keyRing.current(), formatRunSecrets(secrets), runSecretsAssociatedData(testRunId)),
+  );
 }
 
 /** The run's secrets, or null when it has none. */
@@ -16,5 +24,8 @@ export async function runSecretsOf(store: Store, keyRing: KeyRing, testRunId: nu
   const stored = await store.testRuns.secretsOf(testRunId);
   if (stored === undefined) return null;
   if ('inline' in stored) return stored.inline;
-  return readRunSecrets(open(keyRing, stored.sealed, runSecretsAssociatedData(testRunId)), `The secrets of test run ${testRunId}`);
+  return readRunSecrets(
+    open(keyRing, stored.sealed, runSecretsAssociatedData(testRunId)),
+    `The secrets of test run ${testRunId}`,
+  );
 }

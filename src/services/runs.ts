@@ -12,7 +12,12 @@ import type { DeviceRunView, Page, RunView } from './views.ts';
 type RunField = keyof (typeof RUN_LIST)['fields'];
 type DeviceRunField = keyof (typeof DEVICE_RUN_LIST)['fields'];
 
-export async function listRuns(ctx: Context, user: User, projectId: number, query: ListQuery<RunField>): Promise<Page<RunView>> {
+export async function listRuns(
+  ctx: Context,
+  user: User,
+  projectId: number,
+  query: ListQuery<RunField>,
+): Promise<Page<RunView>> {
   await requireProject(ctx, user, projectId);
   const page = await ctx.store.testRuns.list(projectId, query);
   return { total: page.total, items: await withStats(ctx, page.items) };
@@ -53,7 +58,12 @@ export interface DeviceRunScope {
 }
 
 /** The user's device run, checked against the project and run of a nested route. */
-export async function requireDeviceRun(ctx: Context, user: User, id: number, scope: DeviceRunScope = {}): Promise<DeviceRun> {
+export async function requireDeviceRun(
+  ctx: Context,
+  user: User,
+  id: number,
+  scope: DeviceRunScope = {},
+): Promise<DeviceRun> {
   const deviceRun = await ctx.store.deviceRuns.findOwned(user.id, id);
   if (
     deviceRun === undefined ||
@@ -65,7 +75,12 @@ export async function requireDeviceRun(ctx: Context, user: User, id: number, sco
   return deviceRun;
 }
 
-export async function getDeviceRun(ctx: Context, user: User, id: number, scope?: DeviceRunScope): Promise<DeviceRunView> {
+export async function getDeviceRun(
+  ctx: Context,
+  user: User,
+  id: number,
+  scope?: DeviceRunScope,
+): Promise<DeviceRunView> {
   const [view] = await withDevices(ctx, [await requireDeviceRun(ctx, user, id, scope)]);
   return view!;
 }
@@ -85,7 +100,6 @@ async function withStats(ctx: Context, records: readonly RunRecord[]): Promise<R
     queue: queue.get(record.run.id) ?? NOT_QUEUED,
   }));
 }
-
 
 async function withDevices(ctx: Context, deviceRuns: readonly DeviceRun[]): Promise<DeviceRunView[]> {
   const devices = await ctx.store.devices.byIds(deviceRuns.map((deviceRun) => deviceRun.deviceId));

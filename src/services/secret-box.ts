@@ -50,9 +50,14 @@ export function open(ring: KeyRing, sealed: Sealed, associatedData: string): str
   decipher.setAAD(Buffer.from(associatedData, 'utf8'));
   decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
   try {
-    return Buffer.concat([decipher.update(raw.subarray(NONCE_BYTES, raw.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+    return Buffer.concat([
+      decipher.update(raw.subarray(NONCE_BYTES, raw.length - TAG_BYTES)),
+      decipher.final(),
+    ]).toString('utf8');
   } catch {
-    throw new SecretKeyError(`The sealed secret does not open with key '${sealed.keyId}': it was altered or belongs to another record`);
+    throw new SecretKeyError(
+      `The sealed secret does not open with key '${sealed.keyId}': it was altered or belongs to another record`,
+    );
   }
 }
 
@@ -68,7 +73,8 @@ export function apiKeySealer(ring: KeyRing): (userId: number, apiKey: string) =>
 export function migrationSealers(ring: KeyRing) {
   return {
     sealApiKey: apiKeySealer(ring),
-    sealRunSecrets: (testRunId: number, secrets: string) => seal(ring.current(), secrets, runSecretsAssociatedData(testRunId)),
+    sealRunSecrets: (testRunId: number, secrets: string) =>
+      seal(ring.current(), secrets, runSecretsAssociatedData(testRunId)),
   };
 }
 

@@ -13,7 +13,13 @@ import { checkHookUrl, hookDestinationRules } from '../domain/hook-destinations.
 import { DEFAULT_TIMEOUT_SECONDS, type Scheduler } from '../domain/project-config.ts';
 import type { Project, ProjectType } from '../domain/projects.ts';
 import type { RunParameter, RunRequest } from '../domain/run-config.ts';
-import { RUN_SETTINGS_VERSION, type RunSecrets, type RunSettings, deviceSettingsFields, runSecrets } from '../domain/run-settings.ts';
+import {
+  RUN_SETTINGS_VERSION,
+  type RunSecrets,
+  type RunSettings,
+  deviceSettingsFields,
+  runSecrets,
+} from '../domain/run-settings.ts';
 import type { ExcludeReason } from '../domain/runs.ts';
 import { PLAN_MAX_TIMEOUT_SECONDS, PLAN_PRIORITY, type User } from '../domain/users.ts';
 import type { Store } from '../store/store.ts';
@@ -52,15 +58,22 @@ export async function planRun(ctx: Context, user: User, request: RunRequest): Pr
   if (request.hookURL !== null) checkHookUrl(request.hookURL, hookDestinationRules(ctx.limits.hookAllowNetworks));
   const project = await resolveProject(ctx, user, request);
   if (request.frameworkId === null) {
-    throw new InvalidParameterError('frameworkId', `Parameter 'frameworkId' is required; /api/me/available-frameworks lists them`);
+    throw new InvalidParameterError(
+      'frameworkId',
+      `Parameter 'frameworkId' is required; /api/me/available-frameworks lists them`,
+    );
   }
   const framework = frameworkById(request.frameworkId);
   if (framework === undefined) throw new NotFoundError('Framework', request.frameworkId);
-  if (framework.unavailableReason !== null) throw new InvalidParameterError('frameworkId', `${framework.name} cannot be used: ${framework.unavailableReason}`);
+  if (framework.unavailableReason !== null)
+    throw new InvalidParameterError('frameworkId', `${framework.name} cannot be used: ${framework.unavailableReason}`);
   checkClientMayRun(request.client, framework);
   const osType = request.osType ?? framework.osType;
   if (framework.osType !== osType) {
-    throw new InvalidParameterError('frameworkId', `${framework.name} runs on ${framework.osType} devices, but osType is ${osType}`);
+    throw new InvalidParameterError(
+      'frameworkId',
+      `${framework.name} runs on ${framework.osType} devices, but osType is ${osType}`,
+    );
   }
   if (deviceSettings !== null) checkSettingsSupported(osType, deviceSettings);
 
@@ -70,7 +83,10 @@ export async function planRun(ctx: Context, user: User, request: RunRequest): Pr
   const maxTimeout = PLAN_MAX_TIMEOUT_SECONDS[user.plan];
   const timeout = request.timeout ?? DEFAULT_TIMEOUT_SECONDS;
   if (timeout > maxTimeout) {
-    throw new InvalidParameterError('timeout', `Parameter 'timeout' is ${timeout} seconds; your ${user.plan} plan allows at most ${maxTimeout}`);
+    throw new InvalidParameterError(
+      'timeout',
+      `Parameter 'timeout' is ${timeout} seconds; your ${user.plan} plan allows at most ${maxTimeout}`,
+    );
   }
   return {
     project,
@@ -100,52 +116,90 @@ async function resolveProject(ctx: Context, user: User, request: RunRequest): Pr
   throw new InvalidParameterError('projectId', `Parameter 'projectId' or 'projectName' is required`);
 }
 
-async function resolveFiles(ctx: Context, user: User, request: RunRequest, framework: Framework, osType: 'ANDROID' | 'IOS'): Promise<RunPlan['files']> {
+async function resolveFiles(
+  ctx: Context,
+  user: User,
+  request: RunRequest,
+  framework: Framework,
+  osType: 'ANDROID' | 'IOS',
+): Promise<RunPlan['files']> {
   const refs = request.files ?? [];
-  const owned = await ctx.store.files.ownedByIds(user.id, refs.map((ref) => ref.id));
+  const owned = await ctx.store.files.ownedByIds(
+    user.id,
+    refs.map((ref) => ref.id),
+  );
   const files = refs.map((ref) => {
     const file = owned.get(ref.id);
     if (file === undefined || file.direction !== 'INPUT') throw new NotFoundError('File', ref.id);
-    if (file.state !== 'READY') throw new InvalidParameterError('files', `File ${file.id} (${file.name}) is still being processed; try again shortly`);
+    if (file.state !== 'READY')
+      throw new InvalidParameterError(
+        'files',
+        `File ${file.id} (${file.name}) is still being processed; try again shortly`,
+      );
     return { file, action: ref.action ?? defaultAction(file.inputType) };
   });
   const apps = files.filter((entry) => entry.action === 'INSTALL');
   const tests = files.filter((entry) => entry.action === 'RUN_TEST');
   if (apps.length > 1) throw new InvalidParameterError('files', 'Give at most one file with action INSTALL (the app)');
-  if (tests.length > 1) throw new InvalidParameterError('files', 'Give at most one file with action RUN_TEST (the tests)');
+  if (tests.length > 1)
+    throw new InvalidParameterError('files', 'Give at most one file with action RUN_TEST (the tests)');
   const [app] = apps;
   const [test] = tests;
   if (framework.requiredAppExtensions.length > 0) {
     if (app === undefined) {
-      throw new InvalidParameterError('files', `${framework.name} needs the app: a file (.${framework.requiredAppExtensions.join(' or .')}) with action INSTALL`);
+      throw new InvalidParameterError(
+        'files',
+        `${framework.name} needs the app: a file (.${framework.requiredAppExtensions.join(' or .')}) with action INSTALL`,
+      );
     }
     if (app.file.inputType !== 'APPLICATION') {
-      throw new InvalidParameterError('files', `File ${app.file.id} (${app.file.name}) is a ${app.file.inputType} file, not an app; install an ${osType === 'IOS' ? 'IPA' : 'APK'}`);
+      throw new InvalidParameterError(
+        'files',
+        `File ${app.file.id} (${app.file.name}) is a ${app.file.inputType} file, not an app; install an ${osType === 'IOS' ? 'IPA' : 'APK'}`,
+      );
     }
     if (app.file.osType !== osType) {
-      throw new InvalidParameterError('files', `File ${app.file.id} (${app.file.name}) is an ${app.file.osType} app; this run is for ${osType} devices`);
+      throw new InvalidParameterError(
+        'files',
+        `File ${app.file.id} (${app.file.name}) is an ${app.file.osType} app; this run is for ${osType} devices`,
+      );
     }
   }
   if (framework.requiredTestExtensions.length > 0) {
     const accepted = framework.requiredTestExtensions.map((extension) => `.${extension}`).join(' or ');
     if (test === undefined) {
-      throw new InvalidParameterError('files', `${framework.name} needs the tests: a file (${accepted}) with action RUN_TEST${framework.requiresSourceCode ? ' holding your source code' : ''}`);
+      throw new InvalidParameterError(
+        'files',
+        `${framework.name} needs the tests: a file (${accepted}) with action RUN_TEST${framework.requiresSourceCode ? ' holding your source code' : ''}`,
+      );
     }
     const extension = test.file.name.toLowerCase().split('.').pop() ?? '';
     if (test.file.inputType !== 'TEST' || !framework.requiredTestExtensions.includes(extension)) {
-      throw new InvalidParameterError('files', `File ${test.file.id} (${test.file.name}) is not a test file ${framework.name} can run; it needs ${accepted} (a zip with run-tests.sh for server-side tests)`);
+      throw new InvalidParameterError(
+        'files',
+        `File ${test.file.id} (${test.file.name}) is not a test file ${framework.name} can run; it needs ${accepted} (a zip with run-tests.sh for server-side tests)`,
+      );
     }
   }
   return files;
 }
 
-async function resolveDevices(store: Store, user: User, request: RunRequest, osType: 'ANDROID' | 'IOS'): Promise<{ group: DeviceGroup | null; devices: Device[] }> {
+async function resolveDevices(
+  store: Store,
+  user: User,
+  request: RunRequest,
+  osType: 'ANDROID' | 'IOS',
+): Promise<{ group: DeviceGroup | null; devices: Device[] }> {
   if (request.deviceIds !== null) {
     const found = await store.devices.byIds(request.deviceIds);
     const devices = request.deviceIds.map((id) => {
       const device = found.get(id);
       if (device === undefined) throw new NotFoundError('Device', id);
-      if (device.osType !== osType) throw new InvalidParameterError('deviceIds', `Device ${id} (${device.displayName}) is an ${device.osType} device; this run is for ${osType}`);
+      if (device.osType !== osType)
+        throw new InvalidParameterError(
+          'deviceIds',
+          `Device ${id} (${device.displayName}) is an ${device.osType} device; this run is for ${osType}`,
+        );
       return device;
     });
     return { group: null, devices };
@@ -155,14 +209,25 @@ async function resolveDevices(store: Store, user: User, request: RunRequest, osT
     group = await store.devices.findUsableGroup(user.id, request.deviceGroupId);
     if (group === undefined) throw new NotFoundError('Device group', request.deviceGroupId);
     if (group.osType !== osType) {
-      throw new InvalidParameterError('deviceGroupId', `Device group '${group.displayName}' holds ${group.osType} devices; this run is for ${osType}`);
+      throw new InvalidParameterError(
+        'deviceGroupId',
+        `Device group '${group.displayName}' holds ${group.osType} devices; this run is for ${osType}`,
+      );
     }
   } else {
     group = await store.devices.defaultGroup(user.id, osType);
-    if (group === undefined) throw new InvalidParameterError('deviceGroupId', `Parameter 'deviceGroupId' or 'deviceIds' is required: there is no ${osType} device group to default to`);
+    if (group === undefined)
+      throw new InvalidParameterError(
+        'deviceGroupId',
+        `Parameter 'deviceGroupId' or 'deviceIds' is required: there is no ${osType} device group to default to`,
+      );
   }
   const devices = await store.devices.devicesOfGroup(group.id);
-  if (devices.length === 0) throw new InvalidParameterError('deviceGroupId', `Device group '${group.displayName}' has no devices; add devices to it first`);
+  if (devices.length === 0)
+    throw new InvalidParameterError(
+      'deviceGroupId',
+      `Device group '${group.displayName}' has no devices; add devices to it first`,
+    );
   return { group, devices };
 }
 
@@ -171,7 +236,8 @@ function exclusion(device: Device, framework: Framework, app: UserFile | undefin
   if (!device.enabled) return 'ADMIN';
   if (!device.executionKinds.includes(framework.kind)) return 'FRAMEWORK_NOT_SUPPORTED';
   const minSdk = Number(app?.properties.min_sdk);
-  if (device.osType === 'ANDROID' && Number.isFinite(minSdk) && device.apiLevel !== null && device.apiLevel < minSdk) return 'API_LEVEL';
+  if (device.osType === 'ANDROID' && Number.isFinite(minSdk) && device.apiLevel !== null && device.apiLevel < minSdk)
+    return 'API_LEVEL';
   return null;
 }
 
@@ -213,7 +279,11 @@ export async function startRun(ctx: Context, user: User, request: RunRequest): P
   const plan = await planRun(ctx, user, request);
   const now = ctx.clock();
   const { runId, agentIds } = await ctx.store.transaction(async (store) => {
-    const project = 'id' in plan.project ? plan.project : (await createProject({ ...ctx, store }, user, { name: plan.project.newName, type: plan.project.type })).project;
+    const project =
+      'id' in plan.project
+        ? plan.project
+        : (await createProject({ ...ctx, store }, user, { name: plan.project.newName, type: plan.project.type }))
+            .project;
     if (project.osType === 'UNDEFINED') await store.projects.setOsType(project.id, plan.osType);
     const run = await store.testRuns.insert({
       projectId: project.id,
@@ -251,7 +321,11 @@ export async function startRun(ctx: Context, user: User, request: RunRequest): P
     // A run whose every device was excluded is finished at once (and its hook called).
     await refreshRunState(store, run.id, now);
     await store.users.touchLaunchedTest(user.id, now);
-    const agents: Wakeups = new Set(plan.devices.filter((entry) => entry.excludeReason === null && entry.device.agentId !== null).map((entry) => entry.device.agentId!));
+    const agents: Wakeups = new Set(
+      plan.devices
+        .filter((entry) => entry.excludeReason === null && entry.device.agentId !== null)
+        .map((entry) => entry.device.agentId!),
+    );
     return { runId: run.id, agentIds: agents };
   });
   wake(ctx, agentIds);

@@ -10,7 +10,14 @@
  * refused and rolled back if both together go over).
  */
 import { InvalidParameterError, StorageQuotaExceededError } from '../domain/errors.ts';
-import { MAX_STORAGE_QUOTA_BYTES, type Storage, describeStorage, formatBytes, remainingBytes, storageOf } from '../domain/storage.ts';
+import {
+  MAX_STORAGE_QUOTA_BYTES,
+  type Storage,
+  describeStorage,
+  formatBytes,
+  remainingBytes,
+  storageOf,
+} from '../domain/storage.ts';
 import type { User } from '../domain/users.ts';
 import type { Store } from '../store/store.ts';
 import type { Context } from './context.ts';
@@ -20,7 +27,11 @@ export function storageOfUser(store: Store, user: Pick<User, 'id' | 'plan'>): Pr
 }
 
 /** What may still be stored for the user; throws when nothing may (the quota is used up). */
-export async function roomFor(ctx: Context, user: Pick<User, 'id' | 'plan'>, what: string): Promise<{ storage: Storage; remaining: number }> {
+export async function roomFor(
+  ctx: Context,
+  user: Pick<User, 'id' | 'plan'>,
+  what: string,
+): Promise<{ storage: Storage; remaining: number }> {
   const storage = await storageOfUser(ctx.store, user);
   const remaining = remainingBytes(storage);
   if (remaining === 0) throw quotaExceeded(storage, `${what} cannot be stored`);
@@ -32,20 +43,33 @@ export async function roomFor(ctx: Context, user: Pick<User, 'id' | 'plan'>, wha
  * upload limit: `maxBytes` is the smaller of the two.
  */
 export function streamLimit(ctx: Context, remaining: number): { maxBytes: number; quotaBound: boolean } {
-  return remaining < ctx.limits.maxUploadBytes ? { maxBytes: remaining, quotaBound: true } : { maxBytes: ctx.limits.maxUploadBytes, quotaBound: false };
+  return remaining < ctx.limits.maxUploadBytes
+    ? { maxBytes: remaining, quotaBound: true }
+    : { maxBytes: ctx.limits.maxUploadBytes, quotaBound: false };
 }
 
 /** In the transaction that recorded the file: refuses (and so rolls back) when it went over. */
-export async function checkWithinQuota(store: Store, user: Pick<User, 'id' | 'plan'>, what: string, size: number): Promise<void> {
+export async function checkWithinQuota(
+  store: Store,
+  user: Pick<User, 'id' | 'plan'>,
+  what: string,
+  size: number,
+): Promise<void> {
   const storage = await storageOfUser(store, user);
   if (storage.usedBytes > storage.quotaBytes) {
-    throw quotaExceeded({ usedBytes: storage.usedBytes - size, quotaBytes: storage.quotaBytes }, `${what} (${formatBytes(size)}, ${size} bytes) would not fit`);
+    throw quotaExceeded(
+      { usedBytes: storage.usedBytes - size, quotaBytes: storage.quotaBytes },
+      `${what} (${formatBytes(size)}, ${size} bytes) would not fit`,
+    );
   }
 }
 
 export function quotaExceeded(storage: Storage, what: string): StorageQuotaExceededError {
   const summary = `${what}: ${describeStorage(storage)}`;
-  return new StorageQuotaExceededError(`${summary}. Nothing was stored; delete files you no longer need, or ask an operator for a larger quota`, summary);
+  return new StorageQuotaExceededError(
+    `${summary}. Nothing was stored; delete files you no longer need, or ask an operator for a larger quota`,
+    summary,
+  );
 }
 
 /** The operator's override (`devicecloud admin set-quota`, POST /admin/users/{id}); null: the plan's default. */
@@ -59,18 +83,32 @@ export function parseQuotaInput(value: unknown): number | null {
   if (value === null || value === 'default') return null;
   if (typeof value === 'number') return checkQuota(value);
   if (typeof value === 'string' && /^\d{1,16}$/.test(value.trim())) return checkQuota(Number(value.trim()));
-  throw new InvalidParameterError('storageQuotaBytes', "storageQuotaBytes must be a whole number of bytes, or 'default' for the plan's default");
+  throw new InvalidParameterError(
+    'storageQuotaBytes',
+    "storageQuotaBytes must be a whole number of bytes, or 'default' for the plan's default",
+  );
 }
 
 /** Every account's storage for operators' listing, in one query. */
 export async function storageOfAccounts(ctx: Context, users: readonly User[]): Promise<Map<number, Storage>> {
   const usage = await ctx.store.storage.usageOfAll();
-  return new Map(users.map((user) => [user.id, storageOf(user.plan, usage.get(user.id) ?? { usedBytes: 0, quotaOverrideBytes: null })]));
+  return new Map(
+    users.map((user) => [
+      user.id,
+      storageOf(user.plan, usage.get(user.id) ?? { usedBytes: 0, quotaOverrideBytes: null }),
+    ]),
+  );
 }
 
 function checkQuota(quotaBytes: number | null): number | null {
-  if (quotaBytes !== null && (!Number.isSafeInteger(quotaBytes) || quotaBytes < 0 || quotaBytes > MAX_STORAGE_QUOTA_BYTES)) {
-    throw new InvalidParameterError('storageQuotaBytes', `storageQuotaBytes must be a whole number of bytes from 0 to ${MAX_STORAGE_QUOTA_BYTES}, or 'default' for the plan's default`);
+  if (
+    quotaBytes !== null &&
+    (!Number.isSafeInteger(quotaBytes) || quotaBytes < 0 || quotaBytes > MAX_STORAGE_QUOTA_BYTES)
+  ) {
+    throw new InvalidParameterError(
+      'storageQuotaBytes',
+      `storageQuotaBytes must be a whole number of bytes from 0 to ${MAX_STORAGE_QUOTA_BYTES}, or 'default' for the plan's default`,
+    );
   }
   return quotaBytes;
 }

@@ -1,7 +1,15 @@
 /** Accounts: creating users, authenticating API keys, resetting keys, profiles and plans. */
 import { ConflictError, InvalidParameterError, NotFoundError } from '../domain/errors.ts';
 import { checkText } from '../domain/text.ts';
-import { type Plan, type Role, type User, type UserWithKey, API_KEY_PATTERN, checkPassword, normalizeEmail } from '../domain/users.ts';
+import {
+  type Plan,
+  type Role,
+  type User,
+  type UserWithKey,
+  API_KEY_PATTERN,
+  checkPassword,
+  normalizeEmail,
+} from '../domain/users.ts';
 import type { Store } from '../store/store.ts';
 import type { ProfileChanges } from '../store/users.ts';
 import type { Context } from './context.ts';
@@ -47,7 +55,11 @@ export async function createUser(ctx: Context, input: NewUserInput): Promise<Use
 }
 
 async function storeApiKey(ctx: Context, store: Store, userId: number, apiKey: string): Promise<void> {
-  await store.users.setApiKey(userId, apiKeyHash(apiKey), seal(ctx.keyRing.current(), apiKey, apiKeyAssociatedData(userId)));
+  await store.users.setApiKey(
+    userId,
+    apiKeyHash(apiKey),
+    seal(ctx.keyRing.current(), apiKey, apiKeyAssociatedData(userId)),
+  );
 }
 
 /**
@@ -116,7 +128,13 @@ export async function resetApiKey(ctx: Context, user: User, keepSession?: string
  * working, but `keepSession` (the token hash of the session that changed it, if one did), in which
  * the password was just entered.
  */
-export async function changePassword(ctx: Context, user: User, currentPassword: string, newPassword: string, keepSession?: string): Promise<void> {
+export async function changePassword(
+  ctx: Context,
+  user: User,
+  currentPassword: string,
+  newPassword: string,
+  keepSession?: string,
+): Promise<void> {
   // A wrong current password is a password guess like a failed sign-in: a stolen cookie or token
   // must not get more of them here than at the sign-in page.
   const guess = await startGuess(ctx, user.email);

@@ -46,7 +46,8 @@ export async function sessionOf(ctx: Context, token: string): Promise<Session | 
   if (token.length > 100) return undefined;
   const tokenHash = apiKeyHash(token);
   const session = await ctx.store.webSessions.userByTokenHash(tokenHash);
-  if (session === undefined || session.expiresTime <= ctx.clock() || session.user.status !== 'ENABLED') return undefined;
+  if (session === undefined || session.expiresTime <= ctx.clock() || session.user.status !== 'ENABLED')
+    return undefined;
   return { ...session, tokenHash };
 }
 

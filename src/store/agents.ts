@@ -7,7 +7,14 @@ export type AgentsStore = ReturnType<typeof agentsStore>;
 
 export function agentsStore(db: Kysely<Tables>) {
   const columns = ['id', 'name', 'hostname', 'version', 'create_time', 'last_seen_time'] as const;
-  const toAgent = (row: { id: number; name: string; hostname: string | null; version: string | null; create_time: number; last_seen_time: number | null }): Agent => ({
+  const toAgent = (row: {
+    id: number;
+    name: string;
+    hostname: string | null;
+    version: string | null;
+    create_time: number;
+    last_seen_time: number | null;
+  }): Agent => ({
     id: row.id,
     name: row.name,
     hostname: row.hostname,
@@ -52,7 +59,15 @@ export function agentsStore(db: Kysely<Tables>) {
         .selectFrom('agents')
         .select(columns)
         .where('last_seen_time', '<', before)
-        .where((eb) => eb.exists(eb.selectFrom('devices').select('devices.id').whereRef('devices.agent_id', '=', 'agents.id').where('devices.online', '=', 1)))
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('devices')
+              .select('devices.id')
+              .whereRef('devices.agent_id', '=', 'agents.id')
+              .where('devices.online', '=', 1),
+          ),
+        )
         .execute();
       return rows.map(toAgent);
     },

@@ -6,7 +6,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type DatabaseConnection, type Driver, type LogEvent } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type DatabaseConnection,
+  type Driver,
+  type LogEvent,
+} from 'kysely';
 import pg from 'pg';
 import { isPostgresUrl } from '../domain/database-url.ts';
 import type { Tables } from './schema.ts';
@@ -38,7 +46,9 @@ export interface DatabaseOptions {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  const log = options.onQuery ? (event: LogEvent) => options.onQuery!(event.query.sql, event.queryDurationMillis) : undefined;
+  const log = options.onQuery
+    ? (event: LogEvent) => options.onQuery!(event.query.sql, event.queryDurationMillis)
+    : undefined;
   if (options.databaseUrl !== undefined && isPostgresUrl(options.databaseUrl)) {
     return openPostgres(options.databaseUrl, options, log);
   }
@@ -125,7 +135,9 @@ async function openPostgres(
     // Ids, timestamps and counts are bigint/numeric on PostgreSQL; every one of them fits a double.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID || oid === NUMERIC_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === INT8_OID || oid === NUMERIC_OID
+          ? Number
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
     options: schema === undefined ? undefined : `-c search_path=${schema}`,
   });
@@ -134,7 +146,11 @@ async function openPostgres(
   // work) reports it on the client's. Unheard, either event ends the process. The statement that
   // next uses a lost connection fails (answered 503), and the pool does not take it back.
   // The client's own listener reports both (the pool re-emits an idle client's error on itself).
-  pool.on('connect', (client) => client.on('error', (error) => options.log?.(`database: a connection was lost (${error.message}); the pool replaces it`)));
+  pool.on('connect', (client) =>
+    client.on('error', (error) =>
+      options.log?.(`database: a connection was lost (${error.message}); the pool replaces it`),
+    ),
+  );
   pool.on('error', () => undefined);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), log });
   return { db, dialect: 'postgres', schema: schema ?? 'public', location: redactUrl(url), close: () => db.destroy() };

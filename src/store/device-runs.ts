@@ -56,8 +56,16 @@ export type DeviceRunsStore = ReturnType<typeof deviceRunsStore>;
 
 export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
   async function appendStep(id: number, type: StepType, time: number, failReason: string | null = null): Promise<void> {
-    await db.updateTable('device_run_steps').set({ finish_time: time }).where('device_run_id', '=', id).where('finish_time', 'is', null).execute();
-    await db.insertInto('device_run_steps').values({ device_run_id: id, type, start_time: time, fail_reason: failReason }).execute();
+    await db
+      .updateTable('device_run_steps')
+      .set({ finish_time: time })
+      .where('device_run_id', '=', id)
+      .where('finish_time', 'is', null)
+      .execute();
+    await db
+      .insertInto('device_run_steps')
+      .values({ device_run_id: id, type, start_time: time, fail_reason: failReason })
+      .execute();
   }
 
   return {
@@ -90,7 +98,10 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
         .returningAll()
         .executeTakeFirstOrThrow();
       if (run.state === 'WAITING') {
-        await db.insertInto('device_run_steps').values({ device_run_id: row.id, type: 'WAITING', start_time: run.createTime }).execute();
+        await db
+          .insertInto('device_run_steps')
+          .values({ device_run_id: row.id, type: 'WAITING', start_time: run.createTime })
+          .execute();
       }
       return toDeviceRun(row);
     },
@@ -109,13 +120,22 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       const current = (states: readonly DeviceRunState[], negate: boolean) =>
         sql<number>`EXISTS (SELECT 1 FROM device_runs WHERE test_run_id = ${testRunId} AND superseded = 0 AND state ${sql.raw(negate ? 'NOT IN' : 'IN')} (${sql.join(states)}))`;
       const row = await db
-        .selectNoFrom([current(UNFINISHED_DEVICE_RUN_STATES, false).as('unfinished'), current(UNSTARTED_DEVICE_RUN_STATES, true).as('started')])
+        .selectNoFrom([
+          current(UNFINISHED_DEVICE_RUN_STATES, false).as('unfinished'),
+          current(UNSTARTED_DEVICE_RUN_STATES, true).as('started'),
+        ])
         .executeTakeFirstOrThrow();
       return { unfinished: Boolean(row.unfinished), started: Boolean(row.started) };
     },
 
     async currentOfRun(testRunId: number): Promise<DeviceRun[]> {
-      const rows = await db.selectFrom('device_runs').selectAll().where('test_run_id', '=', testRunId).where('superseded', '=', 0).orderBy('id').execute();
+      const rows = await db
+        .selectFrom('device_runs')
+        .selectAll()
+        .where('test_run_id', '=', testRunId)
+        .where('superseded', '=', 0)
+        .orderBy('id')
+        .execute();
       return rows.map(toDeviceRun);
     },
 
@@ -131,10 +151,15 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
      * any reason it has; a reason already long is left as it is, so that notes stay bounded.
      */
     async noteOnLatestStep(id: number, note: string): Promise<void> {
-      const latest = db.selectFrom('device_run_steps').select((eb) => eb.fn.max('id').as('id')).where('device_run_id', '=', id);
+      const latest = db
+        .selectFrom('device_run_steps')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .where('device_run_id', '=', id);
       await db
         .updateTable('device_run_steps')
-        .set({ fail_reason: sql<string>`CASE WHEN fail_reason IS NULL THEN ${note} ELSE fail_reason || '; ' || ${note} END` })
+        .set({
+          fail_reason: sql<string>`CASE WHEN fail_reason IS NULL THEN ${note} ELSE fail_reason || '; ' || ${note} END`,
+        })
         .where('id', '=', latest)
         .where((eb) => eb.or([eb('fail_reason', 'is', null), eb(sql`LENGTH(fail_reason)`, '<', 2000)]))
         .execute();
@@ -155,7 +180,12 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
         .where('id', '=', id)
         .execute();
       if (type === 'SENDING_RESULTS') {
-        await db.updateTable('device_runs').set({ state: DEVICE_RUN_MACHINE.target('sendResults') }).where('id', '=', id).where('state', 'in', DEVICE_RUN_MACHINE.from('sendResults')).execute();
+        await db
+          .updateTable('device_runs')
+          .set({ state: DEVICE_RUN_MACHINE.target('sendResults') })
+          .where('id', '=', id)
+          .where('state', 'in', DEVICE_RUN_MACHINE.from('sendResults'))
+          .execute();
       }
     },
 
@@ -164,7 +194,12 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
      * batch was already applied (the agent retried after a lost answer).
      */
     async acceptSeq(id: number, seq: number): Promise<boolean> {
-      const result = await db.updateTable('device_runs').set({ last_seq: seq }).where('id', '=', id).where('last_seq', '<', seq).executeTakeFirst();
+      const result = await db
+        .updateTable('device_runs')
+        .set({ last_seq: seq })
+        .where('id', '=', id)
+        .where('last_seq', '<', seq)
+        .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
 
@@ -181,7 +216,11 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
         .updateTable('device_runs')
         .set({
           state: DEVICE_RUN_MACHINE.target(event),
-          ...(fields.endTime !== undefined && { end_time: fields.endTime, current_step: null, current_step_start_time: null }),
+          ...(fields.endTime !== undefined && {
+            end_time: fields.endTime,
+            current_step: null,
+            current_step_start_time: null,
+          }),
           ...(fields.failReason !== undefined && { fail_reason: fields.failReason }),
           ...(fields.excludeReason !== undefined && { exclude_reason: fields.excludeReason }),
         })
@@ -189,14 +228,23 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
         .where('state', 'in', [...DEVICE_RUN_MACHINE.from(event)])
         .executeTakeFirst();
       if (fields.endTime !== undefined) {
-        await db.updateTable('device_run_steps').set({ finish_time: fields.endTime }).where('device_run_id', '=', id).where('finish_time', 'is', null).execute();
+        await db
+          .updateTable('device_run_steps')
+          .set({ finish_time: fields.endTime })
+          .where('device_run_id', '=', id)
+          .where('finish_time', 'is', null)
+          .execute();
       }
       return Number(result.numUpdatedRows) > 0;
     },
 
     async testRunIdsOf(ids: readonly number[]): Promise<Map<number, number>> {
       if (ids.length === 0) return new Map();
-      const rows = await db.selectFrom('device_runs').select(['id', 'test_run_id']).where(inIds(dialect, 'id', ids)).execute();
+      const rows = await db
+        .selectFrom('device_runs')
+        .select(['id', 'test_run_id'])
+        .where(inIds(dialect, 'id', ids))
+        .execute();
       return new Map(rows.map((row) => [row.id, row.test_run_id]));
     },
 
@@ -205,11 +253,19 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
     },
 
     async findOwned(userId: number, id: number): Promise<DeviceRun | undefined> {
-      const row = await db.selectFrom('device_runs').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      const row = await db
+        .selectFrom('device_runs')
+        .selectAll()
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
       return row && toDeviceRun(row);
     },
 
-    async listOfRun(testRunId: number, query: ListQuery<DeviceRunField>): Promise<{ total: number; items: DeviceRun[] }> {
+    async listOfRun(
+      testRunId: number,
+      query: ListQuery<DeviceRunField>,
+    ): Promise<{ total: number; items: DeviceRun[] }> {
       const base = db
         .selectFrom('device_runs')
         .where('test_run_id', '=', testRunId)
@@ -221,7 +277,12 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
     /** Every device run of several test runs, in one statement. */
     async ofRuns(testRunIds: readonly number[]): Promise<DeviceRun[]> {
       if (testRunIds.length === 0) return [];
-      const rows = await db.selectFrom('device_runs').selectAll().where(inIds(dialect, 'test_run_id', testRunIds)).orderBy('id').execute();
+      const rows = await db
+        .selectFrom('device_runs')
+        .selectAll()
+        .where(inIds(dialect, 'test_run_id', testRunIds))
+        .orderBy('id')
+        .execute();
       return rows.map(toDeviceRun);
     },
 
@@ -234,7 +295,12 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
      */
     async finish(
       id: number,
-      outcome: { state: DeviceRunState; endTime: number; counts: { all: number; passed: number; failed: number; skipped: number }; failReason?: string | null },
+      outcome: {
+        state: DeviceRunState;
+        endTime: number;
+        counts: { all: number; passed: number; failed: number; skipped: number };
+        failReason?: string | null;
+      },
     ): Promise<boolean> {
       const results = {
         fail_reason: outcome.failReason ?? null,
@@ -260,12 +326,23 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
           .where('state', 'in', [...FINAL_DEVICE_RUN_STATES])
           .executeTakeFirst()
           .then((result) => Number(result.numUpdatedRows) > 0));
-      if (kept) await db.updateTable('device_run_steps').set({ finish_time: outcome.endTime }).where('device_run_id', '=', id).where('finish_time', 'is', null).execute();
+      if (kept)
+        await db
+          .updateTable('device_run_steps')
+          .set({ finish_time: outcome.endTime })
+          .where('device_run_id', '=', id)
+          .where('finish_time', 'is', null)
+          .execute();
       return Number(ended.numUpdatedRows) > 0;
     },
 
     async steps(deviceRunId: number): Promise<Step[]> {
-      const rows = await db.selectFrom('device_run_steps').selectAll().where('device_run_id', '=', deviceRunId).orderBy('id').execute();
+      const rows = await db
+        .selectFrom('device_run_steps')
+        .selectAll()
+        .where('device_run_id', '=', deviceRunId)
+        .orderBy('id')
+        .execute();
       return rows.map((row) => ({
         id: row.id,
         deviceRunId: row.device_run_id,

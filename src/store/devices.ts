@@ -1,13 +1,30 @@
 /** Devices, device groups and group membership. */
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { DEVICE_MACHINE, type Device, type DeviceEvent, type DeviceGroup, type DeviceOsType, type DeviceState } from '../domain/devices.ts';
+import {
+  DEVICE_MACHINE,
+  type Device,
+  type DeviceEvent,
+  type DeviceGroup,
+  type DeviceOsType,
+  type DeviceState,
+} from '../domain/devices.ts';
 import type { ExecutionKind } from '../domain/frameworks-kinds.ts';
 import type { ListQuery } from '../domain/list-query.ts';
 import type { Dialect } from './db.ts';
 import type { DevicesTable, Tables } from './schema.ts';
 import { type ListSql, flag, inIds, listConditions, pageOf } from './sql.ts';
 
-type DeviceField = 'id' | 'displayName' | 'manufacturer' | 'osType' | 'platform' | 'releaseVersion' | 'apiLevel' | 'online' | 'enabled' | 'state';
+type DeviceField =
+  | 'id'
+  | 'displayName'
+  | 'manufacturer'
+  | 'osType'
+  | 'platform'
+  | 'releaseVersion'
+  | 'apiLevel'
+  | 'online'
+  | 'enabled'
+  | 'state';
 type GroupField = 'id' | 'displayName' | 'osType' | 'createTime';
 
 const DEVICE_SQL: ListSql<DeviceField> = {
@@ -82,7 +99,11 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
 
     async byIds(ids: readonly number[]): Promise<Map<number, Device>> {
       if (ids.length === 0) return new Map();
-      const rows = await db.selectFrom('devices').selectAll().where(inIds(dialect, 'id', [...new Set(ids)])).execute();
+      const rows = await db
+        .selectFrom('devices')
+        .selectAll()
+        .where(inIds(dialect, 'id', [...new Set(ids)]))
+        .execute();
       return new Map(rows.map((row) => [row.id, toDevice(row)]));
     },
 
@@ -98,10 +119,18 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
      * infrastructure failures. Claims and cleaning have writers of their own (queue.ts,
      * toIdleAfterCleaning), with conditions beyond the state, from the same table.
      */
-    async transition(id: number, event: Exclude<DeviceEvent, 'claim' | 'unclaim' | 'stranded' | 'cleaned'>, options: { reason?: string; resetStreak?: boolean } = {}): Promise<boolean> {
+    async transition(
+      id: number,
+      event: Exclude<DeviceEvent, 'claim' | 'unclaim' | 'stranded' | 'cleaned'>,
+      options: { reason?: string; resetStreak?: boolean } = {},
+    ): Promise<boolean> {
       const result = await db
         .updateTable('devices')
-        .set({ state: DEVICE_MACHINE.target(event), state_reason: options.reason ?? null, ...(options.resetStreak === true && { infra_failure_streak: 0 }) })
+        .set({
+          state: DEVICE_MACHINE.target(event),
+          state_reason: options.reason ?? null,
+          ...(options.resetStreak === true && { infra_failure_streak: 0 }),
+        })
         .where('id', '=', id)
         .where('state', 'in', DEVICE_MACHINE.from(event))
         .executeTakeFirst();
@@ -109,11 +138,19 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
     },
 
     async setOnline(id: number, online: boolean): Promise<void> {
-      await db.updateTable('devices').set({ online: flag(online) }).where('id', '=', id).execute();
+      await db
+        .updateTable('devices')
+        .set({ online: flag(online) })
+        .where('id', '=', id)
+        .execute();
     },
 
     async setEnabled(id: number, enabled: boolean): Promise<void> {
-      await db.updateTable('devices').set({ enabled: flag(enabled) }).where('id', '=', id).execute();
+      await db
+        .updateTable('devices')
+        .set({ enabled: flag(enabled) })
+        .where('id', '=', id)
+        .execute();
     },
 
     /** Registers or refreshes a device an agent reports; the serial identifies it across agents. */
@@ -124,21 +161,38 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
         online: 1,
         last_seen_time: now,
       };
-      const existing = await db.selectFrom('devices').select('id').where('serial', '=', device.serial).executeTakeFirst();
+      const existing = await db
+        .selectFrom('devices')
+        .select('id')
+        .where('serial', '=', device.serial)
+        .executeTakeFirst();
       if (existing) {
         await db.updateTable('devices').set(values).where('id', '=', existing.id).execute();
       } else {
         await db
           .insertInto('devices')
-          .values({ ...values, serial: device.serial, credits_price: device.creditsPrice ?? 0, enabled: 1, state: 'CLEANING', create_time: now })
+          .values({
+            ...values,
+            serial: device.serial,
+            credits_price: device.creditsPrice ?? 0,
+            enabled: 1,
+            state: 'CLEANING',
+            create_time: now,
+          })
           .execute();
       }
-      const row = await db.selectFrom('devices').selectAll().where('serial', '=', device.serial).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('devices')
+        .selectAll()
+        .where('serial', '=', device.serial)
+        .executeTakeFirstOrThrow();
       return toDevice(row);
     },
 
     async ofAgent(agentId: number): Promise<Device[]> {
-      return (await db.selectFrom('devices').selectAll().where('agent_id', '=', agentId).orderBy('id').execute()).map(toDevice);
+      return (await db.selectFrom('devices').selectAll().where('agent_id', '=', agentId).orderBy('id').execute()).map(
+        toDevice,
+      );
     },
 
     /** Marks the agent's devices online (heartbeat) or offline (agent lost). */
@@ -161,13 +215,22 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
         .returning('state')
         .executeTakeFirst();
       if (updated !== undefined) return updated.state as DeviceState;
-      const device = await db.selectFrom('devices').select(['state', 'agent_id']).where('id', '=', id).executeTakeFirst();
+      const device = await db
+        .selectFrom('devices')
+        .select(['state', 'agent_id'])
+        .where('id', '=', id)
+        .executeTakeFirst();
       return device?.agent_id === agentId ? (device.state as DeviceState) : undefined;
     },
 
     /** The agent's devices waiting to be cleaned. */
     async cleaningOf(agentId: number): Promise<number[]> {
-      const rows = await db.selectFrom('devices').select('id').where('agent_id', '=', agentId).where('state', '=', 'CLEANING').execute();
+      const rows = await db
+        .selectFrom('devices')
+        .select('id')
+        .where('agent_id', '=', agentId)
+        .where('state', '=', 'CLEANING')
+        .execute();
       return rows.map((row) => row.id);
     },
 
@@ -182,7 +245,12 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
       return row.infra_failure_streak;
     },
 
-    async insertGroup(userId: number | null, displayName: string, osType: DeviceOsType, now: number): Promise<DeviceGroup> {
+    async insertGroup(
+      userId: number | null,
+      displayName: string,
+      osType: DeviceOsType,
+      now: number,
+    ): Promise<DeviceGroup> {
       const row = await db
         .insertInto('device_groups')
         .values({ user_id: userId, display_name: displayName, os_type: osType, shared: 0, create_time: now })
@@ -242,7 +310,11 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
 
     async groupNames(ids: readonly number[]): Promise<Map<number, string>> {
       if (ids.length === 0) return new Map();
-      const rows = await db.selectFrom('device_groups').select(['id', 'display_name']).where(inIds(dialect, 'id', ids)).execute();
+      const rows = await db
+        .selectFrom('device_groups')
+        .select(['id', 'display_name'])
+        .where(inIds(dialect, 'id', ids))
+        .execute();
       return new Map(rows.map((row) => [row.id, row.display_name]));
     },
 
@@ -253,7 +325,11 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
     ): Promise<{ total: number; items: DeviceGroup[] }> {
       const base = db
         .selectFrom('device_groups as g')
-        .where((eb) => (withPublic ? eb.or([eb('g.user_id', '=', userId), eb('g.user_id', 'is', null)]) : eb('g.user_id', '=', userId)))
+        .where((eb) =>
+          withPublic
+            ? eb.or([eb('g.user_id', '=', userId), eb('g.user_id', 'is', null)])
+            : eb('g.user_id', '=', userId),
+        )
         .where((eb) => eb.and(listConditions(dialect, query, GROUP_SQL)));
       const { total, rows } = await pageOf(base, (q) => q.select(groupColumns), query, GROUP_SQL);
       return { total, items: rows.map(toGroup) };

@@ -59,25 +59,45 @@ export function filesStore(db: Kysely<Tables>, dialect: Dialect) {
     },
 
     async findOwned(userId: number, id: number): Promise<UserFile | undefined> {
-      const row = await db.selectFrom('files').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      const row = await db
+        .selectFrom('files')
+        .selectAll()
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
       return row && toFile(row);
     },
 
     async ownedByIds(userId: number, ids: readonly number[]): Promise<Map<number, UserFile>> {
       if (ids.length === 0) return new Map();
-      const rows = await db.selectFrom('files').selectAll().where('user_id', '=', userId).where(inIds(dialect, 'id', ids)).execute();
+      const rows = await db
+        .selectFrom('files')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where(inIds(dialect, 'id', ids))
+        .execute();
       return new Map(rows.map((row) => [row.id, toFile(row)]));
     },
 
     async byIds(ids: readonly number[]): Promise<Map<number, UserFile>> {
       if (ids.length === 0) return new Map();
-      const rows = await db.selectFrom('files').selectAll().where(inIds(dialect, 'id', ids)).execute();
+      const rows = await db
+        .selectFrom('files')
+        .selectAll()
+        .where(inIds(dialect, 'id', ids))
+        .execute();
       return new Map(rows.map((row) => [row.id, toFile(row)]));
     },
 
     /** Whether this user stored these bytes before (the `duplicate` flag). */
     async userHasSha(userId: number, sha256: string): Promise<boolean> {
-      const row = await db.selectFrom('files').select('id').where('user_id', '=', userId).where('sha256', '=', sha256).limit(1).executeTakeFirst();
+      const row = await db
+        .selectFrom('files')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('sha256', '=', sha256)
+        .limit(1)
+        .executeTakeFirst();
       return row !== undefined;
     },
 
@@ -107,19 +127,34 @@ export function filesStore(db: Kysely<Tables>, dialect: Dialect) {
 
     /** Output files of a device run, optionally only those carrying one of `tags`. */
     async outputsOf(deviceRunId: number, tags: readonly string[] = []): Promise<UserFile[]> {
-      const rows = await db.selectFrom('files').selectAll().where('device_run_id', '=', deviceRunId).orderBy('id').execute();
+      const rows = await db
+        .selectFrom('files')
+        .selectAll()
+        .where('device_run_id', '=', deviceRunId)
+        .orderBy('id')
+        .execute();
       const files = rows.map(toFile);
       return tags.length === 0 ? files : files.filter((file) => file.tags.some((tag) => tags.includes(tag)));
     },
 
     async findOutput(deviceRunId: number, id: number): Promise<UserFile | undefined> {
-      const row = await db.selectFrom('files').selectAll().where('id', '=', id).where('device_run_id', '=', deviceRunId).executeTakeFirst();
+      const row = await db
+        .selectFrom('files')
+        .selectAll()
+        .where('id', '=', id)
+        .where('device_run_id', '=', deviceRunId)
+        .executeTakeFirst();
       return row && toFile(row);
     },
 
     /** An artifact re-sent by an agent replaces the earlier copy of the same name. */
     async deleteOutputNamed(deviceRunId: number, name: string): Promise<string[]> {
-      const rows = await db.deleteFrom('files').where('device_run_id', '=', deviceRunId).where('name', '=', name).returning('blob_key').execute();
+      const rows = await db
+        .deleteFrom('files')
+        .where('device_run_id', '=', deviceRunId)
+        .where('name', '=', name)
+        .returning('blob_key')
+        .execute();
       return rows.map((row) => row.blob_key);
     },
 

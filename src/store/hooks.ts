@@ -14,7 +14,10 @@ export type HooksStore = ReturnType<typeof hooksStore>;
 export function hooksStore(db: Kysely<Tables>) {
   return {
     async enqueue(testRunId: number, url: string, now: number): Promise<void> {
-      await db.insertInto('hook_deliveries').values({ test_run_id: testRunId, url, status: 'PENDING', next_attempt_time: now, create_time: now }).execute();
+      await db
+        .insertInto('hook_deliveries')
+        .values({ test_run_id: testRunId, url, status: 'PENDING', next_attempt_time: now, create_time: now })
+        .execute();
     },
 
     async due(now: number, limit = 20): Promise<HookDelivery[]> {
@@ -46,7 +49,12 @@ export function hooksStore(db: Kysely<Tables>) {
     },
 
     async ofRun(testRunId: number): Promise<Array<{ status: string; attempts: number; lastError: string | null }>> {
-      const rows = await db.selectFrom('hook_deliveries').select(['status', 'attempts', 'last_error']).where('test_run_id', '=', testRunId).orderBy('id').execute();
+      const rows = await db
+        .selectFrom('hook_deliveries')
+        .select(['status', 'attempts', 'last_error'])
+        .where('test_run_id', '=', testRunId)
+        .orderBy('id')
+        .execute();
       return rows.map((row) => ({ status: row.status, attempts: row.attempts, lastError: row.last_error }));
     },
   };

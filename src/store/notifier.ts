@@ -50,7 +50,6 @@ function waitOn(emitter: EventEmitter): Notifier['wait'] {
     });
 }
 
-
 export interface PostgresNotifierOptions {
   /** Connection string of the database the servers share. */
   readonly url: string;

@@ -15,14 +15,26 @@ export type OAuthTokensStore = ReturnType<typeof oauthTokensStore>;
 
 export function oauthTokensStore(db: Kysely<Tables>) {
   const columns = ['id', 'user_id', 'access_expires_time', 'refresh_expires_time'] as const;
-  const toPair = (row: { id: number; user_id: number; access_expires_time: number; refresh_expires_time: number }): TokenPair => ({
+  const toPair = (row: {
+    id: number;
+    user_id: number;
+    access_expires_time: number;
+    refresh_expires_time: number;
+  }): TokenPair => ({
     id: row.id,
     userId: row.user_id,
     accessExpiresTime: row.access_expires_time,
     refreshExpiresTime: row.refresh_expires_time,
   });
   return {
-    async insert(pair: { userId: number; accessHash: string; refreshHash: string; accessExpiresTime: number; refreshExpiresTime: number; now: number }): Promise<void> {
+    async insert(pair: {
+      userId: number;
+      accessHash: string;
+      refreshHash: string;
+      accessExpiresTime: number;
+      refreshExpiresTime: number;
+      now: number;
+    }): Promise<void> {
       await db
         .insertInto('oauth_tokens')
         .values({
@@ -50,7 +62,11 @@ export function oauthTokensStore(db: Kysely<Tables>) {
 
     /** Takes the pair a refresh token belongs to out of use, returning it: a refresh token works once. */
     async takeByRefreshHash(hash: string): Promise<TokenPair | undefined> {
-      const row = await db.deleteFrom('oauth_tokens').where('refresh_hash', '=', hash).returning(columns).executeTakeFirst();
+      const row = await db
+        .deleteFrom('oauth_tokens')
+        .where('refresh_hash', '=', hash)
+        .returning(columns)
+        .executeTakeFirst();
       return row && toPair(row);
     },
 

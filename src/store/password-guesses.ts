@@ -11,7 +11,11 @@ export type PasswordGuessesStore = ReturnType<typeof passwordGuessesStore>;
 export function passwordGuessesStore(db: Kysely<Tables>) {
   return {
     async record(accountKey: string, time: number): Promise<number> {
-      const row = await db.insertInto('password_guesses').values({ account_key: accountKey, time }).returning('id').executeTakeFirstOrThrow();
+      const row = await db
+        .insertInto('password_guesses')
+        .values({ account_key: accountKey, time })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       return row.id;
     },
 
@@ -31,7 +35,11 @@ export function passwordGuessesStore(db: Kysely<Tables>) {
     },
 
     async pruneAccount(accountKey: string, before: number): Promise<void> {
-      await db.deleteFrom('password_guesses').where('account_key', '=', accountKey).where('time', '<', before).execute();
+      await db
+        .deleteFrom('password_guesses')
+        .where('account_key', '=', accountKey)
+        .where('time', '<', before)
+        .execute();
     },
 
     /** Answers how many were removed. */

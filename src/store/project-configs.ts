@@ -13,7 +13,11 @@ export function projectConfigsStore(db: Kysely<Tables>) {
     },
 
     async get(projectId: number): Promise<ProjectConfig | undefined> {
-      const row = await db.selectFrom('project_configs').selectAll().where('project_id', '=', projectId).executeTakeFirst();
+      const row = await db
+        .selectFrom('project_configs')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .executeTakeFirst();
       return row && toConfig(row);
     },
 

@@ -1,12 +1,20 @@
 /** The projects table, with the per-project figures the API shows next to each project. */
 import { type Kysely, type Selectable, type Updateable, sql } from 'kysely';
 import type { ListQuery } from '../domain/list-query.ts';
-import type { ArchivingStrategy, NewProject, OsType, Project, ProjectChanges, ProjectType } from '../domain/projects.ts';
+import type {
+  ArchivingStrategy,
+  NewProject,
+  OsType,
+  Project,
+  ProjectChanges,
+  ProjectType,
+} from '../domain/projects.ts';
 import type { Dialect } from './db.ts';
 import type { ProjectsTable, Tables } from './schema.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
 
-type ProjectField = 'id' | 'name' | 'description' | 'type' | 'osType' | 'createTime' | 'archiveTime' | 'archivingStrategy';
+type ProjectField =
+  'id' | 'name' | 'description' | 'type' | 'osType' | 'createTime' | 'archiveTime' | 'archivingStrategy';
 
 const LIST_SQL: ListSql<ProjectField> = {
   columns: {
@@ -56,13 +64,25 @@ export function projectsStore(db: Kysely<Tables>, dialect: Dialect) {
 
     /** The project if it exists and belongs to the user. */
     async findOwned(userId: number, id: number): Promise<Project | undefined> {
-      const row = await db.selectFrom('projects').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      const row = await db
+        .selectFrom('projects')
+        .selectAll()
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
       return row && toProject(row);
     },
 
     /** The user's oldest project of that exact name (names may repeat). */
     async findByName(userId: number, name: string): Promise<Project | undefined> {
-      const row = await db.selectFrom('projects').selectAll().where('user_id', '=', userId).where('name', '=', name).orderBy('id').limit(1).executeTakeFirst();
+      const row = await db
+        .selectFrom('projects')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('name', '=', name)
+        .orderBy('id')
+        .limit(1)
+        .executeTakeFirst();
       return row && toProject(row);
     },
 

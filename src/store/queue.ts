@@ -33,7 +33,12 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
      * claiming at once can never both start a SERIAL run's device runs, or a SINGLE run twice.
      * The candidate row is then locked with SKIP LOCKED: a claim never waits on another's row.
      */
-    async claimNext(deviceId: number, agentId: number, now: number, leaseUntil: number): Promise<DeviceRun | undefined> {
+    async claimNext(
+      deviceId: number,
+      agentId: number,
+      now: number,
+      leaseUntil: number,
+    ): Promise<DeviceRun | undefined> {
       const device = await db
         .updateTable('devices')
         .set({ state: DEVICE_MACHINE.target('claim'), state_reason: null })
@@ -50,7 +55,11 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
           eb('dr.serial_group', 'is', null),
           eb.not(
             eb.exists(
-              eb.selectFrom('device_runs as other').select('other.id').whereRef('other.serial_group', '=', 'dr.serial_group').where('other.state', 'in', HELD_DEVICE_RUN_STATES),
+              eb
+                .selectFrom('device_runs as other')
+                .select('other.id')
+                .whereRef('other.serial_group', '=', 'dr.serial_group')
+                .where('other.state', 'in', HELD_DEVICE_RUN_STATES),
             ),
           ),
         ]);
@@ -66,14 +75,18 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
           .orderBy('dr.create_time', 'asc')
           .orderBy('dr.id', 'asc')
           .limit(1);
-        if (passedOver.length > 0) candidate = candidate.where(sql<SqlBool>`NOT (${inIds(dialect, 'dr.id', passedOver)})`);
+        if (passedOver.length > 0)
+          candidate = candidate.where(sql<SqlBool>`NOT (${inIds(dialect, 'dr.id', passedOver)})`);
         const found = await candidate.executeTakeFirst();
         if (found === undefined) break;
         let picked: { id: number } | undefined = found;
         if (dialect === 'postgres') {
           // The run's lock comes before any row lock, so that claims never deadlock.
           const group = found.serial_group ?? found.single_group;
-          if (group !== null) await sql`SELECT pg_advisory_xact_lock(${RUN_GROUP_LOCK}::int, (${group}::bigint % 2147483647)::int)`.execute(db);
+          if (group !== null)
+            await sql`SELECT pg_advisory_xact_lock(${RUN_GROUP_LOCK}::int, (${group}::bigint % 2147483647)::int)`.execute(
+              db,
+            );
           picked = await db
             .selectFrom('device_runs as dr')
             .select('dr.id')
@@ -91,7 +104,14 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
         // Taken, and PREPARING (the caller appends the step to the timeline).
         const taken = await db
           .updateTable('device_runs')
-          .set({ state: DEVICE_RUN_MACHINE.target('claim'), agent_id: agentId, start_time: now, lease_expires_time: leaseUntil, current_step: 'PREPARING', current_step_start_time: now })
+          .set({
+            state: DEVICE_RUN_MACHINE.target('claim'),
+            agent_id: agentId,
+            start_time: now,
+            lease_expires_time: leaseUntil,
+            current_step: 'PREPARING',
+            current_step_start_time: now,
+          })
           .where('id', '=', picked.id)
           .where('state', 'in', DEVICE_RUN_MACHINE.from('claim'))
           .returningAll()
@@ -99,7 +119,12 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
         if (taken !== undefined) return toDeviceRun(taken);
         passedOver.push(picked.id);
       }
-      await db.updateTable('devices').set({ state: DEVICE_MACHINE.target('unclaim') }).where('id', '=', deviceId).where('state', 'in', DEVICE_MACHINE.from('unclaim')).execute();
+      await db
+        .updateTable('devices')
+        .set({ state: DEVICE_MACHINE.target('unclaim') })
+        .where('id', '=', deviceId)
+        .where('state', 'in', DEVICE_MACHINE.from('unclaim'))
+        .execute();
       return undefined;
     },
 
@@ -151,7 +176,12 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
 
     /** Running device runs an agent holds (to fail them when it restarts and has lost them). */
     async heldBy(agentId: number): Promise<number[]> {
-      const rows = await db.selectFrom('device_runs').select('id').where('agent_id', '=', agentId).where('state', 'in', HELD_DEVICE_RUN_STATES).execute();
+      const rows = await db
+        .selectFrom('device_runs')
+        .select('id')
+        .where('agent_id', '=', agentId)
+        .where('state', 'in', HELD_DEVICE_RUN_STATES)
+        .execute();
       return rows.map((row) => row.id);
     },
 
@@ -159,7 +189,11 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
      * Device runs the agent holds on devices it calls free and is not running: it never received
      * their assignment (the answer to its claim was lost), so they are handed out again.
      */
-    async undelivered(agentId: number, freeDeviceIds: readonly number[], running: readonly number[]): Promise<Array<{ id: number; deviceId: number }>> {
+    async undelivered(
+      agentId: number,
+      freeDeviceIds: readonly number[],
+      running: readonly number[],
+    ): Promise<Array<{ id: number; deviceId: number }>> {
       if (freeDeviceIds.length === 0) return [];
       let query = db
         .selectFrom('device_runs')
@@ -186,7 +220,14 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
         .where('state', 'in', DEVICE_MACHINE.from('stranded'))
         .where(inIds(dialect, 'id', freeDeviceIds))
         .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('device_runs').select('device_runs.id').whereRef('device_runs.device_id', '=', 'devices.id').where('device_runs.state', 'in', HELD_DEVICE_RUN_STATES))),
+          not(
+            exists(
+              selectFrom('device_runs')
+                .select('device_runs.id')
+                .whereRef('device_runs.device_id', '=', 'devices.id')
+                .where('device_runs.state', 'in', HELD_DEVICE_RUN_STATES),
+            ),
+          ),
         )
         .returning('id')
         .execute();
@@ -200,7 +241,13 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
         .selectFrom('device_runs')
         .select('id')
         .where(inIds(dialect, 'id', deviceRunIds))
-        .where((eb) => eb.or([eb('state', 'not in', HELD_DEVICE_RUN_STATES), eb('agent_id', 'is', null), eb('agent_id', '<>', agentId)]))
+        .where((eb) =>
+          eb.or([
+            eb('state', 'not in', HELD_DEVICE_RUN_STATES),
+            eb('agent_id', 'is', null),
+            eb('agent_id', '<>', agentId),
+          ]),
+        )
         .execute();
       return rows.map((row) => row.id);
     },
@@ -225,7 +272,12 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
 
     /** A plan change reorders the owner's waiting device runs. */
     async reprioritize(userId: number, priority: number): Promise<void> {
-      await db.updateTable('device_runs').set({ priority }).where('user_id', '=', userId).where('state', '=', 'WAITING').execute();
+      await db
+        .updateTable('device_runs')
+        .set({ priority })
+        .where('user_id', '=', userId)
+        .where('state', '=', 'WAITING')
+        .execute();
     },
   };
 }

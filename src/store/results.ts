@@ -78,7 +78,12 @@ export function resultsStore(db: Kysely<Tables>) {
         .orderBy('timestamp')
         .orderBy('id')
         .execute();
-      return rows.map((row) => ({ timestamp: row.timestamp, cpuUsage: row.cpu_usage, memUsage: row.mem_usage, packageName: row.package_name }));
+      return rows.map((row) => ({
+        timestamp: row.timestamp,
+        cpuUsage: row.cpu_usage,
+        memUsage: row.mem_usage,
+        packageName: row.package_name,
+      }));
     },
   };
 }

@@ -28,7 +28,9 @@ export function retentionStore(db: Kysely<Tables>, dialect: Dialect) {
         .select('tr.id')
         .where('p.archiving_strategy', '=', 'DAYS')
         .where('tr.state', '=', 'FINISHED')
-        .where(sql<boolean>`tr.create_time < CAST(${now} AS BIGINT) - CAST(p.archiving_item_count AS BIGINT) * ${DAY_MS}`)
+        .where(
+          sql<boolean>`tr.create_time < CAST(${now} AS BIGINT) - CAST(p.archiving_item_count AS BIGINT) * ${DAY_MS}`,
+        )
         .limit(limit)
         .execute();
       return deleteRuns(due.map((row) => row.id));
@@ -43,10 +45,18 @@ export function retentionStore(db: Kysely<Tables>, dialect: Dialect) {
           'tr.id as id',
           'tr.state as state',
           'p.archiving_item_count as keep',
-          sql<number>`ROW_NUMBER() OVER (PARTITION BY tr.project_id ORDER BY tr.create_time DESC, tr.id DESC)`.as('position'),
+          sql<number>`ROW_NUMBER() OVER (PARTITION BY tr.project_id ORDER BY tr.create_time DESC, tr.id DESC)`.as(
+            'position',
+          ),
         ])
         .where('p.archiving_strategy', '=', 'RUNS');
-      const due = await db.selectFrom(ranked.as('ranked')).select('id').where('state', '=', 'FINISHED').whereRef('position', '>', 'keep').limit(limit).execute();
+      const due = await db
+        .selectFrom(ranked.as('ranked'))
+        .select('id')
+        .where('state', '=', 'FINISHED')
+        .whereRef('position', '>', 'keep')
+        .limit(limit)
+        .execute();
       return deleteRuns(due.map((row) => row.id));
     },
 
@@ -54,19 +64,33 @@ export function retentionStore(db: Kysely<Tables>, dialect: Dialect) {
      * Projects in which no test has ever run, created before `createdBefore` and not emptied yet:
      * their files are deleted and `archive_time` says when. Answers the projects emptied.
      */
-    async emptyUnusedProjects(createdBefore: number, now: number, limit: number): Promise<Array<{ id: number; files: number }>> {
+    async emptyUnusedProjects(
+      createdBefore: number,
+      now: number,
+      limit: number,
+    ): Promise<Array<{ id: number; files: number }>> {
       const projects = await db
         .selectFrom('projects as p')
         .select('p.id')
         .where('p.create_time', '<', createdBefore)
         .where('p.archive_time', 'is', null)
-        .where((eb) => eb.not(eb.exists(eb.selectFrom('test_runs as tr').select('tr.id').whereRef('tr.project_id', '=', 'p.id'))))
+        .where((eb) =>
+          eb.not(eb.exists(eb.selectFrom('test_runs as tr').select('tr.id').whereRef('tr.project_id', '=', 'p.id'))),
+        )
         .limit(limit)
         .execute();
       const ids = projects.map((project) => project.id);
       if (ids.length === 0) return [];
-      const files = await db.deleteFrom('files').where(inIds(dialect, 'project_id', ids)).returning('project_id').execute();
-      await db.updateTable('projects').set({ archive_time: now }).where(inIds(dialect, 'id', ids)).execute();
+      const files = await db
+        .deleteFrom('files')
+        .where(inIds(dialect, 'project_id', ids))
+        .returning('project_id')
+        .execute();
+      await db
+        .updateTable('projects')
+        .set({ archive_time: now })
+        .where(inIds(dialect, 'id', ids))
+        .execute();
       return ids.map((id) => ({ id, files: files.filter((file) => file.project_id === id).length }));
     },
 
@@ -76,11 +100,23 @@ export function retentionStore(db: Kysely<Tables>, dialect: Dialect) {
         .selectFrom('projects as p')
         .select('p.id')
         .where('p.archive_time', '<', emptiedBefore)
-        .where((eb) => eb.not(eb.exists(eb.selectFrom('test_runs as tr').select('tr.id').whereRef('tr.project_id', '=', 'p.id'))))
+        .where((eb) =>
+          eb.not(eb.exists(eb.selectFrom('test_runs as tr').select('tr.id').whereRef('tr.project_id', '=', 'p.id'))),
+        )
         .limit(limit)
         .execute();
       if (due.length === 0) return [];
-      const rows = await db.deleteFrom('projects').where(inIds(dialect, 'id', due.map((row) => row.id))).returning('id').execute();
+      const rows = await db
+        .deleteFrom('projects')
+        .where(
+          inIds(
+            dialect,
+            'id',
+            due.map((row) => row.id),
+          ),
+        )
+        .returning('id')
+        .execute();
       return rows.map((row) => row.id);
     },
 
@@ -94,7 +130,11 @@ export function retentionStore(db: Kysely<Tables>, dialect: Dialect) {
 
   async function deleteRuns(ids: readonly number[]): Promise<ArchivedRun[]> {
     if (ids.length === 0) return [];
-    const rows = await db.deleteFrom('test_runs').where(inIds(dialect, 'id', ids)).returning(['id', 'project_id']).execute();
+    const rows = await db
+      .deleteFrom('test_runs')
+      .where(inIds(dialect, 'id', ids))
+      .returning(['id', 'project_id'])
+      .execute();
     return rows.map((row) => ({ id: row.id, projectId: row.project_id }));
   }
 }

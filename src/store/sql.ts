@@ -4,7 +4,14 @@
  * (so a listing costs the same number of statements whatever its size).
  */
 import { type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import { type Filter, type FilterValue, type ListQuery, type SortKey, containsPattern, searchPattern } from '../domain/list-query.ts';
+import {
+  type Filter,
+  type FilterValue,
+  type ListQuery,
+  type SortKey,
+  containsPattern,
+  searchPattern,
+} from '../domain/list-query.ts';
 import type { Dialect } from './db.ts';
 
 /**

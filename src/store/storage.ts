@@ -14,14 +14,31 @@ const NOTHING: StorageUsage = { usedBytes: 0, quotaOverrideBytes: null };
 export function storageStore(db: Kysely<Tables>) {
   return {
     async usageOf(userId: number): Promise<StorageUsage> {
-      const row = await db.selectFrom('storage_usage').select(['used_bytes', 'quota_bytes']).where('user_id', '=', userId).executeTakeFirst();
-      return row === undefined ? NOTHING : { usedBytes: Number(row.used_bytes), quotaOverrideBytes: row.quota_bytes === null ? null : Number(row.quota_bytes) };
+      const row = await db
+        .selectFrom('storage_usage')
+        .select(['used_bytes', 'quota_bytes'])
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return row === undefined
+        ? NOTHING
+        : {
+            usedBytes: Number(row.used_bytes),
+            quotaOverrideBytes: row.quota_bytes === null ? null : Number(row.quota_bytes),
+          };
     },
 
     /** Every account's usage that has a row, in one query (operators' listing). */
     async usageOfAll(): Promise<Map<number, StorageUsage>> {
       const rows = await db.selectFrom('storage_usage').select(['user_id', 'used_bytes', 'quota_bytes']).execute();
-      return new Map(rows.map((row) => [row.user_id, { usedBytes: Number(row.used_bytes), quotaOverrideBytes: row.quota_bytes === null ? null : Number(row.quota_bytes) }]));
+      return new Map(
+        rows.map((row) => [
+          row.user_id,
+          {
+            usedBytes: Number(row.used_bytes),
+            quotaOverrideBytes: row.quota_bytes === null ? null : Number(row.quota_bytes),
+          },
+        ]),
+      );
     },
 
     /** The operator's override; null goes back to the plan's default. */

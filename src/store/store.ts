@@ -117,7 +117,8 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
       return module('passwordGuesses', () => passwordGuessesStore(db));
     },
     asUnavailable,
-    transaction: (work) => (db.isTransaction ? work(store) : db.transaction().execute((trx) => work(bind(trx, dialect)))),
+    transaction: (work) =>
+      db.isTransaction ? work(store) : db.transaction().execute((trx) => work(bind(trx, dialect))),
   };
   return store;
 }

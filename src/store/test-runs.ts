@@ -57,8 +57,12 @@ export type TestRunsStore = ReturnType<typeof testRunsStore>;
 
 export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
   const joined = () =>
-    db.selectFrom('test_runs as tr').innerJoin('projects as p', 'p.id', 'tr.project_id').innerJoin('users as u', 'u.id', 'tr.started_by_id');
-  const withNames = <Q extends ReturnType<typeof joined>>(query: Q) => query.selectAll('tr').select(['p.name as project_name', 'u.email as started_by_email']);
+    db
+      .selectFrom('test_runs as tr')
+      .innerJoin('projects as p', 'p.id', 'tr.project_id')
+      .innerJoin('users as u', 'u.id', 'tr.started_by_id');
+  const withNames = <Q extends ReturnType<typeof joined>>(query: Q) =>
+    query.selectAll('tr').select(['p.name as project_name', 'u.email as started_by_email']);
   const records = () => withNames(joined());
 
   return {
@@ -68,7 +72,8 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
      * project row is locked first, until the transaction ends. SQLite's write lock already orders them.
      */
     async insert(run: NewTestRun): Promise<TestRun> {
-      if (dialect === 'postgres') await db.selectFrom('projects').select('id').where('id', '=', run.projectId).forUpdate().execute();
+      if (dialect === 'postgres')
+        await db.selectFrom('projects').select('id').where('id', '=', run.projectId).forUpdate().execute();
       const last = await db
         .selectFrom('test_runs')
         .select((eb) => eb.fn.max('number').as('max'))
@@ -114,7 +119,11 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
     async recentOf(projectIds: readonly number[], perProject: number): Promise<RunRecord[]> {
       if (projectIds.length === 0 || perProject === 0) return [];
       const ranked = records()
-        .select(sql<number>`ROW_NUMBER() OVER (PARTITION BY tr.project_id ORDER BY tr.create_time DESC, tr.id DESC)`.as('rank'))
+        .select(
+          sql<number>`ROW_NUMBER() OVER (PARTITION BY tr.project_id ORDER BY tr.create_time DESC, tr.id DESC)`.as(
+            'rank',
+          ),
+        )
         .where(inIds(dialect, 'tr.project_id', projectIds));
       const rows = await db
         .selectFrom(ranked.as('ranked'))
@@ -164,16 +173,29 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
      * A run that is not finished has no final tallies; `finish` records them. Both write what
      * `runUpdate` (domain/runs.ts) derived from the run's device runs, and nothing else writes a run's state.
      */
-    async setState(runId: number, state: Exclude<TestRunState, 'FINISHED'>, times: { startTime?: number; endTime?: null }): Promise<void> {
+    async setState(
+      runId: number,
+      state: Exclude<TestRunState, 'FINISHED'>,
+      times: { startTime?: number; endTime?: null },
+    ): Promise<void> {
       await db
         .updateTable('test_runs')
-        .set({ state, final_tallies_json: null, ...(times.startTime !== undefined && { start_time: times.startTime }), ...(times.endTime !== undefined && { end_time: times.endTime }) })
+        .set({
+          state,
+          final_tallies_json: null,
+          ...(times.startTime !== undefined && { start_time: times.startTime }),
+          ...(times.endTime !== undefined && { end_time: times.endTime }),
+        })
         .where('id', '=', runId)
         .execute();
     },
 
     /** The run is finished (again, when a late result changed what it adds up to). */
-    async finish(runId: number, times: { startTime?: number; endTime?: number }, tallies: readonly StateTally[]): Promise<void> {
+    async finish(
+      runId: number,
+      times: { startTime?: number; endTime?: number },
+      tallies: readonly StateTally[],
+    ): Promise<void> {
       await db
         .updateTable('test_runs')
         .set({
@@ -205,20 +227,35 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
     },
 
     async insertSecrets(runId: number, sealed: SealedRunSecrets): Promise<void> {
-      await db.insertInto('test_run_secrets').values({ test_run_id: runId, sealed: sealed.ciphertext, key_id: sealed.keyId }).execute();
+      await db
+        .insertInto('test_run_secrets')
+        .values({ test_run_id: runId, sealed: sealed.ciphertext, key_id: sealed.keyId })
+        .execute();
     },
 
     /** The run's secrets, or undefined when it has none. Only the agent's assignment asks. */
     async secretsOf(runId: number): Promise<StoredRunSecrets | undefined> {
-      const row = await db.selectFrom('test_run_secrets').select(['sealed', 'key_id']).where('test_run_id', '=', runId).executeTakeFirst();
+      const row = await db
+        .selectFrom('test_run_secrets')
+        .select(['sealed', 'key_id'])
+        .where('test_run_id', '=', runId)
+        .executeTakeFirst();
       if (row !== undefined) return { sealed: { keyId: row.key_id, ciphertext: row.sealed } };
-      const run = await db.selectFrom('test_runs').select(['id', 'config_json']).where('id', '=', runId).executeTakeFirst();
+      const run = await db
+        .selectFrom('test_runs')
+        .select(['id', 'config_json'])
+        .where('id', '=', runId)
+        .executeTakeFirst();
       const inline = run && readRunSettings(run.config_json, `The settings of test run ${run.id}`).inlineSecrets;
       return inline ? { inline } : undefined;
     },
 
     /** Runs whose secrets were sealed with another key than `keyId`, oldest first, a page at a time. */
-    async secretsSealedWithOtherKey(keyId: string, afterRunId: number, limit: number): Promise<Array<SealedRunSecrets & { testRunId: number }>> {
+    async secretsSealedWithOtherKey(
+      keyId: string,
+      afterRunId: number,
+      limit: number,
+    ): Promise<Array<SealedRunSecrets & { testRunId: number }>> {
       const rows = await db
         .selectFrom('test_run_secrets')
         .select(['test_run_id', 'sealed', 'key_id'])
@@ -243,7 +280,12 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
 
     /** How many runs' secrets each key id sealed. */
     async secretsCountByKeyId(): Promise<Map<string, number>> {
-      const rows = await db.selectFrom('test_run_secrets').select(['key_id']).select((eb) => eb.fn.countAll<number>().as('count')).groupBy('key_id').execute();
+      const rows = await db
+        .selectFrom('test_run_secrets')
+        .select(['key_id'])
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .groupBy('key_id')
+        .execute();
       return new Map(rows.map((row) => [row.key_id, Number(row.count)]));
     },
 

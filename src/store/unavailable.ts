@@ -7,7 +7,8 @@ import { UnavailableError } from '../domain/errors.ts';
 /** PostgreSQL's SQLSTATEs for a server that is going away or not there yet (class 08 is the connection's own). */
 const GONE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
 const GONE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'SQLITE_BUSY']);
-const GONE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+const GONE_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
 
 /**
  * The error as an UnavailableError when it says the database cannot be reached for the moment

@@ -82,12 +82,22 @@ export function usersStore(db: Kysely<Tables>) {
     },
 
     async sealedApiKeyOf(id: number): Promise<SealedApiKey | undefined> {
-      const row = await db.selectFrom('users').select(['api_key_sealed', 'api_key_key_id']).where('id', '=', id).executeTakeFirst();
-      return row?.api_key_sealed == null || row.api_key_key_id == null ? undefined : { keyId: row.api_key_key_id, ciphertext: row.api_key_sealed };
+      const row = await db
+        .selectFrom('users')
+        .select(['api_key_sealed', 'api_key_key_id'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row?.api_key_sealed == null || row.api_key_key_id == null
+        ? undefined
+        : { keyId: row.api_key_key_id, ciphertext: row.api_key_sealed };
     },
 
     /** Users whose key was sealed with another key than `keyId`, oldest first, a page at a time. */
-    async sealedWithOtherKey(keyId: string, afterId: number, limit: number): Promise<Array<SealedApiKey & { userId: number }>> {
+    async sealedWithOtherKey(
+      keyId: string,
+      afterId: number,
+      limit: number,
+    ): Promise<Array<SealedApiKey & { userId: number }>> {
       const rows = await db
         .selectFrom('users')
         .select(['id', 'api_key_sealed', 'api_key_key_id'])
@@ -112,7 +122,12 @@ export function usersStore(db: Kysely<Tables>) {
 
     /** How many keys each key id sealed. */
     async countByKeyId(): Promise<Map<string, number>> {
-      const rows = await db.selectFrom('users').select(['api_key_key_id']).select((eb) => eb.fn.countAll<number>().as('count')).groupBy('api_key_key_id').execute();
+      const rows = await db
+        .selectFrom('users')
+        .select(['api_key_key_id'])
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .groupBy('api_key_key_id')
+        .execute();
       return new Map(rows.map((row) => [row.api_key_key_id ?? '(none)', Number(row.count)]));
     },
 

@@ -29,7 +29,9 @@ export function webSessionsStore(db: Kysely<Tables>) {
     },
 
     /** The signed-in user of a session token, with the session: one statement per request. */
-    async userByTokenHash(hash: string): Promise<{ user: User; csrfToken: string; expiresTime: number; authTime: number } | undefined> {
+    async userByTokenHash(
+      hash: string,
+    ): Promise<{ user: User; csrfToken: string; expiresTime: number; authTime: number } | undefined> {
       const row = await db
         .selectFrom('web_sessions as s')
         .innerJoin('users as u', 'u.id', 's.user_id')
@@ -37,12 +39,18 @@ export function webSessionsStore(db: Kysely<Tables>) {
         .select(['s.csrf_token', 's.expires_time', 's.auth_time'])
         .where('s.token_hash', '=', hash)
         .executeTakeFirst();
-      return row && { user: toUser(row), csrfToken: row.csrf_token, expiresTime: row.expires_time, authTime: row.auth_time };
+      return (
+        row && { user: toUser(row), csrfToken: row.csrf_token, expiresTime: row.expires_time, authTime: row.auth_time }
+      );
     },
 
     /** The password was entered again in this session. */
     async markAuthenticated(hash: string, now: number): Promise<void> {
-      await db.updateTable('web_sessions').set({ auth_time: now, confirm_failures: 0 }).where('token_hash', '=', hash).execute();
+      await db
+        .updateTable('web_sessions')
+        .set({ auth_time: now, confirm_failures: 0 })
+        .where('token_hash', '=', hash)
+        .execute();
     },
 
     /** A wrong password was given to confirm the sign-in: how many so far. */

@@ -35,7 +35,10 @@ function headersFor(method, extra = {}) {
 /** @param {Response} response */
 async function failure(response) {
   const data = await response.json().catch(() => null);
-  return new ApiError(response.status, data?.message ?? data?.error_description ?? `The server answered ${response.status}`);
+  return new ApiError(
+    response.status,
+    data?.message ?? data?.error_description ?? `The server answered ${response.status}`,
+  );
 }
 
 /**
@@ -48,7 +51,12 @@ async function failure(response) {
  */
 export async function api(method, path, body) {
   const headers = headersFor(method, body === undefined ? {} : { 'content-type': 'application/json' });
-  const response = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(path, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (!response.ok) throw await failure(response);
   if (response.status === 204) return null;
   return response.json();
@@ -83,7 +91,13 @@ export function uploadFile(file, onProgress = () => undefined) {
     });
     request.addEventListener('load', () => {
       if (request.status >= 200 && request.status < 300) resolve(request.response);
-      else reject(new ApiError(request.status, request.response?.message ?? `The upload of ${file.name} failed (${request.status})`));
+      else
+        reject(
+          new ApiError(
+            request.status,
+            request.response?.message ?? `The upload of ${file.name} failed (${request.status})`,
+          ),
+        );
     });
     request.addEventListener('error', () => reject(new ApiError(0, `The upload of ${file.name} was interrupted`)));
     const form = new FormData();

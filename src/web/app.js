@@ -66,13 +66,29 @@ function route() {
       return;
     }
   }
-  page('Not found', h('section', {}, h('h1', {}, 'Not found'), h('p', {}, 'Nothing lives at this address. ', h('a', { href: '#/' }, 'Go to the projects'), '.')));
+  page(
+    'Not found',
+    h(
+      'section',
+      {},
+      h('h1', {}, 'Not found'),
+      h('p', {}, 'Nothing lives at this address. ', h('a', { href: '#/' }, 'Go to the projects'), '.'),
+    ),
+  );
 }
 
 /** @param {unknown} error */
 function failed(error) {
   if (error instanceof ApiError && error.status === 401) return signedOut('Your session has ended: sign in again.');
-  page('Problem', h('section', {}, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, /** @type {Error} */ (error).message)));
+  page(
+    'Problem',
+    h(
+      'section',
+      {},
+      h('h1', {}, 'Something went wrong'),
+      h('p', { class: 'error', role: 'alert' }, /** @type {Error} */ (error).message),
+    ),
+  );
 }
 
 async function signedIn() {

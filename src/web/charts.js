@@ -55,27 +55,86 @@ export function lineChart({ id, title, yLabel, points, max, format, width = 640 
 
   const grid = [0, 0.25, 0.5, 0.75, 1].map((fraction) => {
     const value = top * fraction;
-    return svg('g', { class: 'tick' },
+    return svg(
+      'g',
+      { class: 'tick' },
       svg('line', { x1: MARGIN.left, x2: WIDTH - MARGIN.right, y1: y(value), y2: y(value) }),
-      svg('text', { x: MARGIN.left - 8, y: y(value), 'text-anchor': 'end', 'dominant-baseline': 'middle' }, format(value)));
+      svg(
+        'text',
+        { x: MARGIN.left - 8, y: y(value), 'text-anchor': 'end', 'dominant-baseline': 'middle' },
+        format(value),
+      ),
+    );
   });
   const xTicks = (span === 0 ? [0] : [0, 0.5, 1]).map((fraction) =>
-    svg('text', { x: x(span * fraction), y: HEIGHT - MARGIN.bottom + 18, 'text-anchor': span === 0 ? 'middle' : ['start', 'middle', 'end'][fraction * 2] }, seconds(span * fraction)));
-  const line = svg('polyline', { class: 'line', points: points.map((point) => `${x(point.t).toFixed(1)},${y(point.v).toFixed(1)}`).join(' ') });
+    svg(
+      'text',
+      {
+        x: x(span * fraction),
+        y: HEIGHT - MARGIN.bottom + 18,
+        'text-anchor': span === 0 ? 'middle' : ['start', 'middle', 'end'][fraction * 2],
+      },
+      seconds(span * fraction),
+    ),
+  );
+  const line = svg('polyline', {
+    class: 'line',
+    points: points.map((point) => `${x(point.t).toFixed(1)},${y(point.v).toFixed(1)}`).join(' '),
+  });
   // Dots carry each sample's value as a tooltip; beyond a few hundred they would only be noise.
-  const dots = points.length > 300 ? [] : points.map((point) =>
-    svg('circle', { class: 'dot', cx: x(point.t).toFixed(1), cy: y(point.v).toFixed(1), r: 3 }, svg('title', {}, `${seconds(point.t)}: ${format(point.v)}`)));
+  const dots =
+    points.length > 300
+      ? []
+      : points.map((point) =>
+          svg(
+            'circle',
+            { class: 'dot', cx: x(point.t).toFixed(1), cy: y(point.v).toFixed(1), r: 3 },
+            svg('title', {}, `${seconds(point.t)}: ${format(point.v)}`),
+          ),
+        );
 
-  return svg('svg', { class: 'chart', viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'img', 'aria-labelledby': `${id}-title ${id}-desc`, preserveAspectRatio: 'xMidYMid meet' },
+  return svg(
+    'svg',
+    {
+      class: 'chart',
+      viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
+      role: 'img',
+      'aria-labelledby': `${id}-title ${id}-desc`,
+      preserveAspectRatio: 'xMidYMid meet',
+    },
     svg('title', { id: `${id}-title` }, title),
-    svg('desc', { id: `${id}-desc` },
-      `${points.length} sample${points.length === 1 ? '' : 's'} over ${seconds(span)}; peak ${format(peak)}, average ${format(average)}.`),
+    svg(
+      'desc',
+      { id: `${id}-desc` },
+      `${points.length} sample${points.length === 1 ? '' : 's'} over ${seconds(span)}; peak ${format(peak)}, average ${format(average)}.`,
+    ),
     ...grid,
     svg('line', { class: 'axis', x1: MARGIN.left, x2: MARGIN.left, y1: MARGIN.top, y2: MARGIN.top + innerHeight }),
-    svg('line', { class: 'axis', x1: MARGIN.left, x2: WIDTH - MARGIN.right, y1: MARGIN.top + innerHeight, y2: MARGIN.top + innerHeight }),
+    svg('line', {
+      class: 'axis',
+      x1: MARGIN.left,
+      x2: WIDTH - MARGIN.right,
+      y1: MARGIN.top + innerHeight,
+      y2: MARGIN.top + innerHeight,
+    }),
     ...xTicks,
-    svg('text', { class: 'axis-label', x: MARGIN.left + innerWidth / 2, y: HEIGHT - 6, 'text-anchor': 'middle' }, 'Time since the first sample'),
-    svg('text', { class: 'axis-label', x: 14, y: MARGIN.top + innerHeight / 2, 'text-anchor': 'middle', transform: `rotate(-90 14 ${MARGIN.top + innerHeight / 2})` }, yLabel),
+    svg(
+      'text',
+      { class: 'axis-label', x: MARGIN.left + innerWidth / 2, y: HEIGHT - 6, 'text-anchor': 'middle' },
+      'Time since the first sample',
+    ),
+    svg(
+      'text',
+      {
+        class: 'axis-label',
+        x: 14,
+        y: MARGIN.top + innerHeight / 2,
+        'text-anchor': 'middle',
+        transform: `rotate(-90 14 ${MARGIN.top + innerHeight / 2})`,
+      },
+      yLabel,
+    ),
     line,
-    ...dots);
+    ...dots,
+  );
 }

@@ -17,7 +17,8 @@
 export function h(tag, attrs = {}, ...children) {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
-    if (name.startsWith('on') && typeof value === 'function') element.addEventListener(name.slice(2), /** @type {EventListener} */ (value));
+    if (name.startsWith('on') && typeof value === 'function')
+      element.addEventListener(name.slice(2), /** @type {EventListener} */ (value));
     else if (value === true) element.setAttribute(name, '');
     else if (value !== false && value !== null && value !== undefined) element.setAttribute(name, String(value));
   }
@@ -51,10 +52,32 @@ export function badge(state) {
  */
 export function table(label, headings, rows, options = {}) {
   for (const row of rows) for (const index of options.optional ?? []) row.children[index]?.classList.add('optional');
-  return h('div', { class: 'table-wrap' },
-    h('table', { 'aria-label': label, class: options.class },
-      h('thead', {}, h('tr', {}, headings.map((heading, index) => h('th', { scope: 'col', class: options.optional?.includes(index) ? 'optional' : null }, heading)))),
-      h('tbody', {}, rows.length > 0 ? rows : h('tr', {}, h('td', { colspan: headings.length, class: 'muted' }, options.empty ?? 'Nothing yet.')))));
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { 'aria-label': label, class: options.class },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          headings.map((heading, index) =>
+            h('th', { scope: 'col', class: options.optional?.includes(index) ? 'optional' : null }, heading),
+          ),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        rows.length > 0
+          ? rows
+          : h('tr', {}, h('td', { colspan: headings.length, class: 'muted' }, options.empty ?? 'Nothing yet.')),
+      ),
+    ),
+  );
 }
 
 /** @param {number | null | undefined} ms */

@@ -129,7 +129,13 @@ function showProblem(container, error) {
  */
 function keyOf(element) {
   if (element.dataset.key) return element.dataset.key;
-  return [element.tagName, element.getAttribute('href') ?? '', element.getAttribute('name') ?? '', element.getAttribute('aria-label') ?? '', element.textContent.trim()].join('|');
+  return [
+    element.tagName,
+    element.getAttribute('href') ?? '',
+    element.getAttribute('name') ?? '',
+    element.getAttribute('aria-label') ?? '',
+    element.textContent.trim(),
+  ].join('|');
 }
 
 const FOCUSABLE = 'a[href], button, input, select, textarea, summary, [tabindex]';
@@ -141,13 +147,20 @@ const FOCUSABLE = 'a[href], button, input, select, textarea, summary, [tabindex]
 function replaceKeepingFocus(container, view) {
   const active = /** @type {HTMLElement | null} */ (document.activeElement);
   const focusKey = active && container.contains(active) && active !== container ? keyOf(active) : null;
-  const opened = new Set([...container.querySelectorAll('details[open] > summary')].map((summary) => keyOf(/** @type {HTMLElement} */ (summary))));
+  const opened = new Set(
+    [...container.querySelectorAll('details[open] > summary')].map((summary) =>
+      keyOf(/** @type {HTMLElement} */ (summary)),
+    ),
+  );
   for (const summary of view.querySelectorAll('details > summary')) {
-    if (opened.has(keyOf(/** @type {HTMLElement} */ (summary)))) /** @type {HTMLDetailsElement} */ (summary.parentElement).open = true;
+    if (opened.has(keyOf(/** @type {HTMLElement} */ (summary))))
+      /** @type {HTMLDetailsElement} */ (summary.parentElement).open = true;
   }
   container.replaceChildren(view);
   if (focusKey !== null) {
-    const again = /** @type {HTMLElement[]} */ ([...container.querySelectorAll(FOCUSABLE)]).find((element) => keyOf(element) === focusKey);
+    const again = /** @type {HTMLElement[]} */ ([...container.querySelectorAll(FOCUSABLE)]).find(
+      (element) => keyOf(element) === focusKey,
+    );
     again?.focus({ preventScroll: true });
   }
 }

@@ -21,7 +21,10 @@ describe('adb driver', () => {
   const LAB_ACCOUNT = { name: 'lab.pixel7@gmail.com', type: 'com.google' };
 
   beforeAll(async () => {
-    fake = await FakeAdbServer.start([{ serial: PIXEL, accounts: [LAB_ACCOUNT] }, { serial: MOTO, model: 'moto-g5' }]);
+    fake = await FakeAdbServer.start([
+      { serial: PIXEL, accounts: [LAB_ACCOUNT] },
+      { serial: MOTO, model: 'moto-g5' },
+    ]);
     dataDir = fs.mkdtempSync(path.join(root, 'driver-'));
     driver = driverFor(fake, dataDir, {}, logs);
     await driver.listDevices(); // first sight: the baselines are recorded
@@ -35,7 +38,19 @@ describe('adb driver', () => {
     jobs += 1;
     const workDir = path.join(dataDir, 'work', String(jobs));
     fs.mkdirSync(workDir, { recursive: true });
-    return { deviceRunId: jobs, serial: PIXEL, data: [], parameters: {}, timeoutSeconds: 60, locale: 'en_US', deviceSettings: null, launchApp: true, credentials: null, workDir, ...spec };
+    return {
+      deviceRunId: jobs,
+      serial: PIXEL,
+      data: [],
+      parameters: {},
+      timeoutSeconds: 60,
+      locale: 'en_US',
+      deviceSettings: null,
+      launchApp: true,
+      credentials: null,
+      workDir,
+      ...spec,
+    };
   };
   it('cleans: uninstalls what is new, clears the browser, deletes files, reboots, waits for boot, verifies', async () => {
     const pixel = fake.device(PIXEL);
@@ -44,7 +59,9 @@ describe('adb driver', () => {
     const boots = pixel.boots;
     const cleaned = await driver.clean(PIXEL);
     expect(cleaned.ok, cleaned.report).toBe(true);
-    expect(cleaned.report).toMatch(/^uninstalled 2 package\(s\) \(com\.devicecloud\.sample, com\.devicecloud\.trace\.test\), cleared com\.android\.chrome, deleted 2 file\(s\) and folder\(s\) left in storage, turned Wi-Fi on, rebooted; verified against the baseline of /);
+    expect(cleaned.report).toMatch(
+      /^uninstalled 2 package\(s\) \(com\.devicecloud\.sample, com\.devicecloud\.trace\.test\), cleared com\.android\.chrome, deleted 2 file\(s\) and folder\(s\) left in storage, turned Wi-Fi on, rebooted; verified against the baseline of /,
+    );
     expect(pixel.boots).toBe(boots + 1);
     expect(pixel.commands).toContain("'pm' 'clear' 'com.android.chrome'");
     expect(pixel.below('/sdcard/Download')).toEqual([]);
@@ -85,7 +102,12 @@ describe('adb driver', () => {
     try {
       await impatient.listDevices();
       const report = await impatient.clean('SLOWBOOT');
-      expect(report).toMatchObject({ ok: false, report: expect.stringContaining('the phone did not finish booting within 2 s (sys.boot_completed never became 1)') });
+      expect(report).toMatchObject({
+        ok: false,
+        report: expect.stringContaining(
+          'the phone did not finish booting within 2 s (sys.boot_completed never became 1)',
+        ),
+      });
     } finally {
       await impatient.close();
       await slow.close();

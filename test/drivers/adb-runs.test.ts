@@ -25,7 +25,10 @@ describe('adb driver', () => {
   const LAB_ACCOUNT = { name: 'lab.pixel7@gmail.com', type: 'com.google' };
 
   beforeAll(async () => {
-    fake = await FakeAdbServer.start([{ serial: PIXEL, accounts: [LAB_ACCOUNT] }, { serial: MOTO, model: 'moto-g5' }]);
+    fake = await FakeAdbServer.start([
+      { serial: PIXEL, accounts: [LAB_ACCOUNT] },
+      { serial: MOTO, model: 'moto-g5' },
+    ]);
     dataDir = fs.mkdtempSync(path.join(root, 'driver-'));
     driver = driverFor(fake, dataDir, {}, logs);
     await driver.listDevices(); // first sight: the baselines are recorded
@@ -39,7 +42,19 @@ describe('adb driver', () => {
     jobs += 1;
     const workDir = path.join(dataDir, 'work', String(jobs));
     fs.mkdirSync(workDir, { recursive: true });
-    return { deviceRunId: jobs, serial: PIXEL, data: [], parameters: {}, timeoutSeconds: 60, locale: 'en_US', deviceSettings: null, launchApp: true, credentials: null, workDir, ...spec };
+    return {
+      deviceRunId: jobs,
+      serial: PIXEL,
+      data: [],
+      parameters: {},
+      timeoutSeconds: 60,
+      locale: 'en_US',
+      deviceSettings: null,
+      launchApp: true,
+      credentials: null,
+      workDir,
+      ...spec,
+    };
   };
   const until = async (check: () => boolean | Promise<boolean>, ms = 30_000) => {
     for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) if (await check()) return;
@@ -49,14 +64,25 @@ describe('adb driver', () => {
   it('runs instrumentation end to end: installs, passes parameters, reads failures, screenshots them, captures logcat', async () => {
     const pixel = fake.device(PIXEL);
     const { context, steps } = recorder();
-    const result = await driver.execute(job({ ...instrumentation('failing'), parameters: { size: 'medium', 'not an argument': 'x' } }), context);
+    const result = await driver.execute(
+      job({ ...instrumentation('failing'), parameters: { size: 'medium', 'not an argument': 'x' } }),
+      context,
+    );
     expect(result.outcome).toBe('COMPLETED');
     expect(result.testCases!.map((testCase) => `${testCase.methodName}:${testCase.result}`)).toEqual([
-      'testValidLogin:PASSED', 'testAddToCart:PASSED', 'testPayWithExpiredCard:FAILED', 'testPayWithNfc:SKIPPED', 'testPayLater:SKIPPED',
+      'testValidLogin:PASSED',
+      'testAddToCart:PASSED',
+      'testPayWithExpiredCard:FAILED',
+      'testPayWithNfc:SKIPPED',
+      'testPayLater:SKIPPED',
     ]);
     expect(steps).toEqual(['PREPARING', 'INSTALL', 'RUNNING']);
-    expect(pixel.commands).toContain("'am' 'instrument' '-r' '-w' '-e' 'size' 'medium' 'com.devicecloud.failing.test/androidx.test.runner.AndroidJUnitRunner'");
-    expect(pixel.commands.filter((command) => command.startsWith("'pm' 'install' '-r' '-t' '-g' '/data/local/tmp/"))).toHaveLength(2);
+    expect(pixel.commands).toContain(
+      "'am' 'instrument' '-r' '-w' '-e' 'size' 'medium' 'com.devicecloud.failing.test/androidx.test.runner.AndroidJUnitRunner'",
+    );
+    expect(
+      pixel.commands.filter((command) => command.startsWith("'pm' 'install' '-r' '-t' '-g' '/data/local/tmp/")),
+    ).toHaveLength(2);
     const shots = result.artifacts.filter((artifact) => artifact.kind === 'screenshot');
     expect(shots.map((shot) => shot.name)).toEqual(['01-failed-testPayWithExpiredCard.png', '02-final.png']);
     expect(PNG.sync.read(fs.readFileSync(shots[0]!.path)).width).toBe(36);
@@ -70,7 +96,10 @@ describe('adb driver', () => {
     const result = await driver.execute(job(instrumentation('crash')), recorder().context);
     expect(result.outcome).toBe('COMPLETED');
     const crashed = result.testCases!.find((testCase) => testCase.result === 'FAILED')!;
-    expect(crashed).toMatchObject({ methodName: 'testOpenReceipt', errorMessage: 'the app crashed: java.lang.IllegalStateException: receipt must not be null' });
+    expect(crashed).toMatchObject({
+      methodName: 'testOpenReceipt',
+      errorMessage: 'the app crashed: java.lang.IllegalStateException: receipt must not be null',
+    });
     expect(crashed.stacktrace).toContain('at com.devicecloud.sample.ReceiptActivity.onCreate(ReceiptActivity.java:42)');
     expect((await driver.clean(PIXEL)).ok).toBe(true);
   });
@@ -78,22 +107,41 @@ describe('adb driver', () => {
   it('refuses an app the phone will not install as a failed run, and a missing runner likewise', async () => {
     const broken = path.join(root, 'broken.apk');
     fs.writeFileSync(broken, 'not a zip');
-    const refused = await driver.execute(job({ kind: 'instrumentation', app: { path: broken, name: 'broken.apk', properties: { package_name: 'x' } }, tests: apks.get('sample')! }), recorder().context);
-    expect(refused).toMatchObject({ outcome: 'COMPLETED', testCases: [], failReason: expect.stringMatching(/^broken\.apk could not be installed: Failure \[INSTALL_PARSE_FAILED_NOT_APK/) });
+    const refused = await driver.execute(
+      job({
+        kind: 'instrumentation',
+        app: { path: broken, name: 'broken.apk', properties: { package_name: 'x' } },
+        tests: apks.get('sample')!,
+      }),
+      recorder().context,
+    );
+    expect(refused).toMatchObject({
+      outcome: 'COMPLETED',
+      testCases: [],
+      failReason: expect.stringMatching(/^broken\.apk could not be installed: Failure \[INSTALL_PARSE_FAILED_NOT_APK/),
+    });
     const unknown = await testApk(root, 'com.devicecloud.unknown.test');
     const noRunner = await driver.execute(job({ kind: 'instrumentation', app, tests: unknown }), recorder().context);
-    expect(noRunner).toMatchObject({ outcome: 'COMPLETED', testCases: [], failReason: expect.stringContaining('Unable to find instrumentation info') });
+    expect(noRunner).toMatchObject({
+      outcome: 'COMPLETED',
+      testCases: [],
+      failReason: expect.stringContaining('Unable to find instrumentation info'),
+    });
     expect((await driver.clean(PIXEL)).ok).toBe(true);
   });
 
-  it('samples the app\'s CPU and memory every second, on toybox and toolbox top alike', async () => {
+  it("samples the app's CPU and memory every second, on toybox and toolbox top alike", async () => {
     for (const serial of [PIXEL, MOTO]) {
       const { context, samples } = recorder();
       const result = await driver.execute(job({ ...instrumentation('sample'), serial }), context);
       expect(result.outcome).toBe('COMPLETED');
       expect(samples.length).toBeGreaterThanOrEqual(1);
       // 25% of one of eight cores on the Pixel; 6% of the whole phone on the Moto.
-      expect(samples[0]).toMatchObject({ cpuUsage: serial === PIXEL ? 0.031 : 0.06, packageName: 'com.devicecloud.sample', memUsage: expect.any(Number) });
+      expect(samples[0]).toMatchObject({
+        cpuUsage: serial === PIXEL ? 0.031 : 0.06,
+        packageName: 'com.devicecloud.sample',
+        memUsage: expect.any(Number),
+      });
       expect(samples[0]!.memUsage).toBeGreaterThan(40_000);
       expect((await driver.clean(serial)).ok).toBe(true);
     }
@@ -105,25 +153,44 @@ describe('adb driver', () => {
     const pixel = fake.device(PIXEL);
     pixel.crashingActivities.add('com.devicecloud.sample.SettingsActivity');
     try {
-      const result = await driver.execute(job({ kind: 'crawler', app, tests: null, credentials: { username: 'qa', password: 'x' } }), recorder().context);
+      const result = await driver.execute(
+        job({ kind: 'crawler', app, tests: null, credentials: { username: 'qa', password: 'x' } }),
+        recorder().context,
+      );
       expect(result.outcome).toBe('COMPLETED');
-      expect(result.testCases!.map((testCase) => [testCase.methodName, testCase.result, testCase.errorMessage])).toEqual([
+      expect(
+        result.testCases!.map((testCase) => [testCase.methodName, testCase.result, testCase.errorMessage]),
+      ).toEqual([
         ['launch com.devicecloud.sample.MainActivity', 'PASSED', null],
-        ['launch com.devicecloud.sample.SettingsActivity', 'FAILED', 'the app crashed: java.lang.IllegalStateException: receipt must not be null'],
+        [
+          'launch com.devicecloud.sample.SettingsActivity',
+          'FAILED',
+          'the app crashed: java.lang.IllegalStateException: receipt must not be null',
+        ],
         [`monkey 40 events (seed ${jobs})`, 'PASSED', null],
       ]);
       expect(result.testCases![1]!.stacktrace).toContain('ReceiptActivity.onCreate');
-      expect(result.artifacts.filter((artifact) => artifact.kind === 'screenshot').map((artifact) => artifact.name)).toEqual(['01-MainActivity.png', '02-SettingsActivity.png', '03-monkey.png']);
-      const crawlerLog = fs.readFileSync(result.artifacts.find((artifact) => artifact.name === 'crawler.log')!.path, 'utf8');
+      expect(
+        result.artifacts.filter((artifact) => artifact.kind === 'screenshot').map((artifact) => artifact.name),
+      ).toEqual(['01-MainActivity.png', '02-SettingsActivity.png', '03-monkey.png']);
+      const crawlerLog = fs.readFileSync(
+        result.artifacts.find((artifact) => artifact.name === 'crawler.log')!.path,
+        'utf8',
+      );
       expect(crawlerLog).toContain('the crawler does not fill in forms');
-      expect(pixel.commands).toContain(`'monkey' '-p' 'com.devicecloud.sample' '-s' '${jobs}' '--throttle' '10' '--pct-syskeys' '0' '-v' '40'`);
+      expect(pixel.commands).toContain(
+        `'monkey' '-p' 'com.devicecloud.sample' '-s' '${jobs}' '--throttle' '10' '--pct-syskeys' '0' '-v' '40'`,
+      );
     } finally {
       pixel.crashingActivities.clear();
     }
     pixel.monkeyCrashes = true;
     try {
       const result = await driver.execute(job({ kind: 'crawler', app, tests: null }), recorder().context);
-      expect(result.testCases!.at(-1)).toMatchObject({ result: 'FAILED', errorMessage: 'the app crashed: java.lang.IllegalStateException: receipt must not be null' });
+      expect(result.testCases!.at(-1)).toMatchObject({
+        result: 'FAILED',
+        errorMessage: 'the app crashed: java.lang.IllegalStateException: receipt must not be null',
+      });
     } finally {
       pixel.monkeyCrashes = false;
     }

@@ -26,7 +26,10 @@ describe('adb driver', () => {
   const LAB_ACCOUNT = { name: 'lab.pixel7@gmail.com', type: 'com.google' };
 
   beforeAll(async () => {
-    fake = await FakeAdbServer.start([{ serial: PIXEL, accounts: [LAB_ACCOUNT] }, { serial: MOTO, model: 'moto-g5' }]);
+    fake = await FakeAdbServer.start([
+      { serial: PIXEL, accounts: [LAB_ACCOUNT] },
+      { serial: MOTO, model: 'moto-g5' },
+    ]);
     dataDir = fs.mkdtempSync(path.join(root, 'driver-'));
     driver = driverFor(fake, dataDir, {}, logs);
     await driver.listDevices(); // first sight: the baselines are recorded
@@ -40,14 +43,26 @@ describe('adb driver', () => {
     jobs += 1;
     const workDir = path.join(dataDir, 'work', String(jobs));
     fs.mkdirSync(workDir, { recursive: true });
-    return { deviceRunId: jobs, serial: PIXEL, data: [], parameters: {}, timeoutSeconds: 60, locale: 'en_US', deviceSettings: null, launchApp: true, credentials: null, workDir, ...spec };
+    return {
+      deviceRunId: jobs,
+      serial: PIXEL,
+      data: [],
+      parameters: {},
+      timeoutSeconds: 60,
+      locale: 'en_US',
+      deviceSettings: null,
+      launchApp: true,
+      credentials: null,
+      workDir,
+      ...spec,
+    };
   };
   const until = async (check: () => boolean | Promise<boolean>, ms = 30_000) => {
     for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) if (await check()) return;
     throw new Error('condition not met in time');
   };
 
-  it('runs server-side packages with the phone\'s serial and its ADB endpoint in the environment', async () => {
+  it("runs server-side packages with the phone's serial and its ADB endpoint in the environment", async () => {
     // The script speaks the ADB protocol itself (bash's /dev/tcp), as adb or Appium would.
     const script = `set -e
 exec 3<>/dev/tcp/$ANDROID_ADB_SERVER_ADDRESS/$ANDROID_ADB_SERVER_PORT
@@ -65,7 +80,15 @@ XML
     process.env.DEVICECLOUD_AGENT_TOKEN = 'dca_never_leaks_0000';
     let result;
     try {
-      result = await driver.execute(job({ kind: 'server-side', app, tests: { path: tests, name: 'server-side.zip', properties: {} }, parameters: { BASE_URL: 'https://staging', ANDROID_SERIAL: 'other' } }), recorder().context);
+      result = await driver.execute(
+        job({
+          kind: 'server-side',
+          app,
+          tests: { path: tests, name: 'server-side.zip', properties: {} },
+          parameters: { BASE_URL: 'https://staging', ANDROID_SERIAL: 'other' },
+        }),
+        recorder().context,
+      );
     } finally {
       delete process.env.DEVICECLOUD_AGENT_TOKEN;
     }
@@ -74,16 +97,27 @@ XML
     const junit = fs.readFileSync(result.artifacts.find((artifact) => artifact.kind === 'junit')!.path, 'utf8');
     expect(junit).toContain('name="model Pixel 7"');
     const env = fs.readFileSync(result.artifacts.find((artifact) => artifact.name === 'env.txt')!.path, 'utf8');
-    for (const line of [`ANDROID_SERIAL=${PIXEL}`, `ADB_SERVER_SOCKET=localfilesystem:${path.join(dataDir, 'work', String(jobs), 'box', 'adb.sock')}`, 'ANDROID_ADB_SERVER_ADDRESS=127.0.0.1', 'APP_PACKAGE=com.devicecloud.sample', 'APP_ACTIVITY=com.devicecloud.sample.MainActivity', 'DEVICE_API_LEVEL=34', 'BASE_URL=https://staging']) expect(env).toContain(line);
+    for (const line of [
+      `ANDROID_SERIAL=${PIXEL}`,
+      `ADB_SERVER_SOCKET=localfilesystem:${path.join(dataDir, 'work', String(jobs), 'box', 'adb.sock')}`,
+      'ANDROID_ADB_SERVER_ADDRESS=127.0.0.1',
+      'APP_PACKAGE=com.devicecloud.sample',
+      'APP_ACTIVITY=com.devicecloud.sample.MainActivity',
+      'DEVICE_API_LEVEL=34',
+      'BASE_URL=https://staging',
+    ])
+      expect(env).toContain(line);
     // The host's ADB server, which reaches every phone, is named nowhere: only the run's endpoint is.
     expect(env).not.toContain(String(fake.port));
     expect(env).not.toContain('ANDROID_SERIAL=other');
     expect(env).not.toContain('dca_never_leaks');
-    expect(result.artifacts.map((artifact) => artifact.name)).toEqual(expect.arrayContaining(['test.log', 'logcat.txt', '01-final.png']));
+    expect(result.artifacts.map((artifact) => artifact.name)).toEqual(
+      expect.arrayContaining(['test.log', 'logcat.txt', '01-final.png']),
+    );
     expect((await driver.clean(PIXEL)).ok).toBe(true);
   });
 
-  it('gives a server-side script its own phone only: the other phone, the server\'s stop and garbage are refused, its own phone still answers', async () => {
+  it("gives a server-side script its own phone only: the other phone, the server's stop and garbage are refused, its own phone still answers", async () => {
     // The script plays the attacker through its endpoint's port (bash's /dev/tcp) and, where the
     // host has adb, through ADB_SERVER_SOCKET as the adb command line finds it.
     const script = `
@@ -97,14 +131,27 @@ fi
     const tests = path.join(root, 'one-device.zip');
     fs.writeFileSync(tests, await zip([['run-tests.sh', script, 0o100755]]));
     const moto = fake.device(MOTO).commands.length;
-    const result = await driver.execute(job({ kind: 'server-side', app, tests: { path: tests, name: 'one-device.zip', properties: {} }, parameters: { OTHER: MOTO } }), recorder().context);
+    const result = await driver.execute(
+      job({
+        kind: 'server-side',
+        app,
+        tests: { path: tests, name: 'one-device.zip', properties: {} },
+        parameters: { OTHER: MOTO },
+      }),
+      recorder().context,
+    );
     expect(result.outcome, result.failReason ?? '').toBe('COMPLETED');
-    const output = (name: string) => fs.readFileSync(result.artifacts.find((artifact) => artifact.name === name)!.path, 'utf8');
+    const output = (name: string) =>
+      fs.readFileSync(result.artifacts.find((artifact) => artifact.name === name)!.path, 'utf8');
     const hex = (text: string) => `${text.length.toString(16).padStart(4, '0')}${text}`;
     const refused = `device '${MOTO}' is not this run's device: this ADB endpoint serves ${PIXEL} only`;
-    expect(output('wire.txt')).toBe(`OKAY${hex(`${PIXEL}\tdevice\n`)}\nFAIL${hex(refused)}\nFAIL${hex('the ADB server is shared by every phone on this host: a run may not stop it')}\n`);
+    expect(output('wire.txt')).toBe(
+      `OKAY${hex(`${PIXEL}\tdevice\n`)}\nFAIL${hex(refused)}\nFAIL${hex('the ADB server is shared by every phone on this host: a run may not stop it')}\n`,
+    );
     if (fs.existsSync('/usr/bin/adb')) {
-      expect(output('adb.txt')).toBe(`List of devices attached\n${PIXEL}\tdevice\n\nerror: ${refused}\nPixel 7\ndevice\n`);
+      expect(output('adb.txt')).toBe(
+        `List of devices attached\n${PIXEL}\tdevice\n\nerror: ${refused}\nPixel 7\ndevice\n`,
+      );
     }
     expect(fake.device(MOTO).commands).toHaveLength(moto);
     expect(fake.killed).toBe(false);
@@ -137,19 +184,35 @@ exit 3
     fs.writeFileSync(tests, await zip([['run-tests.sh', script, 0o100755]]));
     const publicDir = fs.mkdtempSync(path.join(root, 'public-'));
     // A small memory limit: its per-process backstop (4 × 128 MiB of address space) is the script's, not the relay's (Node needs more).
-    const isolated = driverFor(fake, publicDir, { sandbox: testSandbox(publicDir, { network: 'none', limits: { memoryMb: 128 } }) });
+    const isolated = driverFor(fake, publicDir, {
+      sandbox: testSandbox(publicDir, { network: 'none', limits: { memoryMb: 128 } }),
+    });
     // A service of the host's own (its database, say), on the loopback.
     const hostService = net.createServer((socket) => socket.end('host secret'));
     await new Promise<void>((resolve) => hostService.listen(0, '127.0.0.1', resolve));
-    fake.device(PIXEL).tcpServices.set('tcp:6790', (socket) => socket.once('data', (request) => socket.end(`uiautomator2 of Pixel answers ${request}`)));
+    fake
+      .device(PIXEL)
+      .tcpServices.set('tcp:6790', (socket) =>
+        socket.once('data', (request) => socket.end(`uiautomator2 of Pixel answers ${request}`)),
+      );
     const requests = fake.requests.length;
     try {
       await isolated.listDevices();
       const result = await isolated.execute(
-        job({ kind: 'server-side', app, tests: { path: tests, name: 'public-adb.zip', properties: {} }, parameters: { OTHER: MOTO, HOST_ADB: String(fake.port), HOST_OTHER: String((hostService.address() as net.AddressInfo).port) } }),
+        job({
+          kind: 'server-side',
+          app,
+          tests: { path: tests, name: 'public-adb.zip', properties: {} },
+          parameters: {
+            OTHER: MOTO,
+            HOST_ADB: String(fake.port),
+            HOST_OTHER: String((hostService.address() as net.AddressInfo).port),
+          },
+        }),
         recorder().context,
       );
-      const output = (name: string) => fs.readFileSync(result.artifacts.find((artifact) => artifact.name === name)!.path, 'utf8');
+      const output = (name: string) =>
+        fs.readFileSync(result.artifacts.find((artifact) => artifact.name === name)!.path, 'utf8');
       const hex = (text: string) => `${text.length.toString(16).padStart(4, '0')}${text}`;
       const refused = `device '${MOTO}' is not this run's device: this ADB endpoint serves ${PIXEL} only`;
       // The relay ran the script, inside its PID namespace, and handed back its exit code.
@@ -160,9 +223,13 @@ exit 3
       expect(output('wire.txt')).toBe(`OKAY${hex(`${PIXEL}\tdevice\n`)}\nFAIL${hex(refused)}\n`);
       // (c) nothing of the host's loopback.
       expect(output('host.txt')).not.toContain('REACHED');
-      for (const port of [fake.port, (hostService.address() as net.AddressInfo).port]) expect(output('host.txt')).toContain(`/dev/tcp/127.0.0.1/${port}: Connection refused`);
+      for (const port of [fake.port, (hostService.address() as net.AddressInfo).port])
+        expect(output('host.txt')).toContain(`/dev/tcp/127.0.0.1/${port}: Connection refused`);
       // (b) the forward, made inside the sandbox, reaches the phone's service.
-      if (fs.existsSync('/usr/bin/adb')) expect(output('adb.txt')).toBe(`List of devices attached\n${PIXEL}\tdevice\n\nerror: ${refused}\n8200\n${PIXEL} tcp:8200 tcp:6790\n\n`);
+      if (fs.existsSync('/usr/bin/adb'))
+        expect(output('adb.txt')).toBe(
+          `List of devices attached\n${PIXEL}\tdevice\n\nerror: ${refused}\n8200\n${PIXEL} tcp:8200 tcp:6790\n\n`,
+        );
       else expect(output('adb.txt')).toBe(`OKAYOKAY${hex('8200')}`);
       expect(output('service.txt')).toBe('uiautomator2 of Pixel answers GET /status');
       expect(output('removed.txt')).toContain('/dev/tcp/127.0.0.1/8200: Connection refused');
@@ -170,7 +237,9 @@ exit 3
       expect(fake.requests.slice(requests).filter((request) => request.includes('forward:'))).toEqual([]);
       expect(fake.forwards.list()).toBe('');
       expect(processesWith(path.join(dataDir, 'work', String(jobs), 'box', 'adb.sock'))).toEqual([]);
-      expect(fs.readdirSync(path.join(dataDir, 'work', String(jobs), 'box')).filter((name) => name.endsWith('.sock'))).toEqual([]);
+      expect(
+        fs.readdirSync(path.join(dataDir, 'work', String(jobs), 'box')).filter((name) => name.endsWith('.sock')),
+      ).toEqual([]);
       expect((await isolated.clean(PIXEL)).ok).toBe(true);
     } finally {
       fake.device(PIXEL).tcpServices.delete('tcp:6790');
@@ -181,13 +250,21 @@ exit 3
 
   it('stops a script running under its relay (public flavour) promptly, the relay with it', async () => {
     const tests = path.join(root, 'endless-public.zip');
-    fs.writeFileSync(tests, await zip([['run-tests.sh', 'trap "" TERM\ntouch "$OUTPUT_DIR/started"\nwhile true; do sleep 0.1; done\n', 0o100755]]));
+    fs.writeFileSync(
+      tests,
+      await zip([
+        ['run-tests.sh', 'trap "" TERM\ntouch "$OUTPUT_DIR/started"\nwhile true; do sleep 0.1; done\n', 0o100755],
+      ]),
+    );
     const publicDir = fs.mkdtempSync(path.join(root, 'public-'));
     const isolated = driverFor(fake, publicDir, { sandbox: testSandbox(publicDir, { network: 'none' }) });
     const controller = new AbortController();
     try {
       await isolated.listDevices();
-      const running = isolated.execute(job({ kind: 'server-side', app, tests: { path: tests, name: 'endless-public.zip', properties: {} } }), recorder(controller.signal).context);
+      const running = isolated.execute(
+        job({ kind: 'server-side', app, tests: { path: tests, name: 'endless-public.zip', properties: {} } }),
+        recorder(controller.signal).context,
+      );
       await until(() => fs.existsSync(path.join(dataDir, 'work', String(jobs), 'box', 'output', 'started')), 10_000);
       expect(processesWith(path.join(dataDir, 'work', String(jobs), 'box', 'adb.sock')).length).toBeGreaterThan(0);
       const started = Date.now();
@@ -206,7 +283,10 @@ exit 3
     const tests = path.join(root, 'endless.zip');
     fs.writeFileSync(tests, await zip([['run-tests.sh', 'trap "" TERM\nwhile true; do sleep 0.1; done\n', 0o100755]]));
     const controller = new AbortController();
-    const running = driver.execute(job({ kind: 'server-side', app, tests: { path: tests, name: 'endless.zip', properties: {} } }), recorder(controller.signal).context);
+    const running = driver.execute(
+      job({ kind: 'server-side', app, tests: { path: tests, name: 'endless.zip', properties: {} } }),
+      recorder(controller.signal).context,
+    );
     // Stopped once the script runs with children: a `sleep` of this run's (its environment names the run's ADB socket).
     const ofThisRun = path.join(dataDir, 'work', String(jobs), 'box', 'adb.sock');
     const isSleep = (pid: number) => {

@@ -28,7 +28,10 @@ describe('adb driver', () => {
   const LAB_ACCOUNT = { name: 'lab.pixel7@gmail.com', type: 'com.google' };
 
   beforeAll(async () => {
-    fake = await FakeAdbServer.start([{ serial: PIXEL, accounts: [LAB_ACCOUNT] }, { serial: MOTO, model: 'moto-g5' }]);
+    fake = await FakeAdbServer.start([
+      { serial: PIXEL, accounts: [LAB_ACCOUNT] },
+      { serial: MOTO, model: 'moto-g5' },
+    ]);
     dataDir = fs.mkdtempSync(path.join(root, 'driver-'));
     driver = driverFor(fake, dataDir, {}, logs);
     await driver.listDevices(); // first sight: the baselines are recorded
@@ -42,7 +45,19 @@ describe('adb driver', () => {
     jobs += 1;
     const workDir = path.join(dataDir, 'work', String(jobs));
     fs.mkdirSync(workDir, { recursive: true });
-    return { deviceRunId: jobs, serial: PIXEL, data: [], parameters: {}, timeoutSeconds: 60, locale: 'en_US', deviceSettings: null, launchApp: true, credentials: null, workDir, ...spec };
+    return {
+      deviceRunId: jobs,
+      serial: PIXEL,
+      data: [],
+      parameters: {},
+      timeoutSeconds: 60,
+      locale: 'en_US',
+      deviceSettings: null,
+      launchApp: true,
+      credentials: null,
+      workDir,
+      ...spec,
+    };
   };
   const until = async (check: () => boolean | Promise<boolean>, ms = 30_000) => {
     for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) if (await check()) return;
@@ -54,13 +69,20 @@ describe('adb driver', () => {
     let seen: unknown = null;
     pixel.instrumentations.set('com.devicecloud.sample.test', {
       output: (device) => {
-        seen = { wifi: device.settings.get('global/wifi_on'), app: device.appLocales.get('com.devicecloud.sample'), tests: device.appLocales.get('com.devicecloud.sample.test') };
+        seen = {
+          wifi: device.settings.get('global/wifi_on'),
+          app: device.appLocales.get('com.devicecloud.sample'),
+          tests: device.appLocales.get('com.devicecloud.sample.test'),
+        };
         return recording('instrument-passing.txt');
       },
       durationMs: 200,
     });
     try {
-      const result = await driver.execute(job({ ...instrumentation('sample'), deviceSettings: { locale: 'fi_FI', wifi: false, googleAccount: null } }), recorder().context);
+      const result = await driver.execute(
+        job({ ...instrumentation('sample'), deviceSettings: { locale: 'fi_FI', wifi: false, googleAccount: null } }),
+        recorder().context,
+      );
       expect(result.outcome).toBe('COMPLETED');
       expect(seen).toEqual({ wifi: '0', app: 'fi-FI', tests: 'fi-FI' });
     } finally {
@@ -75,13 +97,51 @@ describe('adb driver', () => {
 
   it('says plainly which settings it cannot apply, before touching the phone', async () => {
     const motoCommands = fake.device(MOTO).commands.length;
-    const account = await driver.execute(job({ ...instrumentation('sample'), serial: MOTO, deviceSettings: { locale: null, wifi: null, googleAccount: { email: 'qa@example.com', password: 'x' } } }), recorder().context);
-    expect(account).toMatchObject({ outcome: 'REFUSED', failReason: 'the device settings could not be applied: signing in a Google account is automated from Android 8 (API 26); this phone runs API 24' });
-    expect(fake.device(MOTO).commands.slice(motoCommands).some((command) => command.includes('ADD_ACCOUNT_SETTINGS'))).toBe(false);
-    const untypable = await driver.execute(job({ ...instrumentation('sample'), deviceSettings: { locale: null, wifi: null, googleAccount: { email: 'qa@example.com', password: 'pässwörd' } } }), recorder().context);
-    expect(untypable).toMatchObject({ outcome: 'REFUSED', failReason: 'the device settings could not be applied: the password holds characters that `input text` cannot type (only printable ASCII, and not "%s")' });
-    const old = await driver.execute(job({ ...instrumentation('sample'), serial: MOTO, deviceSettings: { locale: 'de_DE', wifi: null, googleAccount: null } }), recorder().context);
-    expect(old).toMatchObject({ outcome: 'REFUSED', failReason: expect.stringContaining('below Android 13 the locale can only be set as the system locale, which needs a rooted phone') });
+    const account = await driver.execute(
+      job({
+        ...instrumentation('sample'),
+        serial: MOTO,
+        deviceSettings: { locale: null, wifi: null, googleAccount: { email: 'qa@example.com', password: 'x' } },
+      }),
+      recorder().context,
+    );
+    expect(account).toMatchObject({
+      outcome: 'REFUSED',
+      failReason:
+        'the device settings could not be applied: signing in a Google account is automated from Android 8 (API 26); this phone runs API 24',
+    });
+    expect(
+      fake
+        .device(MOTO)
+        .commands.slice(motoCommands)
+        .some((command) => command.includes('ADD_ACCOUNT_SETTINGS')),
+    ).toBe(false);
+    const untypable = await driver.execute(
+      job({
+        ...instrumentation('sample'),
+        deviceSettings: { locale: null, wifi: null, googleAccount: { email: 'qa@example.com', password: 'pässwörd' } },
+      }),
+      recorder().context,
+    );
+    expect(untypable).toMatchObject({
+      outcome: 'REFUSED',
+      failReason:
+        'the device settings could not be applied: the password holds characters that `input text` cannot type (only printable ASCII, and not "%s")',
+    });
+    const old = await driver.execute(
+      job({
+        ...instrumentation('sample'),
+        serial: MOTO,
+        deviceSettings: { locale: 'de_DE', wifi: null, googleAccount: null },
+      }),
+      recorder().context,
+    );
+    expect(old).toMatchObject({
+      outcome: 'REFUSED',
+      failReason: expect.stringContaining(
+        'below Android 13 the locale can only be set as the system locale, which needs a rooted phone',
+      ),
+    });
     expect([...fake.device(MOTO).packages.keys()]).not.toContain('com.devicecloud.sample');
   });
 
@@ -91,7 +151,14 @@ describe('adb driver', () => {
     const rooted = fake.device('ROOTEDMOTO');
     expect((await driver.clean('ROOTEDMOTO')).ok).toBe(true);
     const boots = rooted.boots;
-    const result = await driver.execute(job({ ...instrumentation('sample'), serial: 'ROOTEDMOTO', deviceSettings: { locale: 'de_DE', wifi: null, googleAccount: null } }), recorder().context);
+    const result = await driver.execute(
+      job({
+        ...instrumentation('sample'),
+        serial: 'ROOTEDMOTO',
+        deviceSettings: { locale: 'de_DE', wifi: null, googleAccount: null },
+      }),
+      recorder().context,
+    );
     expect(result.outcome).toBe('COMPLETED');
     expect(rooted.boots).toBe(boots + 1);
     expect(rooted.props.get('persist.sys.locale')).toBe('de-DE');
@@ -103,18 +170,24 @@ describe('adb driver', () => {
 
   /** Everything the driver wrote or said: its log, the results and reports given, and every file under its data dir (baselines, artifacts). */
   function expectNowhere(secret: string, said: readonly unknown[]) {
-    const files = (fs.readdirSync(dataDir, { recursive: true, withFileTypes: true }) as fs.Dirent[]).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
+    const files = (fs.readdirSync(dataDir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+      .filter((entry) => entry.isFile())
+      .map((entry) => path.join(entry.parentPath, entry.name));
     expect(files.length).toBeGreaterThan(0);
     for (const form of [secret, secret.replaceAll(' ', '%s')]) {
       expect(logs.filter((line) => line.includes(form))).toEqual([]);
-      expect(said.map((each) => JSON.stringify(each)).filter((text) => text.includes(JSON.stringify(form).slice(1, -1)) || text.includes(form))).toEqual([]);
+      expect(
+        said
+          .map((each) => JSON.stringify(each))
+          .filter((text) => text.includes(JSON.stringify(form).slice(1, -1)) || text.includes(form)),
+      ).toEqual([]);
       expect(files.filter((file) => fs.readFileSync(file, 'latin1').includes(form))).toEqual([]);
     }
   }
   /** How a word reaches the phone's shell: adbkit single-quotes it. */
   const quoted = (word: string) => `'${word.replaceAll("'", `'"'"'`)}'`;
 
-  it('signs a Google account in through the add-account screens, and cleaning removes it through Settings and keeps the baseline\'s', async () => {
+  it("signs a Google account in through the add-account screens, and cleaning removes it through Settings and keeps the baseline's", async () => {
     const pixel = fake.device(PIXEL);
     const email = 'qa.devicecloud@gmail.com';
     const password = GOOGLE_USERS[email]!.password;
@@ -130,14 +203,22 @@ describe('adb driver', () => {
     const logsFrom = logs.length;
     let result;
     try {
-      result = await driver.execute(job({ ...instrumentation('sample'), deviceSettings: { locale: null, wifi: false, googleAccount: { email, password } } }), recorder().context);
+      result = await driver.execute(
+        job({
+          ...instrumentation('sample'),
+          deviceSettings: { locale: null, wifi: false, googleAccount: { email, password } },
+        }),
+        recorder().context,
+      );
     } finally {
       pixel.instrumentations.delete('com.devicecloud.sample.test');
     }
     expect(result.outcome, result.failReason ?? '').toBe('COMPLETED');
     expect(during).toEqual([`${LAB_ACCOUNT.name} (com.google)`, `${email} (com.google)`]);
     const sent = pixel.commands.slice(from);
-    const opened = sent.indexOf("'am' 'start' '-a' 'android.settings.ADD_ACCOUNT_SETTINGS' '--esa' 'account_types' 'com.google'");
+    const opened = sent.indexOf(
+      "'am' 'start' '-a' 'android.settings.ADD_ACCOUNT_SETTINGS' '--esa' 'account_types' 'com.google'",
+    );
     // Signed in first: it needs the network that the run then turns off, and nothing is installed yet.
     expect(opened).toBeGreaterThan(-1);
     expect(opened).toBeLessThan(sent.indexOf("'svc' 'wifi' 'disable'"));
@@ -148,7 +229,12 @@ describe('adb driver', () => {
     expect(sent.filter((command) => command === "'input' 'keyevent' 'KEYCODE_ENTER'")).toHaveLength(2);
     expect(sent.filter((command) => command.startsWith('uiautomator dump /data/local/tmp/'))).not.toHaveLength(0);
     expect(pixel.below('/data/local/tmp')).toEqual([]);
-    expect(logs.slice(logsFrom).filter((line) => line.includes('Google sign-in')).map((line) => line.replace(`${PIXEL}: the Google sign-in of ${email}: `, ''))).toEqual([
+    expect(
+      logs
+        .slice(logsFrom)
+        .filter((line) => line.includes('Google sign-in'))
+        .map((line) => line.replace(`${PIXEL}: the Google sign-in of ${email}: `, '')),
+    ).toEqual([
       '"Sign in": typed the e-mail address, pressed Enter',
       '"Welcome": typed the password, pressed Enter',
       '"Add phone number?": tapped "Skip"',
@@ -164,7 +250,12 @@ describe('adb driver', () => {
     expect(cleaned.report).toContain(`removed the Google account(s) ${email}, rebooted`);
     expect(pixel.accounts).toEqual([LAB_ACCOUNT]);
     expect(pixel.commands.slice(cleanedFrom)).toContain("'am' 'start' '-a' 'android.settings.SYNC_SETTINGS'");
-    expect(logs.slice(logsFrom).filter((line) => line.includes('removing the Google account')).map((line) => line.replace(`${PIXEL}: removing the Google account ${email}: `, ''))).toEqual([
+    expect(
+      logs
+        .slice(logsFrom)
+        .filter((line) => line.includes('removing the Google account'))
+        .map((line) => line.replace(`${PIXEL}: removing the Google account ${email}: `, '')),
+    ).toEqual([
       '"Passwords, passkeys & accounts": opened the account',
       `"${email}": tapped "Remove account"`,
       '"Remove account?": confirmed "Remove account"',
@@ -173,20 +264,46 @@ describe('adb driver', () => {
     expectNowhere(password, [result, cleaned]);
   });
 
-  it('ends a run whose sign-in Google refuses as REFUSED naming the screen (a wrong password, a second factor, an unknown account); a page it does not know is the phone\'s failure', async () => {
+  it("ends a run whose sign-in Google refuses as REFUSED naming the screen (a wrong password, a second factor, an unknown account); a page it does not know is the phone's failure", async () => {
     const pixel = fake.device(PIXEL);
-    const attempt = async (email: string, password: string) => driver.execute(job({ ...instrumentation('sample'), deviceSettings: { locale: null, wifi: null, googleAccount: { email, password } } }), recorder().context);
+    const attempt = async (email: string, password: string) =>
+      driver.execute(
+        job({
+          ...instrumentation('sample'),
+          deviceSettings: { locale: null, wifi: null, googleAccount: { email, password } },
+        }),
+        recorder().context,
+      );
     const prefix = 'the device settings could not be applied: the Google sign-in of';
 
     const wrong = await attempt('qa.devicecloud@gmail.com', 'not the password');
-    expect(wrong).toMatchObject({ outcome: 'REFUSED', failReason: `${prefix} qa.devicecloud@gmail.com stopped at "Wrong password. Try again or click Forgot password to reset it.": the password is wrong` });
-    const twoStep = await attempt('qa.2sv.devicecloud@gmail.com', GOOGLE_USERS['qa.2sv.devicecloud@gmail.com']!.password);
-    expect(twoStep).toMatchObject({ outcome: 'REFUSED', failReason: `${prefix} qa.2sv.devicecloud@gmail.com stopped at "2-Step Verification": the account asks for a second factor (2-Step Verification); use an account without it on test devices` });
+    expect(wrong).toMatchObject({
+      outcome: 'REFUSED',
+      failReason: `${prefix} qa.devicecloud@gmail.com stopped at "Wrong password. Try again or click Forgot password to reset it.": the password is wrong`,
+    });
+    const twoStep = await attempt(
+      'qa.2sv.devicecloud@gmail.com',
+      GOOGLE_USERS['qa.2sv.devicecloud@gmail.com']!.password,
+    );
+    expect(twoStep).toMatchObject({
+      outcome: 'REFUSED',
+      failReason: `${prefix} qa.2sv.devicecloud@gmail.com stopped at "2-Step Verification": the account asks for a second factor (2-Step Verification); use an account without it on test devices`,
+    });
     const unknown = await attempt('nobody.devicecloud@gmail.com', 'whatever it is');
-    expect(unknown).toMatchObject({ outcome: 'REFUSED', failReason: `${prefix} nobody.devicecloud@gmail.com stopped at "Couldn’t find your Google Account": Google knows no such account` });
+    expect(unknown).toMatchObject({
+      outcome: 'REFUSED',
+      failReason: `${prefix} nobody.devicecloud@gmail.com stopped at "Couldn’t find your Google Account": Google knows no such account`,
+    });
     const started = Date.now();
-    const page = await attempt('qa.recovery.devicecloud@gmail.com', GOOGLE_USERS['qa.recovery.devicecloud@gmail.com']!.password);
-    expect(page).toMatchObject({ outcome: 'INFRA_ERROR', failReason: 'preparing the phone failed: the Google sign-in of qa.recovery.devicecloud@gmail.com stopped: a page it does not know: "Protect your account"' });
+    const page = await attempt(
+      'qa.recovery.devicecloud@gmail.com',
+      GOOGLE_USERS['qa.recovery.devicecloud@gmail.com']!.password,
+    );
+    expect(page).toMatchObject({
+      outcome: 'INFRA_ERROR',
+      failReason:
+        'preparing the phone failed: the Google sign-in of qa.recovery.devicecloud@gmail.com stopped: a page it does not know: "Protect your account"',
+    });
     // The screen's own deadline (1.5 s here), not the flow's.
     expect(Date.now() - started).toBeLessThan(5000);
 
@@ -197,7 +314,8 @@ describe('adb driver', () => {
     expect(cleaned.ok, cleaned.report).toBe(true);
     expect(pixel.screen.name).toBe('launcher');
     expectNowhere('not the password', [wrong]);
-    for (const user of Object.values(GOOGLE_USERS)) expectNowhere(user.password, [wrong, twoStep, unknown, page, cleaned]);
+    for (const user of Object.values(GOOGLE_USERS))
+      expectNowhere(user.password, [wrong, twoStep, unknown, page, cleaned]);
   });
 
   it('stops signing in at once when the run is stopped', async () => {
@@ -205,7 +323,20 @@ describe('adb driver', () => {
     pixel.checkingMs = 60_000;
     try {
       const controller = new AbortController();
-      const running = driver.execute(job({ ...instrumentation('sample'), deviceSettings: { locale: null, wifi: null, googleAccount: { email: 'qa.devicecloud@gmail.com', password: GOOGLE_USERS['qa.devicecloud@gmail.com']!.password } } }), recorder(controller.signal).context);
+      const running = driver.execute(
+        job({
+          ...instrumentation('sample'),
+          deviceSettings: {
+            locale: null,
+            wifi: null,
+            googleAccount: {
+              email: 'qa.devicecloud@gmail.com',
+              password: GOOGLE_USERS['qa.devicecloud@gmail.com']!.password,
+            },
+          },
+        }),
+        recorder(controller.signal).context,
+      );
       await until(() => pixel.screen.name === 'google-checking');
       const stopped = Date.now();
       controller.abort();
@@ -225,7 +356,9 @@ describe('adb driver', () => {
     try {
       const stuck = await driver.clean(PIXEL);
       expect(stuck.ok).toBe(false);
-      expect(stuck.report).toContain('removing the Google account left.behind@gmail.com: Settings refused ("This change isn\'t allowed by your admin")');
+      expect(stuck.report).toContain(
+        'removing the Google account left.behind@gmail.com: Settings refused ("This change isn\'t allowed by your admin")',
+      );
       expect(stuck.report).toContain('Google account(s) still signed in: left.behind@gmail.com');
       expect(pixel.screen.name).toBe('launcher');
     } finally {
@@ -250,16 +383,27 @@ describe('adb driver', () => {
 describe('reading the screen and the accounts', () => {
   const phone = () => new FakeDevice({ serial: 'SCREEN1' });
 
-  it('answers `uiautomator dump` on one line, in UI Automator\'s format, and reads it back', () => {
+  it("answers `uiautomator dump` on one line, in UI Automator's format, and reads it back", () => {
     const device = phone();
     startActivity(device, 'android.settings.ADD_ACCOUNT_SETTINGS');
     device.checkingMs = 0;
     const email = dumpScreen(device);
-    expect(email.startsWith(`<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.google.android.gms" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][1080,2400]">`)).toBe(true);
+    expect(
+      email.startsWith(
+        `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.google.android.gms" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][1080,2400]">`,
+      ),
+    ).toBe(true);
     expect(email).not.toContain('\n');
     expect(email).not.toContain('<!--');
-    const field = parseUiDump(`UI hierchary dumped to: /data/local/tmp/x.xml\n${email}`)!.find((node) => node.resourceId === 'identifierId')!;
-    expect(field).toMatchObject({ className: 'android.widget.EditText', clickable: true, password: false, bounds: { left: 63, top: 584, right: 1017, bottom: 752 } });
+    const field = parseUiDump(`UI hierchary dumped to: /data/local/tmp/x.xml\n${email}`)!.find(
+      (node) => node.resourceId === 'identifierId',
+    )!;
+    expect(field).toMatchObject({
+      className: 'android.widget.EditText',
+      clickable: true,
+      password: false,
+      bounds: { left: 63, top: 584, right: 1017, bottom: 752 },
+    });
     tap(device, 540, 668);
     typeText(device, 'qa.devicecloud@gmail.com');
     tap(device, 915, 2205);
@@ -277,18 +421,34 @@ describe('reading the screen and the accounts', () => {
     device.accounts.push({ name: 'a&b@example.com', type: 'com.google' });
     const list = parseUiDump(dumpScreen(device))!;
     expect(screenTitle(list)).toBe('Passwords, passkeys & accounts');
-    expect(list.find((node) => node.text === 'a&b@example.com')).toMatchObject({ resourceId: 'android:id/title', bounds: { top: 640, bottom: 700 } });
+    expect(list.find((node) => node.text === 'a&b@example.com')).toMatchObject({
+      resourceId: 'android:id/title',
+      bounds: { top: 640, bottom: 700 },
+    });
     expect(list.find((node) => node.text === 'Add account')!.bounds.top).toBe(850);
   });
 
-  it('reads the owner\'s accounts from `dumpsys account`', () => {
+  it("reads the owner's accounts from `dumpsys account`", () => {
     const device = phone();
-    const output = () => recording('dumpsys-account.txt', { count: device.accounts.length }).replace('{accounts}\n', device.accounts.map((account) => `    Account {name=${account.name}, type=${account.type}}\n`).join(''));
+    const output = () =>
+      recording('dumpsys-account.txt', { count: device.accounts.length }).replace(
+        '{accounts}\n',
+        device.accounts.map((account) => `    Account {name=${account.name}, type=${account.type}}\n`).join(''),
+      );
     expect(parseAccounts(output())).toEqual([]);
-    device.accounts.push({ name: 'qa@gmail.com', type: 'com.google' }, { name: '+15550100', type: 'com.google.android.apps.tachyon' });
-    expect(parseAccounts(output())).toEqual([{ name: 'qa@gmail.com', type: 'com.google' }, { name: '+15550100', type: 'com.google.android.apps.tachyon' }]);
+    device.accounts.push(
+      { name: 'qa@gmail.com', type: 'com.google' },
+      { name: '+15550100', type: 'com.google.android.apps.tachyon' },
+    );
+    expect(parseAccounts(output())).toEqual([
+      { name: 'qa@gmail.com', type: 'com.google' },
+      { name: '+15550100', type: 'com.google.android.apps.tachyon' },
+    ]);
     const work = `User UserInfo{10:Work profile:1030}:\n  Accounts: 1\n    Account {name=work@corp.example, type=com.google}\n\n${output()}`;
-    expect(parseAccounts(work)).toEqual([{ name: 'qa@gmail.com', type: 'com.google' }, { name: '+15550100', type: 'com.google.android.apps.tachyon' }]);
+    expect(parseAccounts(work)).toEqual([
+      { name: 'qa@gmail.com', type: 'com.google' },
+      { name: '+15550100', type: 'com.google.android.apps.tachyon' },
+    ]);
     expect(parseAccounts("Can't find service: account")).toBeNull();
   });
 

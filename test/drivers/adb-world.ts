@@ -22,7 +22,8 @@ export const apks = new Map<string, LocalFile>();
 beforeAll(async () => {
   const examples = await buildExamples(path.join(root, 'examples'));
   app = await localFile(examples['sample-app.apk']!);
-  for (const name of ['sample', 'failing', 'crash', 'endless', 'trace', 'check']) apks.set(name, await testApk(root, `com.devicecloud.${name}.test`));
+  for (const name of ['sample', 'failing', 'crash', 'endless', 'trace', 'check'])
+    apks.set(name, await testApk(root, `com.devicecloud.${name}.test`));
 });
 
 export const instrumentation = (name: string): JobSpec => ({ kind: 'instrumentation', app, tests: apks.get(name)! });
@@ -36,7 +37,12 @@ export const fixtures: DriverFixtures = {
   unsupportedKind: 'xctest',
 };
 
-export function driverFor(fake: FakeAdbServer, dataDir: string, extra: Partial<AdbDriverOptions> = {}, logs: string[] = []): Driver {
+export function driverFor(
+  fake: FakeAdbServer,
+  dataDir: string,
+  extra: Partial<AdbDriverOptions> = {},
+  logs: string[] = [],
+): Driver {
   return createAdbDriver({
     dataDir,
     server: { host: '127.0.0.1', port: fake.port },

@@ -19,7 +19,11 @@ import { root, fixtures, driverFor, instrumentation } from './adb-world.ts';
 
 describeDriverConformance('adb (fake ADB server)', async () => {
   const fake = await FakeAdbServer.start([{ serial: '28141FDH2000JY' }]);
-  return { driver: driverFor(fake, fs.mkdtempSync(path.join(root, 'conformance-'))), fixtures, cleanup: () => fake.close() };
+  return {
+    driver: driverFor(fake, fs.mkdtempSync(path.join(root, 'conformance-'))),
+    fixtures,
+    cleanup: () => fake.close(),
+  };
 });
 
 describe('adb driver', () => {
@@ -34,7 +38,10 @@ describe('adb driver', () => {
   const LAB_ACCOUNT = { name: 'lab.pixel7@gmail.com', type: 'com.google' };
 
   beforeAll(async () => {
-    fake = await FakeAdbServer.start([{ serial: PIXEL, accounts: [LAB_ACCOUNT] }, { serial: MOTO, model: 'moto-g5' }]);
+    fake = await FakeAdbServer.start([
+      { serial: PIXEL, accounts: [LAB_ACCOUNT] },
+      { serial: MOTO, model: 'moto-g5' },
+    ]);
     dataDir = fs.mkdtempSync(path.join(root, 'driver-'));
     driver = driverFor(fake, dataDir, {}, logs);
   });
@@ -47,7 +54,19 @@ describe('adb driver', () => {
     jobs += 1;
     const workDir = path.join(dataDir, 'work', String(jobs));
     fs.mkdirSync(workDir, { recursive: true });
-    return { deviceRunId: jobs, serial: PIXEL, data: [], parameters: {}, timeoutSeconds: 60, locale: 'en_US', deviceSettings: null, launchApp: true, credentials: null, workDir, ...spec };
+    return {
+      deviceRunId: jobs,
+      serial: PIXEL,
+      data: [],
+      parameters: {},
+      timeoutSeconds: 60,
+      locale: 'en_US',
+      deviceSettings: null,
+      launchApp: true,
+      credentials: null,
+      workDir,
+      ...spec,
+    };
   };
   const until = async (check: () => boolean | Promise<boolean>, ms = 30_000) => {
     for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) if (await check()) return;
@@ -56,11 +75,25 @@ describe('adb driver', () => {
 
   it('describes each phone from its properties and records its baseline on first sight', async () => {
     const devices = await driver.listDevices();
-    expect(devices.map((device) => [device.serial, device.displayName, device.manufacturer, device.releaseVersion, device.apiLevel])).toEqual([
+    expect(
+      devices.map((device) => [
+        device.serial,
+        device.displayName,
+        device.manufacturer,
+        device.releaseVersion,
+        device.apiLevel,
+      ]),
+    ).toEqual([
       [PIXEL, 'Google Pixel 7', 'Google', '14', 34],
       [MOTO, 'Motorola Moto G (5)', 'Motorola', '7.0', 24],
     ]);
-    expect(devices[0]!.executionKinds).toEqual(['instrumentation', 'uiautomator', 'server-side', 'calabash', 'crawler']);
+    expect(devices[0]!.executionKinds).toEqual([
+      'instrumentation',
+      'uiautomator',
+      'server-side',
+      'calabash',
+      'crawler',
+    ]);
     const baseline = JSON.parse(fs.readFileSync(baselinePath(dataDir, PIXEL), 'utf8'));
     expect(baseline).toMatchObject({ wifiOn: true, locale: 'en-US', accounts: [LAB_ACCOUNT] });
     expect(baseline.packages).toContain('com.android.chrome');
@@ -74,23 +107,42 @@ describe('adb driver', () => {
     expect(await driver.health('NEWPHONE1')).toEqual({ ok: true });
     fake.setState('NEWPHONE1', 'unauthorized');
     await until(async () => !(await driver.health('NEWPHONE1')).ok);
-    expect(await driver.health('NEWPHONE1')).toEqual({ ok: false, reason: expect.stringContaining('USB debugging is not authorized') });
+    expect(await driver.health('NEWPHONE1')).toEqual({
+      ok: false,
+      reason: expect.stringContaining('USB debugging is not authorized'),
+    });
     expect((await driver.listDevices()).map((device) => device.serial)).not.toContain('NEWPHONE1');
     fake.setState('NEWPHONE1', 'offline');
-    await until(async () => ((await driver.health('NEWPHONE1')) as { reason?: string }).reason?.includes('offline') ?? false);
+    await until(
+      async () => ((await driver.health('NEWPHONE1')) as { reason?: string }).reason?.includes('offline') ?? false,
+    );
     fake.unplug('NEWPHONE1');
-    await until(async () => ((await driver.health('NEWPHONE1')) as { reason?: string }).reason?.includes('not connected') ?? false);
-    expect(await driver.clean('NEWPHONE1')).toEqual({ ok: false, report: 'cannot clean: the phone is not connected to this host' });
-    expect(await driver.execute(job({ ...instrumentation('sample'), serial: 'NEWPHONE1' }), recorder().context)).toMatchObject({ outcome: 'INFRA_ERROR', failReason: 'the phone is not connected to this host' });
+    await until(
+      async () =>
+        ((await driver.health('NEWPHONE1')) as { reason?: string }).reason?.includes('not connected') ?? false,
+    );
+    expect(await driver.clean('NEWPHONE1')).toEqual({
+      ok: false,
+      report: 'cannot clean: the phone is not connected to this host',
+    });
+    expect(
+      await driver.execute(job({ ...instrumentation('sample'), serial: 'NEWPHONE1' }), recorder().context),
+    ).toMatchObject({ outcome: 'INFRA_ERROR', failReason: 'the phone is not connected to this host' });
     expect(logs).toContain('NEWPHONE1: disconnected');
   });
 
   it('reports a low or hot battery, and a phone still booting, as unhealthy', async () => {
     const pixel = fake.device(PIXEL);
     pixel.battery = { level: 9, temperature: 300 };
-    expect(await driver.health(PIXEL)).toEqual({ ok: false, reason: 'the battery is at 9% (is the hub port charging it?)' });
+    expect(await driver.health(PIXEL)).toEqual({
+      ok: false,
+      reason: 'the battery is at 9% (is the hub port charging it?)',
+    });
     pixel.battery = { level: 80, temperature: 472 };
-    expect(await driver.health(PIXEL)).toEqual({ ok: false, reason: 'the battery is at 47.2 °C: let the phone cool down' });
+    expect(await driver.health(PIXEL)).toEqual({
+      ok: false,
+      reason: 'the battery is at 47.2 °C: let the phone cool down',
+    });
     pixel.battery = { level: 87, temperature: 291 };
     pixel.props.set('sys.boot_completed', '');
     expect(await driver.health(PIXEL)).toEqual({ ok: false, reason: 'the phone is still booting' });
@@ -102,7 +154,13 @@ describe('adb driver', () => {
     const gone = await FakeAdbServer.start();
     const port = gone.port;
     await gone.close();
-    const orphan = createAdbDriver({ dataDir: fs.mkdtempSync(path.join(root, 'noserver-')), server: { host: '127.0.0.1', port }, log: () => undefined, adbBinary: path.join(root, 'no-adb-here'), sandbox: noSandbox() });
+    const orphan = createAdbDriver({
+      dataDir: fs.mkdtempSync(path.join(root, 'noserver-')),
+      server: { host: '127.0.0.1', port },
+      log: () => undefined,
+      adbBinary: path.join(root, 'no-adb-here'),
+      sandbox: noSandbox(),
+    });
     try {
       await expect(orphan.listDevices()).rejects.toThrow(`the ADB server cannot be reached`);
     } finally {
@@ -117,8 +175,15 @@ describe('fake ADB server', () => {
     const client = Adb.createClient({ host: '127.0.0.1', port: fake.port });
     try {
       expect(await client.version()).toBe(0x29);
-      expect(await client.listDevices()).toEqual([{ id: 'WIRE1', type: 'device' }, { id: 'WIRE2', type: 'unauthorized' }]);
-      expect((await client.listDevicesWithPaths())[0]).toMatchObject({ id: 'WIRE1', type: 'device', model: 'model:Pixel_7' });
+      expect(await client.listDevices()).toEqual([
+        { id: 'WIRE1', type: 'device' },
+        { id: 'WIRE2', type: 'unauthorized' },
+      ]);
+      expect((await client.listDevicesWithPaths())[0]).toMatchObject({
+        id: 'WIRE1',
+        type: 'device',
+        model: 'model:Pixel_7',
+      });
       expect(await client.getDevice('WIRE2').getState()).toBe('unauthorized');
       await expect(client.getDevice('WIRE2').getProperties()).rejects.toThrow('device unauthorized');
       await expect(client.getDevice('NOPE').getProperties()).rejects.toThrow("device 'NOPE' not found");
@@ -131,10 +196,17 @@ describe('fake ADB server', () => {
       expect((await device.readdir('/data/local/tmp')).map((entry: { name: string }) => entry.name)).toEqual(['x.txt']);
       const pulled = await device.pull('/data/local/tmp/x.txt');
       const chunks: Buffer[] = [];
-      await new Promise((resolve, reject) => pulled.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', resolve).on('error', reject));
+      await new Promise((resolve, reject) =>
+        pulled
+          .on('data', (chunk: Buffer) => chunks.push(chunk))
+          .on('end', resolve)
+          .on('error', reject),
+      );
       expect(Buffer.concat(chunks).equals(fs.readFileSync(local))).toBe(true);
       await expect(device.stat('/data/local/tmp/missing')).rejects.toThrow('ENOENT');
-      expect(fake.device('WIRE1').commands).toEqual(expect.arrayContaining(['sync:SEND /data/local/tmp/x.txt,33188', 'sync:RECV /data/local/tmp/x.txt']));
+      expect(fake.device('WIRE1').commands).toEqual(
+        expect.arrayContaining(['sync:SEND /data/local/tmp/x.txt,33188', 'sync:RECV /data/local/tmp/x.txt']),
+      );
     } finally {
       await fake.close();
     }

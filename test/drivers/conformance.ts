@@ -51,7 +51,10 @@ export function recorder(signal: AbortSignal = new AbortController().signal): Re
   };
 }
 
-export function describeDriverConformance(name: string, setup: () => Promise<{ driver: Driver; fixtures: DriverFixtures; cleanup(): Promise<void> }>): void {
+export function describeDriverConformance(
+  name: string,
+  setup: () => Promise<{ driver: Driver; fixtures: DriverFixtures; cleanup(): Promise<void> }>,
+): void {
   describe(`driver conformance: ${name}`, () => {
     let driver: Driver;
     let fixtures: DriverFixtures;
@@ -74,10 +77,25 @@ export function describeDriverConformance(name: string, setup: () => Promise<{ d
       jobs += 1;
       const workDir = path.join(workRoot, String(jobs));
       fs.mkdirSync(workDir, { recursive: true });
-      return { deviceRunId: jobs, serial, data: [], parameters: {}, timeoutSeconds: 60, locale: 'en_US', deviceSettings: null, launchApp: true, credentials: null, workDir, ...spec };
+      return {
+        deviceRunId: jobs,
+        serial,
+        data: [],
+        parameters: {},
+        timeoutSeconds: 60,
+        locale: 'en_US',
+        deviceSettings: null,
+        launchApp: true,
+        credentials: null,
+        workDir,
+        ...spec,
+      };
     };
     const testCasesOf = (result: Awaited<ReturnType<Driver['execute']>>) =>
-      result.testCases ?? result.artifacts.filter((artifact) => artifact.kind === 'junit').flatMap((artifact) => parseJUnit(fs.readFileSync(artifact.path, 'utf8')));
+      result.testCases ??
+      result.artifacts
+        .filter((artifact) => artifact.kind === 'junit')
+        .flatMap((artifact) => parseJUnit(fs.readFileSync(artifact.path, 'utf8')));
 
     it('lists its devices with what the server needs, under stable serials', async () => {
       const first = await driver.listDevices();
@@ -85,7 +103,12 @@ export function describeDriverConformance(name: string, setup: () => Promise<{ d
       expect(first.length).toBeGreaterThan(0);
       expect(second.map((device) => device.serial)).toEqual(first.map((device) => device.serial));
       for (const device of first) {
-        expect(device).toMatchObject({ serial: expect.any(String), displayName: expect.any(String), manufacturer: expect.any(String), releaseVersion: expect.any(String) });
+        expect(device).toMatchObject({
+          serial: expect.any(String),
+          displayName: expect.any(String),
+          manufacturer: expect.any(String),
+          releaseVersion: expect.any(String),
+        });
         expect(['ANDROID', 'IOS']).toContain(device.osType);
         expect(device.executionKinds.length).toBeGreaterThan(0);
       }
@@ -146,7 +169,10 @@ export function describeDriverConformance(name: string, setup: () => Promise<{ d
       expect(Date.now() - started).toBeLessThan(5000);
       expect(result.outcome).toBe('STOPPED');
       // What was recorded up to the abort is kept: the log at least.
-      expect(result.artifacts.some((artifact) => artifact.kind === 'log'), JSON.stringify(result.artifacts)).toBe(true);
+      expect(
+        result.artifacts.some((artifact) => artifact.kind === 'log'),
+        JSON.stringify(result.artifacts),
+      ).toBe(true);
       for (const artifact of result.artifacts) expect(fs.existsSync(artifact.path)).toBe(true);
       expect((await driver.clean(serial)).ok).toBe(true);
     });
@@ -158,7 +184,10 @@ export function describeDriverConformance(name: string, setup: () => Promise<{ d
       expect(report.ok, report.report).toBe(true);
       const check = await driver.execute(job(await fixtures.expectsClean()), recorder().context);
       expect(check.outcome).toBe('COMPLETED');
-      expect(testCasesOf(check).every((testCase) => testCase.result === 'PASSED'), JSON.stringify(testCasesOf(check))).toBe(true);
+      expect(
+        testCasesOf(check).every((testCase) => testCase.result === 'PASSED'),
+        JSON.stringify(testCasesOf(check)),
+      ).toBe(true);
       expect((await driver.clean(serial)).ok).toBe(true);
     });
   });

@@ -39,7 +39,13 @@ describe('ios driver: running tests', () => {
 
   it('hands run parameters to the tests as environment variables, leaving out what go-ios would mangle', async () => {
     w.fake.clearCalls();
-    await w.driver.execute(job({ ...(await xcuitest('passing')), parameters: { BASE_URL: 'https://staging.example.com', 'bad-name': 'x', QUERY: 'a=b' } }), recorder().context);
+    await w.driver.execute(
+      job({
+        ...(await xcuitest('passing')),
+        parameters: { BASE_URL: 'https://staging.example.com', 'bad-name': 'x', QUERY: 'a=b' },
+      }),
+      recorder().context,
+    );
     const runtest = called(w.fake, 'runtest')[0]!;
     expect(runtest.filter((arg) => arg.startsWith('--env='))).toEqual(['--env=BASE_URL=https://staging.example.com']);
     await w.driver.clean(PHONE_1);
@@ -49,13 +55,28 @@ describe('ios driver: running tests', () => {
     const { context, samples } = recorder();
     const result = await w.driver.execute(job(await xcuitest('passing')), context);
     const byName = new Map(result.artifacts.map((artifact) => [artifact.name, artifact]));
-    expect([...byName.keys()].sort()).toEqual(['01-Checkout_screen.png', 'device.log', 'final.png', 'go-ios.log', 'xctest.log']);
+    expect([...byName.keys()].sort()).toEqual([
+      '01-Checkout_screen.png',
+      'device.log',
+      'final.png',
+      'go-ios.log',
+      'xctest.log',
+    ]);
     expect(byName.get('01-Checkout_screen.png')!.kind).toBe('screenshot');
     expect(fs.readFileSync(byName.get('01-Checkout_screen.png')!.path).subarray(1, 4).toString()).toBe('PNG');
-    expect(fs.readFileSync(byName.get('device.log')!.path, 'utf8')).toContain(`Now tracking process: [app<${APP_ID}((null))>:1212]`);
-    expect(fs.readFileSync(byName.get('xctest.log')!.path, 'utf8')).toContain("Test Case '-[CheckoutUITests testPayWithValidCard]' passed (0.598 seconds).");
+    expect(fs.readFileSync(byName.get('device.log')!.path, 'utf8')).toContain(
+      `Now tracking process: [app<${APP_ID}((null))>:1212]`,
+    );
+    expect(fs.readFileSync(byName.get('xctest.log')!.path, 'utf8')).toContain(
+      "Test Case '-[CheckoutUITests testPayWithValidCard]' passed (0.598 seconds).",
+    );
     expect(samples.length).toBeGreaterThan(0);
-    expect(samples[0]).toEqual({ timestamp: expect.any(Number), cpuUsage: 62.5 / 600, memUsage: null, packageName: null });
+    expect(samples[0]).toEqual({
+      timestamp: expect.any(Number),
+      cpuUsage: 62.5 / 600,
+      memUsage: null,
+      packageName: null,
+    });
     await w.driver.clean(PHONE_1);
   });
 
@@ -66,7 +87,9 @@ describe('ios driver: running tests', () => {
       ['testBrowseCatalogue', 'PASSED'],
       ['testOpenBrokenScreen', 'FAILED'],
     ]);
-    expect(result.testCases![1]!.errorMessage).toMatch(/did not finish.*; the app crashed \(Sample-2026-01-01-120002\.ips\)$/);
+    expect(result.testCases![1]!.errorMessage).toMatch(
+      /did not finish.*; the app crashed \(Sample-2026-01-01-120002\.ips\)$/,
+    );
     const report = result.artifacts.find((artifact) => artifact.name === 'crash-Sample-2026-01-01-120002.ips')!;
     expect(fs.readFileSync(report.path, 'utf8')).toContain('EXC_CRASH (SIGABRT)');
     await w.driver.clean(PHONE_1);
@@ -77,7 +100,12 @@ describe('ios driver: running tests', () => {
       device.ddiMounted = false;
     });
     const result = await w.driver.execute(job(await xcuitest('passing')), recorder().context);
-    expect(result).toMatchObject({ outcome: 'INFRA_ERROR', failReason: expect.stringMatching(/^the tests could not be run: Failed running Xcuitest: failed connecting to com\.apple\.testmanagerd/) });
+    expect(result).toMatchObject({
+      outcome: 'INFRA_ERROR',
+      failReason: expect.stringMatching(
+        /^the tests could not be run: Failed running Xcuitest: failed connecting to com\.apple\.testmanagerd/,
+      ),
+    });
     const cleaned = await w.driver.clean(PHONE_1);
     expect(cleaned.report).toContain('mounted the developer disk image');
     expect(w.fake.device(PHONE_1).ddiMounted).toBe(true);

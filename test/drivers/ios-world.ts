@@ -10,7 +10,16 @@ import type { Driver, Job, LocalFile } from '../../src/agent/driver.ts';
 import { type IosDriverOptions, createIosDriver } from '../../src/agent/drivers/ios/index.ts';
 import { GoIos } from '../../src/agent/drivers/ios/go-ios.ts';
 import { type Signer, goIosSigner, loadSigningSetup, zsignSigner } from '../../src/agent/drivers/ios/signer.ts';
-import { FAKE_IOS, FAKE_ZSIGN, FakeIos, LAB_DEVICES, ipa, provisioningProfile, runnerZip, signingFolder } from '../support/fake-ios/index.ts';
+import {
+  FAKE_IOS,
+  FAKE_ZSIGN,
+  FakeIos,
+  LAB_DEVICES,
+  ipa,
+  provisioningProfile,
+  runnerZip,
+  signingFolder,
+} from '../support/fake-ios/index.ts';
 import type { DriverFixtures, JobSpec } from './conformance.ts';
 
 export const root = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-ios-'));
@@ -27,9 +36,18 @@ export async function file(name: string, content: Buffer | Promise<Buffer>): Pro
   return { path: target, name, properties: {} };
 }
 
-export const app = () => file('sample-app.ipa', ipa({ bundleId: APP_ID, executable: 'Sample', displayName: 'Sample Shop', screens: ['Home', 'Settings', 'About'] }));
-export const runner = (scenario: string) => file(`${scenario}-runner.zip`, runnerZip({ bundleId: RUNNER_ID, xctest: 'SampleUITests.xctest', scenario }));
-export const xcuitest = async (scenario: string): Promise<JobSpec> => ({ kind: 'xcuitest', app: await app(), tests: await runner(scenario) });
+export const app = () =>
+  file(
+    'sample-app.ipa',
+    ipa({ bundleId: APP_ID, executable: 'Sample', displayName: 'Sample Shop', screens: ['Home', 'Settings', 'About'] }),
+  );
+export const runner = (scenario: string) =>
+  file(`${scenario}-runner.zip`, runnerZip({ bundleId: RUNNER_ID, xctest: 'SampleUITests.xctest', scenario }));
+export const xcuitest = async (scenario: string): Promise<JobSpec> => ({
+  kind: 'xcuitest',
+  app: await app(),
+  tests: await runner(scenario),
+});
 
 export const fixtures: DriverFixtures = {
   passing: () => xcuitest('passing'),
@@ -48,7 +66,14 @@ export interface World {
 }
 
 let worlds = 0;
-export function world(options: { signer?: 'go-ios' | 'zsign' | Signer; password?: string; profileDevices?: readonly string[]; driver?: Partial<IosDriverOptions> } = {}): World {
+export function world(
+  options: {
+    signer?: 'go-ios' | 'zsign' | Signer;
+    password?: string;
+    profileDevices?: readonly string[];
+    driver?: Partial<IosDriverOptions>;
+  } = {},
+): World {
   const dir = path.join(root, `world-${++worlds}`);
   const fake = new FakeIos(path.join(dir, 'fake'));
   const signingDir = signingFolder(path.join(dir, 'signing'), {
@@ -57,9 +82,23 @@ export function world(options: { signer?: 'go-ios' | 'zsign' | Signer; password?
   });
   const signing = loadSigningSetup(signingDir);
   const goIos = new GoIos(FAKE_IOS, fake.env);
-  const signer = options.signer === 'zsign' ? zsignSigner(FAKE_ZSIGN, signing, fake.env) : options.signer === undefined || options.signer === 'go-ios' ? goIosSigner(goIos, signing) : options.signer;
+  const signer =
+    options.signer === 'zsign'
+      ? zsignSigner(FAKE_ZSIGN, signing, fake.env)
+      : options.signer === undefined || options.signer === 'go-ios'
+        ? goIosSigner(goIos, signing)
+        : options.signer;
   const dataDir = path.join(dir, 'agent');
-  const driver = createIosDriver({ dataDir, goIos, signing, signer, pollMs: 100, bootTimeoutMs: 10_000, crawlLimits: { maxTaps: 30, maxScreens: 10, settleMs: 50 }, ...options.driver });
+  const driver = createIosDriver({
+    dataDir,
+    goIos,
+    signing,
+    signer,
+    pollMs: 100,
+    bootTimeoutMs: 10_000,
+    crawlLimits: { maxTaps: 30, maxScreens: 10, settleMs: 50 },
+    ...options.driver,
+  });
   return { driver, fake, dataDir, signingDir };
 }
 
@@ -70,12 +109,23 @@ export function restartedDriver(w: World): Driver {
   return createIosDriver({ dataDir: w.dataDir, goIos, signing, signer: goIosSigner(goIos, signing), pollMs: 100 });
 }
 
-
 let runs = 0;
 export function job(spec: JobSpec & Partial<Job>, serial = PHONE_1): Job {
   const workDir = path.join(root, 'work', String(++runs));
   fs.mkdirSync(workDir, { recursive: true });
-  return { deviceRunId: runs, serial, data: [], parameters: {}, timeoutSeconds: 60, locale: 'en_US', deviceSettings: null, launchApp: true, credentials: null, workDir, ...spec };
+  return {
+    deviceRunId: runs,
+    serial,
+    data: [],
+    parameters: {},
+    timeoutSeconds: 60,
+    locale: 'en_US',
+    deviceSettings: null,
+    launchApp: true,
+    credentials: null,
+    workDir,
+    ...spec,
+  };
 }
 
 export const called = (fake: FakeIos, command: string) => fake.calls().filter((args) => args[0] === command);

@@ -19,7 +19,11 @@ let app: LocalFile;
 
 beforeAll(async () => {
   examples = await buildExamples(path.join(root, 'examples'));
-  app = { path: examples['sample-app.apk']!, name: 'sample-app.apk', properties: (await inspectFile(examples['sample-app.apk']!, 'sample-app.apk')).properties };
+  app = {
+    path: examples['sample-app.apk']!,
+    name: 'sample-app.apk',
+    properties: (await inspectFile(examples['sample-app.apk']!, 'sample-app.apk')).properties,
+  };
 });
 
 async function testPackage(name: string, script: string): Promise<LocalFile> {
@@ -33,13 +37,29 @@ const junit = (cases: string) => `cat > "$OUTPUT_DIR/junit.xml" <<XML
 XML
 `;
 
-const serverSide = async (name: string, script: string): Promise<JobSpec> => ({ kind: 'server-side', app, tests: await testPackage(name, script) });
+const serverSide = async (name: string, script: string): Promise<JobSpec> => ({
+  kind: 'server-side',
+  app,
+  tests: await testPackage(name, script),
+});
 
 const fixtures: DriverFixtures = {
-  passing: async () => ({ kind: 'server-side', app, tests: { path: examples['tests-green.zip']!, name: 'tests-green.zip', properties: {} } }),
-  failing: async () => ({ kind: 'server-side', app, tests: { path: examples['tests-failing.zip']!, name: 'tests-failing.zip', properties: {} } }),
+  passing: async () => ({
+    kind: 'server-side',
+    app,
+    tests: { path: examples['tests-green.zip']!, name: 'tests-green.zip', properties: {} },
+  }),
+  failing: async () => ({
+    kind: 'server-side',
+    app,
+    tests: { path: examples['tests-failing.zip']!, name: 'tests-failing.zip', properties: {} },
+  }),
   endless: () => serverSide('endless', 'while true; do sleep 0.1; done\n'),
-  leavesTrace: () => serverSide('trace', `echo secret > "$DEVICE_STORAGE/left-behind.txt"\n${junit('<testcase classname="c" name="trace"/>')}`),
+  leavesTrace: () =>
+    serverSide(
+      'trace',
+      `echo secret > "$DEVICE_STORAGE/left-behind.txt"\n${junit('<testcase classname="c" name="trace"/>')}`,
+    ),
   expectsClean: () =>
     serverSide(
       'check',
@@ -51,7 +71,11 @@ ${junit('<testcase classname="c" name="clean">$r</testcase>')}`,
 
 describeDriverConformance('virtual', async () => {
   const dataDir = fs.mkdtempSync(path.join(root, 'conformance-'));
-  return { driver: createVirtualDriver({ dataDir, devices: defaultVirtualDevices(1, 1), sandbox: testSandbox(dataDir) }), fixtures, cleanup: async () => undefined };
+  return {
+    driver: createVirtualDriver({ dataDir, devices: defaultVirtualDevices(1, 1), sandbox: testSandbox(dataDir) }),
+    fixtures,
+    cleanup: async () => undefined,
+  };
 });
 
 /** Polls until `done` holds (a busy machine may take a while). */
@@ -77,7 +101,19 @@ describe('virtual driver', () => {
     jobs += 1;
     const workDir = path.join(dataDir, 'work', String(jobs));
     fs.mkdirSync(workDir, { recursive: true });
-    return { deviceRunId: jobs, serial: 'virtual-android-1', data: [], parameters: {}, timeoutSeconds: 60, locale: 'en_US', deviceSettings: null, launchApp: true, credentials: null, workDir, ...spec };
+    return {
+      deviceRunId: jobs,
+      serial: 'virtual-android-1',
+      data: [],
+      parameters: {},
+      timeoutSeconds: 60,
+      locale: 'en_US',
+      deviceSettings: null,
+      launchApp: true,
+      credentials: null,
+      workDir,
+      ...spec,
+    };
   };
 
   it('offers realistic devices that run server-side tests and the crawler only', async () => {
@@ -90,13 +126,28 @@ describe('virtual driver', () => {
     expect(devices[0]!.executionKinds).toEqual(['server-side', 'crawler']);
   });
 
-  it('gives tests a small documented environment, without the agent\'s secrets', async () => {
+  it("gives tests a small documented environment, without the agent's secrets", async () => {
     process.env.DEVICECLOUD_AGENT_TOKEN = 'dca_should_never_leak_000000000000';
     try {
-      const spec = await serverSide('env', `env | sort > "$OUTPUT_DIR/env.txt"\n${junit('<testcase classname="c" name="env"/>')}`);
-      const result = await driver.execute(job({ ...spec, parameters: { BASE_URL: 'https://staging', PATH: '/evil', 'bad-name': 'x' } }), recorder().context);
+      const spec = await serverSide(
+        'env',
+        `env | sort > "$OUTPUT_DIR/env.txt"\n${junit('<testcase classname="c" name="env"/>')}`,
+      );
+      const result = await driver.execute(
+        job({ ...spec, parameters: { BASE_URL: 'https://staging', PATH: '/evil', 'bad-name': 'x' } }),
+        recorder().context,
+      );
       const env = fs.readFileSync(result.artifacts.find((artifact) => artifact.name === 'env.txt')!.path, 'utf8');
-      for (const name of ['DEVICE_NAME=Google Pixel 8', 'DEVICE_SERIAL=virtual-android-1', 'DEVICE_OS=ANDROID', 'DEVICE_OS_VERSION=14', 'DEVICE_API_LEVEL=34', 'APP_PACKAGE=com.devicecloud.sample', 'BASE_URL=https://staging', 'LOCALE=en_US']) {
+      for (const name of [
+        'DEVICE_NAME=Google Pixel 8',
+        'DEVICE_SERIAL=virtual-android-1',
+        'DEVICE_OS=ANDROID',
+        'DEVICE_OS_VERSION=14',
+        'DEVICE_API_LEVEL=34',
+        'APP_PACKAGE=com.devicecloud.sample',
+        'BASE_URL=https://staging',
+        'LOCALE=en_US',
+      ]) {
         expect(env).toContain(name);
       }
       expect(env).toMatch(/^APP_PATH=.*com\.devicecloud\.sample$/m);
@@ -110,7 +161,10 @@ describe('virtual driver', () => {
   });
 
   it('caps the log of a script that floods its output, without hanging', async () => {
-    const spec = await serverSide('flood', `head -c ${LOG_LIMIT_BYTES + 5_000_000} /dev/zero | tr '\\0' 'x'\necho done >&2\n`);
+    const spec = await serverSide(
+      'flood',
+      `head -c ${LOG_LIMIT_BYTES + 5_000_000} /dev/zero | tr '\\0' 'x'\necho done >&2\n`,
+    );
     const started = Date.now();
     const result = await driver.execute(job(spec), recorder().context);
     expect(Date.now() - started).toBeLessThan(20_000);
@@ -122,7 +176,10 @@ describe('virtual driver', () => {
 
   it('kills everything the tests started on abort, even children that ignore SIGTERM', async () => {
     const marker = `stubborn-${process.pid}-${Date.now()}`;
-    const spec = await serverSide('stubborn', `bash -c 'trap "" TERM; while true; do sleep 0.2; done' ${marker} &\nwhile true; do sleep 0.2; done\n`);
+    const spec = await serverSide(
+      'stubborn',
+      `bash -c 'trap "" TERM; while true; do sleep 0.2; done' ${marker} &\nwhile true; do sleep 0.2; done\n`,
+    );
     const controller = new AbortController();
     const running = driver.execute(job(spec), recorder(controller.signal).context);
     await until(() => processesWith(marker).length > 0);
@@ -139,9 +196,16 @@ describe('virtual driver', () => {
     const orphaned = driver.execute(job(spec), recorder().context);
     await until(() => processesWith(marker).length > 0);
     // The agent that started them is gone; a new one, on the same data dir, cleans the device.
-    const successor = createVirtualDriver({ dataDir, devices: defaultVirtualDevices(2, 1), sandbox: testSandbox(dataDir) });
+    const successor = createVirtualDriver({
+      dataDir,
+      devices: defaultVirtualDevices(2, 1),
+      sandbox: testSandbox(dataDir),
+    });
     const cleaned = await successor.clean('virtual-android-1');
-    expect(cleaned).toMatchObject({ ok: true, report: expect.stringContaining('stopped tests left running by a previous agent') });
+    expect(cleaned).toMatchObject({
+      ok: true,
+      report: expect.stringContaining('stopped tests left running by a previous agent'),
+    });
     expect(processesWith(marker)).toEqual([]);
     expect((await orphaned).exitCode).toBeNull();
     expect((await successor.clean('virtual-android-1')).report).not.toContain('previous agent');
@@ -149,7 +213,10 @@ describe('virtual driver', () => {
 
   it('samples the CPU and memory of the whole tree, including what `timeout` moves to its own group', async () => {
     expect(groupUsage(999_999_999)).toEqual({ ticks: 0, rssKb: 0, processes: 0 });
-    const spec = await serverSide('busy', `for i in 1 2; do (timeout 2.5 bash -c 'while :; do :; done' &) ; done; sleep 2.6\n${junit('<testcase classname="c" name="busy"/>')}`);
+    const spec = await serverSide(
+      'busy',
+      `for i in 1 2; do (timeout 2.5 bash -c 'while :; do :; done' &) ; done; sleep 2.6\n${junit('<testcase classname="c" name="busy"/>')}`,
+    );
     const { context, samples } = recorder();
     await driver.execute(job(spec), context);
     expect(samples.length).toBeGreaterThanOrEqual(1);
@@ -159,7 +226,10 @@ describe('virtual driver', () => {
   });
 
   it('crawls every declared activity, each a test case with a screenshot', async () => {
-    const result = await driver.execute(job({ kind: 'crawler', app, tests: null, credentials: { username: 'qa', password: 'secret' } }), recorder().context);
+    const result = await driver.execute(
+      job({ kind: 'crawler', app, tests: null, credentials: { username: 'qa', password: 'secret' } }),
+      recorder().context,
+    );
     expect(result.outcome).toBe('COMPLETED');
     expect(result.testCases!.map((testCase) => [testCase.methodName, testCase.result])).toEqual([
       ['sign in', 'PASSED'],
@@ -175,24 +245,50 @@ describe('virtual driver', () => {
 
   it('crawls iOS screens, and says when an app declares none', async () => {
     const ipaProps = (await inspectFile(examples['sample-app.ipa']!, 'sample-app.ipa')).properties;
-    const ios = await driver.execute(job({ serial: 'virtual-ios-1', kind: 'crawler', app: { path: examples['sample-app.ipa']!, name: 'sample-app.ipa', properties: ipaProps }, tests: null }), recorder().context);
-    expect(ios.testCases!.map((testCase) => testCase.methodName)).toEqual(['launch Home', 'launch Settings', 'launch About']);
-    const empty = await driver.execute(job({ kind: 'crawler', app: { ...app, properties: { package_name: 'x' } }, tests: null }), recorder().context);
-    expect(empty).toMatchObject({ outcome: 'COMPLETED', testCases: [], failReason: 'the app declares no activities to crawl' });
+    const ios = await driver.execute(
+      job({
+        serial: 'virtual-ios-1',
+        kind: 'crawler',
+        app: { path: examples['sample-app.ipa']!, name: 'sample-app.ipa', properties: ipaProps },
+        tests: null,
+      }),
+      recorder().context,
+    );
+    expect(ios.testCases!.map((testCase) => testCase.methodName)).toEqual([
+      'launch Home',
+      'launch Settings',
+      'launch About',
+    ]);
+    const empty = await driver.execute(
+      job({ kind: 'crawler', app: { ...app, properties: { package_name: 'x' } }, tests: null }),
+      recorder().context,
+    );
+    expect(empty).toMatchObject({
+      outcome: 'COMPLETED',
+      testCases: [],
+      failReason: 'the app declares no activities to crawl',
+    });
   });
 
   it('applies the device settings a run asks for, and cleaning (full or light) puts them back', async () => {
     const seen = async (deviceSettings: Job['deviceSettings']) => {
-      const spec = await serverSide('settings', `echo "$DEVICE_LOCALE $DEVICE_WIFI $DEVICE_GOOGLE_ACCOUNT" > "$OUTPUT_DIR/settings.txt"\n${junit('<testcase classname="c" name="s"/>')}`);
+      const spec = await serverSide(
+        'settings',
+        `echo "$DEVICE_LOCALE $DEVICE_WIFI $DEVICE_GOOGLE_ACCOUNT" > "$OUTPUT_DIR/settings.txt"\n${junit('<testcase classname="c" name="s"/>')}`,
+      );
       const result = await driver.execute(job({ ...spec, deviceSettings }), recorder().context);
-      return fs.readFileSync(result.artifacts.find((artifact) => artifact.name === 'settings.txt')!.path, 'utf8').trim();
+      return fs
+        .readFileSync(result.artifacts.find((artifact) => artifact.name === 'settings.txt')!.path, 'utf8')
+        .trim();
     };
-    const probe = () => seen({ locale: 'fi_FI', wifi: false, googleAccount: { email: 'qa@example.com', password: 'pw' } });
+    const probe = () =>
+      seen({ locale: 'fi_FI', wifi: false, googleAccount: { email: 'qa@example.com', password: 'pw' } });
     const plain = () => seen(null);
     expect(await probe()).toBe('fi_FI off qa@example.com');
     expect(await plain()).toBe('fi_FI off qa@example.com');
     const storage = path.join(dataDir, 'devices', 'virtual-android-1', 'storage');
-    const boots = () => Number(fs.readFileSync(path.join(dataDir, 'devices', 'virtual-android-1', 'boot-count'), 'utf8'));
+    const boots = () =>
+      Number(fs.readFileSync(path.join(dataDir, 'devices', 'virtual-android-1', 'boot-count'), 'utf8'));
     await driver.clean('virtual-android-1');
     const bootsBefore = boots();
     expect(await plain()).toBe('en_US on');
@@ -212,7 +308,10 @@ describe('virtual driver', () => {
   it('reports failed cleaning and an offline device through its test hooks', async () => {
     const device = path.join(dataDir, 'devices', 'virtual-android-2');
     fs.writeFileSync(path.join(device, 'fail-cleaning'), '');
-    expect(await driver.clean('virtual-android-2')).toMatchObject({ ok: false, report: expect.stringContaining('fail-cleaning') });
+    expect(await driver.clean('virtual-android-2')).toMatchObject({
+      ok: false,
+      report: expect.stringContaining('fail-cleaning'),
+    });
     fs.writeFileSync(path.join(device, 'offline'), '');
     expect(await driver.health('virtual-android-2')).toMatchObject({ ok: false });
   });

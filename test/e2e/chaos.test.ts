@@ -16,7 +16,9 @@ const log = (line: string) => console.info(`[chaos] ${line}`);
 
 function expectPromisesKept(report: ScenarioReport): void {
   for (const skipped of report.skipped) console.warn(`*** ${report.name}: NOT EXERCISED: ${skipped} ***`);
-  console.info(`${report.name}: ${report.traffic.requests} requests, ${report.traffic.unanswered} unanswered, ${report.faults} faults, ${JSON.stringify(report.figures)}`);
+  console.info(
+    `${report.name}: ${report.traffic.requests} requests, ${report.traffic.unanswered} unanswered, ${report.faults} faults, ${JSON.stringify(report.figures)}`,
+  );
   expect(report.lost, 'data lost').toEqual([]);
   expect(report.errors, 'errors').toEqual([]);
 }

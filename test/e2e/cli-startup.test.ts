@@ -18,7 +18,19 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-startup-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** What the roles need and a client command must not load. */
-const ROLE_PACKAGES = ['fastify', '@fastify', 'kysely', 'better-sqlite3', 'pg', 'pino', 'typebox', '@devicefarmer', 'yauzl', 'tsx', 'esbuild'];
+const ROLE_PACKAGES = [
+  'fastify',
+  '@fastify',
+  'kysely',
+  'better-sqlite3',
+  'pg',
+  'pino',
+  'typebox',
+  '@devicefarmer',
+  'yauzl',
+  'tsx',
+  'esbuild',
+];
 const ROLE_FOLDERS = ['api', 'store', 'agent', 'scheduler', 'protocol'];
 
 interface Traced {
@@ -32,44 +44,68 @@ let runs = 0;
 function traced(args: readonly string[]): Promise<Traced> {
   const out = path.join(dir, `trace-${++runs}.txt`);
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', TRACE, BIN, ...args], { env: { ...process.env, DEVICECLOUD_MODULE_TRACE: out }, timeout: 60_000 }, (error, stdout) => {
-      const urls = fs.readFileSync(out, 'utf8').split('\n');
-      const files = urls.filter((url) => url.startsWith('file:')).map((url) => path.relative(ROOT, fileURLToPath(url)));
-      resolve({ code: error === null ? 0 : (error.code as number), stdout, files });
-    });
+    execFile(
+      process.execPath,
+      ['--import', TRACE, BIN, ...args],
+      { env: { ...process.env, DEVICECLOUD_MODULE_TRACE: out }, timeout: 60_000 },
+      (error, stdout) => {
+        const urls = fs.readFileSync(out, 'utf8').split('\n');
+        const files = urls
+          .filter((url) => url.startsWith('file:'))
+          .map((url) => path.relative(ROOT, fileURLToPath(url)));
+        resolve({ code: error === null ? 0 : (error.code as number), stdout, files });
+      },
+    );
   });
 }
 
 function packagesOf(files: readonly string[]): Set<string> {
-  const names = files.filter((file) => file.startsWith('node_modules/')).map((file) => file.split('/').slice(1, file.split('/')[1]!.startsWith('@') ? 3 : 2).join('/'));
+  const names = files
+    .filter((file) => file.startsWith('node_modules/'))
+    .map((file) =>
+      file
+        .split('/')
+        .slice(1, file.split('/')[1]!.startsWith('@') ? 3 : 2)
+        .join('/'),
+    );
   return new Set(names);
 }
 
 function roleModules(files: readonly string[]): string[] {
-  const packages = [...packagesOf(files)].filter((name) => ROLE_PACKAGES.some((role) => name === role || name.startsWith(`${role}/`)));
-  const own = files.filter((file) => ROLE_FOLDERS.some((folder) => file.startsWith(`build/${folder}/`)) || file === 'build/server/start.js');
+  const packages = [...packagesOf(files)].filter((name) =>
+    ROLE_PACKAGES.some((role) => name === role || name.startsWith(`${role}/`)),
+  );
+  const own = files.filter(
+    (file) => ROLE_FOLDERS.some((folder) => file.startsWith(`build/${folder}/`)) || file === 'build/server/start.js',
+  );
   return [...packages, ...own];
 }
 
 describe('devicecloud starts without the roles it does not run', () => {
-  it.each(['--version', '--help', 'run --help', 'admin --help'])('devicecloud %s loads compiled JavaScript, commander and the client only', async (line) => {
-    const result = await traced(line.split(' '));
-    expect(result.code).toBe(0);
-    expect(result.files).toContain('build/main.js');
-    expect(result.files.filter((file) => file.endsWith('.ts'))).toEqual([]);
-    expect(roleModules(result.files)).toEqual([]);
-    expect(packagesOf(result.files)).toContain('commander');
-  });
+  it.each(['--version', '--help', 'run --help', 'admin --help'])(
+    'devicecloud %s loads compiled JavaScript, commander and the client only',
+    async (line) => {
+      const result = await traced(line.split(' '));
+      expect(result.code).toBe(0);
+      expect(result.files).toContain('build/main.js');
+      expect(result.files.filter((file) => file.endsWith('.ts'))).toEqual([]);
+      expect(roleModules(result.files)).toEqual([]);
+      expect(packagesOf(result.files)).toContain('commander');
+    },
+  );
 
   it('--help still lists every command', async () => {
     const { stdout } = await traced(['--help']);
-    for (const command of ['local', 'serve', 'admin', 'agent', 'run', 'login', 'runs', 'devices', 'groups']) expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    for (const command of ['local', 'serve', 'admin', 'agent', 'run', 'login', 'runs', 'devices', 'groups'])
+      expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
   });
 
   it('a command that needs the store loads it (the trace sees what a role loads)', async () => {
     const result = await traced(['admin', 'list-users', '--json', '--data-dir', path.join(dir, 'data')]);
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe('[]');
-    expect(roleModules(result.files)).toEqual(expect.arrayContaining(['kysely', 'better-sqlite3', 'build/store/db.js']));
+    expect(roleModules(result.files)).toEqual(
+      expect.arrayContaining(['kysely', 'better-sqlite3', 'build/store/db.js']),
+    );
   });
 });

@@ -59,12 +59,21 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
       platinum: await cloud.user('platinum@example.com', 'PLATINUM'),
     };
     const packagePath = path.join(scratch, 'e2e-tests.zip');
-    fs.writeFileSync(packagePath, await zip([['run-tests.sh', SCRIPT, 0o100755], ['shot.png', screen(54, 96, [200, 80, 40])]]));
+    fs.writeFileSync(
+      packagePath,
+      await zip([
+        ['run-tests.sh', SCRIPT, 0o100755],
+        ['shot.png', screen(54, 96, [200, 80, 40])],
+      ]),
+    );
     files = {};
     for (const [name, user] of Object.entries(users)) {
       const app = await user.upload(path.join(EXAMPLES, 'sample-app.apk'));
       const tests = await user.upload(packagePath);
-      files[name] = [{ id: app.id, action: 'INSTALL' }, { id: tests.id, action: 'RUN_TEST' }];
+      files[name] = [
+        { id: app.id, action: 'INSTALL' },
+        { id: tests.id, action: 'RUN_TEST' },
+      ];
     }
     const devices = await users.gold.api('GET', '/v2/devices?filter=osType_eq_ANDROID&sort=id_a');
     android = devices.body.data.map((device: { id: number }) => device.id);
@@ -73,7 +82,12 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
   afterAll(() => cloud.stop(), 60_000);
 
   type Who = keyof typeof users;
-  async function start(who: Who, deviceId: number, parameters: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
+  async function start(
+    who: Who,
+    deviceId: number,
+    parameters: Record<string, string> = {},
+    extra: Record<string, unknown> = {},
+  ) {
     const answer = await users[who].api('POST', '/v2/runs', {
       osType: 'ANDROID',
       frameworkId: SERVER_SIDE,
@@ -87,9 +101,19 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
     return answer.body as { id: number; projectId: number };
   }
   const run = (who: Who, id: number) => users[who].api('GET', `/v2/runs/${id}`).then((answer) => answer.body);
-  const sessions = (who: Who, id: number) => users[who].api('GET', `/v2/runs/${id}/device-sessions`).then((answer) => answer.body.data as any[]);
-  const finished = (who: Who, id: number, timeoutMs = 60_000) => until(() => run(who, id), (body) => body.state === 'FINISHED', timeoutMs);
-  const running = (who: Who, id: number) => until(() => sessions(who, id), (list) => list.some((session) => session.state === 'RUNNING'));
+  const sessions = (who: Who, id: number) =>
+    users[who].api('GET', `/v2/runs/${id}/device-sessions`).then((answer) => answer.body.data as any[]);
+  const finished = (who: Who, id: number, timeoutMs = 60_000) =>
+    until(
+      () => run(who, id),
+      (body) => body.state === 'FINISHED',
+      timeoutMs,
+    );
+  const running = (who: Who, id: number) =>
+    until(
+      () => sessions(who, id),
+      (list) => list.some((session) => session.state === 'RUNNING'),
+    );
 
   it('runs queued device runs in plan order (PLATINUM, GOLD, SILVER), cleaning the device between them', async () => {
     const device = android[0]!;
@@ -102,10 +126,25 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
     expect(waiting).toMatchObject({ state: 'WAITING', queuePosition: 3 });
     expect(waiting.message).toMatch(/busy with another run, 2 device runs ahead/);
 
-    const ends = await Promise.all([finished('silver', blocker.id), finished('silver', silver.id), finished('gold', gold.id), finished('platinum', platinum.id)]);
-    for (const end of ends) expect(end).toMatchObject({ state: 'FINISHED', succeededDeviceCount: 1, successfulTestCaseCount: 2, frameworkName: 'Appium Android server side' });
+    const ends = await Promise.all([
+      finished('silver', blocker.id),
+      finished('silver', silver.id),
+      finished('gold', gold.id),
+      finished('platinum', platinum.id),
+    ]);
+    for (const end of ends)
+      expect(end).toMatchObject({
+        state: 'FINISHED',
+        succeededDeviceCount: 1,
+        successfulTestCaseCount: 2,
+        frameworkName: 'Appium Android server side',
+      });
     const startOf = async (who: Who, id: number) => (await sessions(who, id))[0].startTime as number;
-    const order = [await startOf('platinum', platinum.id), await startOf('gold', gold.id), await startOf('silver', silver.id)];
+    const order = [
+      await startOf('platinum', platinum.id),
+      await startOf('gold', gold.id),
+      await startOf('silver', silver.id),
+    ];
     expect([...order].sort((a, b) => a - b)).toEqual(order);
 
     // What the blocker left behind is readable: JUnit, log, screenshots, CPU and memory.
@@ -119,10 +158,18 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
     expect(await users.silver.text(`${base}/logs`)).toMatch(/^started on .*\ndone\n$/);
     const performance = await users.silver.api('GET', `/v2/device-sessions/${session.id}/performance`);
     expect(performance.body.length).toBeGreaterThanOrEqual(2);
-    expect(performance.body[0]).toMatchObject({ memUsage: expect.any(Number), cpuUsage: expect.any(Number), packageName: 'com.devicecloud.sample' });
+    expect(performance.body[0]).toMatchObject({
+      memUsage: expect.any(Number),
+      cpuUsage: expect.any(Number),
+      packageName: 'com.devicecloud.sample',
+    });
     const screenshots = await users.silver.api('GET', `${base}/screenshots`);
     expect(screenshots.body.data.map((shot: any) => shot.originalName ?? shot.name)).toContain('start.png');
-    expect(await users.silver.text(`/me/projects/${blocker.projectId}/runs/${blocker.id}/device-runs/${session.id}/junit.xml`)).toContain('name="isClean"');
+    expect(
+      await users.silver.text(
+        `/me/projects/${blocker.projectId}/runs/${blocker.id}/device-runs/${session.id}/junit.xml`,
+      ),
+    ).toContain('name="isClean"');
     // Another user sees none of it.
     expect((await users.gold.api('GET', `/v2/runs/${blocker.id}`)).status).toBe(404);
   }, 120_000);
@@ -144,7 +191,11 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
     const [session] = await sessions('gold', long.id);
     expect(session.state).toBe('ABORTED');
     // The user sees ABORTED at once; what the tests produced until then follows from the agent.
-    await until(() => users.gold.text(`/v2/device-sessions/${session.id}/logs`), (log) => log.startsWith('started on '), 15_000);
+    await until(
+      () => users.gold.text(`/v2/device-sessions/${session.id}/logs`),
+      (log) => log.startsWith('started on '),
+      15_000,
+    );
     const next = await start('gold', device);
     expect(await finished('gold', next.id)).toMatchObject({ succeededDeviceCount: 1, successfulTestCaseCount: 2 });
   }, 60_000);
@@ -193,7 +244,12 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
   it('gives up on the device runs of a killed agent, retries them automatically, and a restarted agent runs them', async () => {
     const marker = path.join(scratch, 'slept-once');
     const tag = `orphan-${process.pid}-${Date.now()}`;
-    const victim = await start('gold', android[0]!, { SLEEP: '120', SLEEP_ONCE: marker, STARTED: tag }, { maxAutoRetriesCount: 1 });
+    const victim = await start(
+      'gold',
+      android[0]!,
+      { SLEEP: '120', SLEEP_ONCE: marker, STARTED: tag },
+      { maxAutoRetriesCount: 1 },
+    );
     await running('gold', victim.id);
     await until(() => started(tag), Boolean);
     expect(processesWith(tag, 'environ')).not.toEqual([]);
@@ -201,7 +257,11 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
     fs.writeFileSync(marker, '');
 
     // The lease runs out: the device run ends WARNING, and its automatic retry waits for the device.
-    const list = await until(() => sessions('gold', victim.id), (sessions) => sessions.length === 2, 20_000);
+    const list = await until(
+      () => sessions('gold', victim.id),
+      (sessions) => sessions.length === 2,
+      20_000,
+    );
     expect(list.map((session) => [session.retryState, session.state])).toEqual([
       ['NONE', 'WARNING'],
       ['AUTO', 'WAITING'],
@@ -222,7 +282,11 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
     const before = cloud.agentOutput('host-1').length;
     await cloud.killServer();
     // The server comes back once the agent has found it gone (and is riding that out), not after a guessed second.
-    await until(async () => cloud.agentOutput('host-1').slice(before), (since) => /failed \(.*\); retrying/.test(since), 30_000);
+    await until(
+      async () => cloud.agentOutput('host-1').slice(before),
+      (since) => /failed \(.*\); retrying/.test(since),
+      30_000,
+    );
     await cloud.startServer();
     const end = await finished('silver', survivor.id, 60_000);
     expect(end).toMatchObject({ succeededDeviceCount: 1, successfulTestCaseCount: 2 });

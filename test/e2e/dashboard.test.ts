@@ -19,8 +19,11 @@ import { zip } from '../support/zips.ts';
 const CHROMIUM = process.env.DEVICECLOUD_CHROMIUM ?? '/usr/bin/chromium';
 const available = fs.existsSync(CHROMIUM);
 if (!available) {
-  if (process.env.DEVICECLOUD_REQUIRE_BROWSER === '1') throw new Error(`Chromium is required (DEVICECLOUD_REQUIRE_BROWSER=1) but ${CHROMIUM} is missing`);
-  console.warn(`\n*** ${CHROMIUM} is not installed: the dashboard browser tests are SKIPPED (apt-get install chromium) ***\n`);
+  if (process.env.DEVICECLOUD_REQUIRE_BROWSER === '1')
+    throw new Error(`Chromium is required (DEVICECLOUD_REQUIRE_BROWSER=1) but ${CHROMIUM} is missing`);
+  console.warn(
+    `\n*** ${CHROMIUM} is not installed: the dashboard browser tests are SKIPPED (apt-get install chromium) ***\n`,
+  );
 }
 const EXAMPLES = path.resolve(import.meta.dirname, '../../examples/dist');
 const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-output/screenshots');
@@ -40,13 +43,18 @@ describe.runIf(available)('the dashboard in Chromium', () => {
 
   /** A fresh browser profile (no cookies) whose console errors and page errors are collected. */
   async function openPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
-    const context = await browser.newContext({ viewport, isMobile: viewport.width < 600, hasTouch: viewport.width < 600 });
+    const context = await browser.newContext({
+      viewport,
+      isMobile: viewport.width < 600,
+      hasTouch: viewport.width < 600,
+    });
     contexts.push(context);
     const page = await context.newPage();
     page.on('console', (message) => {
       // Only a wrong-password attempt may answer 401 (and a browser logs every 4xx it fetches).
       const wrongPassword = /status of 401/.test(message.text()) && message.location().url.endsWith('/auth/session');
-      if (message.type() === 'error' && !wrongPassword) problems.push(`${page.url()}: ${message.text()} (${message.location().url})`);
+      if (message.type() === 'error' && !wrongPassword)
+        problems.push(`${page.url()}: ${message.text()} (${message.location().url})`);
     });
     page.on('pageerror', (error) => problems.push(`${page.url()}: ${error.message}`));
     return page;
@@ -66,7 +74,9 @@ describe.runIf(available)('the dashboard in Chromium', () => {
 
   /** Nothing sticks out sideways: the page reads on a phone without scrolling left and right. */
   async function fitsTheScreen(page: Page): Promise<void> {
-    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    const overflow = await page.evaluate<number>(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    );
     expect(overflow, `${page.url()} is ${overflow}px wider than the screen`).toBeLessThanOrEqual(0);
   }
 
@@ -75,7 +85,17 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await cloud.startServer();
     await cloud.startAgent('web-host', 3);
     user = await cloud.user('web@example.com', 'GOLD');
-    await cloud.admin(['create-user', '--email', 'ops@example.com', '--password', 'ops-password', '--plan', 'PLATINUM', '--role', 'ADMIN']);
+    await cloud.admin([
+      'create-user',
+      '--email',
+      'ops@example.com',
+      '--password',
+      'ops-password',
+      '--plan',
+      'PLATINUM',
+      '--role',
+      'ADMIN',
+    ]);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   }, cliBudget(5)); // serve, an agent token and the agent, two users
 
@@ -167,7 +187,13 @@ describe.runIf(available)('the dashboard in Chromium', () => {
       { id: (await client.upload(path.join(EXAMPLES, 'tests-green.zip'))).id, action: 'RUN_TEST' as const },
     ];
     const devices = (await client.devices()).filter((device) => device.osType === 'ANDROID');
-    const run = await client.startRun({ osType: 'ANDROID', frameworkId: 4, projectName: 'Web shop', deviceIds: devices.map((device) => device.id), files });
+    const run = await client.startRun({
+      osType: 'ANDROID',
+      frameworkId: 4,
+      projectName: 'Web shop',
+      deviceIds: devices.map((device) => device.id),
+      files,
+    });
 
     const page = await openPage();
     await signIn(page, 'web@example.com', password);
@@ -202,7 +228,12 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     expect(match, page.url()).not.toBeNull();
     browserRun = { projectId: Number(match![1]), id: Number(match![2]) };
     const run = (await user.api('GET', `/v2/runs/${browserRun.id}`)).body;
-    expect(run).toMatchObject({ projectName: 'Browser shop', frameworkId: 4, deviceCount: 2, config: { deviceGroupId: expect.any(Number) } });
+    expect(run).toMatchObject({
+      projectName: 'Browser shop',
+      frameworkId: 4,
+      deviceCount: 2,
+      config: { deviceGroupId: expect.any(Number) },
+    });
     expect(run.config.files.map((file: { action: string }) => file.action)).toEqual(['INSTALL', 'RUN_TEST']);
 
     await page.getByRole('heading', { name: 'From the browser FINISHED' }).waitFor({ timeout: 60_000 });
@@ -231,13 +262,18 @@ describe.runIf(available)('the dashboard in Chromium', () => {
       expect(await chart.locator('circle.dot').count()).toBe(points.length);
       expect(await chart.locator('desc').textContent()).toMatch(/^\d+ samples? over [\d.]+ s; peak .+, average .+\.$/);
       // Axis labels say what is measured.
-      expect(await chart.locator('.axis-label').allTextContents()).toEqual(['Time since the first sample', name === 'CPU usage' ? 'CPU (%)' : 'Memory (MB)']);
+      expect(await chart.locator('.axis-label').allTextContents()).toEqual([
+        'Time since the first sample',
+        name === 'CPU usage' ? 'CPU (%)' : 'Memory (MB)',
+      ]);
     }
     const samples = (await user.api('GET', `/v2/device-sessions/${sessions[0].id}/performance`)).body;
     expect(await page.getByRole('img', { name: 'CPU usage' }).locator('circle.dot').count()).toBe(samples.length);
 
     const steps = await page.getByRole('list', { name: 'Steps' }).locator('li').allTextContents();
-    expect(steps.map((step) => step.split(' ')[0])).toEqual(expect.arrayContaining(['WAITING', 'PREPARING', 'INSTALL', 'RUNNING']));
+    expect(steps.map((step) => step.split(' ')[0])).toEqual(
+      expect.arrayContaining(['WAITING', 'PREPARING', 'INSTALL', 'RUNNING']),
+    );
     const cases = await page.getByRole('list', { name: 'Test cases' }).locator('li').allTextContents();
     expect(cases).toHaveLength(4);
     expect(cases.join('\n')).toContain('testPayWithValidCard');
@@ -281,8 +317,20 @@ describe.runIf(available)('the dashboard in Chromium', () => {
       { id: (await client.upload(path.join(EXAMPLES, 'tests-failing.zip'))).id, action: 'RUN_TEST' as const },
     ];
     const [device] = (await client.devices()).filter((candidate) => candidate.osType === 'ANDROID');
-    const run = await client.startRun({ osType: 'ANDROID', frameworkId: 4, projectName: 'Web shop', deviceIds: [device!.id], files });
-    const [session] = (await until(() => user.api('GET', `/v2/runs/${run.id}/device-sessions`), (answer) => answer.body.data[0]?.state === 'FAILED', 60_000)).body.data;
+    const run = await client.startRun({
+      osType: 'ANDROID',
+      frameworkId: 4,
+      projectName: 'Web shop',
+      deviceIds: [device!.id],
+      files,
+    });
+    const [session] = (
+      await until(
+        () => user.api('GET', `/v2/runs/${run.id}/device-sessions`),
+        (answer) => answer.body.data[0]?.state === 'FAILED',
+        60_000,
+      )
+    ).body.data;
 
     const page = await openPage();
     await signIn(page, 'web@example.com', password);
@@ -304,11 +352,19 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Retry failed devices' }).click();
     // Both sessions ended, the retry marked as one: the page went live again and followed it.
     const rows = page.getByRole('table', { name: 'Device sessions' }).locator('tbody tr');
-    const ended = (texts: string[]) => texts.length === 2 && texts.every((text) => text.includes('FAILED')) && texts.filter((text) => text.includes('(retry)')).length === 1;
+    const ended = (texts: string[]) =>
+      texts.length === 2 &&
+      texts.every((text) => text.includes('FAILED')) &&
+      texts.filter((text) => text.includes('(retry)')).length === 1;
     await expect.poll(async () => ended(await rows.allTextContents()), { timeout: 60_000 }).toBe(true);
     await page.getByRole('heading', { name: `${run.displayName} FINISHED` }).waitFor();
     const sessions = (await user.api('GET', `/v2/runs/${run.id}/device-sessions`)).body.data;
-    expect(sessions.map((one: { retryState: string; state: string }) => [one.retryState, one.state]).toSorted()).toEqual([['MANUAL', 'FAILED'], ['NONE', 'FAILED']]);
+    expect(
+      sessions.map((one: { retryState: string; state: string }) => [one.retryState, one.state]).toSorted(),
+    ).toEqual([
+      ['MANUAL', 'FAILED'],
+      ['NONE', 'FAILED'],
+    ]);
     await screenshot(page, 'run-retried');
   }, 90_000);
 
@@ -321,21 +377,39 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     const green = (await client.upload(path.join(EXAMPLES, 'tests-green.zip'))).id;
     const [device] = (await client.devices()).filter((candidate) => candidate.osType === 'ANDROID');
     const start = (name: string, tests: number) =>
-      client.startRun({ osType: 'ANDROID', frameworkId: 4, projectName: 'Web shop', testRunName: name, deviceIds: [device!.id], files: [{ id: app, action: 'INSTALL' }, { id: tests, action: 'RUN_TEST' }] });
+      client.startRun({
+        osType: 'ANDROID',
+        frameworkId: 4,
+        projectName: 'Web shop',
+        testRunName: name,
+        deviceIds: [device!.id],
+        files: [
+          { id: app, action: 'INSTALL' },
+          { id: tests, action: 'RUN_TEST' },
+        ],
+      });
     const ahead = await start('Slow run', slow);
-    await until(() => user.api('GET', `/v2/runs/${ahead.id}`), (answer) => answer.body.state === 'RUNNING', 30_000);
+    await until(
+      () => user.api('GET', `/v2/runs/${ahead.id}`),
+      (answer) => answer.body.state === 'RUNNING',
+      30_000,
+    );
     const queued = await start('Queued run', green);
 
     const page = await openPage();
     await signIn(page, 'web@example.com', password);
     await page.goto(`${cloud.url}/#/projects/${queued.projectId}/runs/${queued.id}`);
     await page.getByRole('heading', { name: 'Queued run WAITING' }).waitFor();
-    expect(await page.locator('.waiting').textContent()).toBe(`Queue position 1. Waiting for 1 device (${device!.displayName}: busy with another run)`);
+    expect(await page.locator('.waiting').textContent()).toBe(
+      `Queue position 1. Waiting for 1 device (${device!.displayName}: busy with another run)`,
+    );
     await screenshot(page, 'run-waiting');
     // The project's run list says it too, in a column that is there only while a run waits.
     await page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Web shop' }).click();
     const queuedRow = page.getByRole('table', { name: 'Runs' }).locator('tr', { hasText: 'Queued run' });
-    await expect.poll(() => queuedRow.textContent()).toContain(`#1 in line. Waiting for 1 device (${device!.displayName}: busy with another run)`);
+    await expect
+      .poll(() => queuedRow.textContent())
+      .toContain(`#1 in line. Waiting for 1 device (${device!.displayName}: busy with another run)`);
     expect(await page.getByRole('columnheader', { name: 'Why it waits' }).count()).toBe(1);
 
     await page.goto(`${cloud.url}/#/projects/${ahead.projectId}/runs/${ahead.id}`);
@@ -348,7 +422,9 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Abort run' }).click();
     await page.getByRole('heading', { name: 'Slow run FINISHED' }).waitFor();
     expect(question).toContain('Abort Slow run?');
-    expect(await page.getByRole('table', { name: 'Device sessions' }).locator('tbody tr').textContent()).toContain('ABORTED');
+    expect(await page.getByRole('table', { name: 'Device sessions' }).locator('tbody tr').textContent()).toContain(
+      'ABORTED',
+    );
 
     await page.goto(`${cloud.url}/#/projects/${queued.projectId}/runs/${queued.id}`);
     await page.getByRole('heading', { name: 'Queued run FINISHED' }).waitFor({ timeout: 60_000 });
@@ -385,7 +461,9 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Rename' }).click();
     await page.getByRole('heading', { name: 'My pixels' }).waitFor();
     const groups = (await user.api('GET', '/me/device-groups')).body.data;
-    expect(groups.map((group: { displayName: string; deviceCount: number }) => [group.displayName, group.deviceCount])).toEqual([['My pixels', 2]]);
+    expect(
+      groups.map((group: { displayName: string; deviceCount: number }) => [group.displayName, group.deviceCount]),
+    ).toEqual([['My pixels', 2]]);
     await boxes.first().uncheck();
     await page.getByText(/^Removed /).waitFor();
     expect((await user.api('GET', '/me/device-groups')).body.data[0].deviceCount).toBe(1);
@@ -394,8 +472,14 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Delete group' }).click();
     await page.getByRole('heading', { name: 'Devices', exact: true }).waitFor();
-    await until(() => user.api('GET', '/me/device-groups'), (answer) => answer.body.total === 0, 5000);
-    await expect.poll(() => page.getByRole('table', { name: 'Device groups' }).textContent()).not.toContain('My pixels');
+    await until(
+      () => user.api('GET', '/me/device-groups'),
+      (answer) => answer.body.total === 0,
+      5000,
+    );
+    await expect
+      .poll(() => page.getByRole('table', { name: 'Device groups' }).textContent())
+      .not.toContain('My pixels');
   }, 60_000);
 
   it('lets an operator manage users and take a device out of service, which shows everywhere', async () => {
@@ -425,7 +509,10 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await devices.getByRole('button', { name: `Return to service: ${device.displayName}` }).waitFor();
     await page.getByText(`${device.displayName} is out of service`).waitFor();
     expect(await devices.locator('tr', { hasText: device.displayName }).textContent()).toContain('DISABLED');
-    expect((await user.api('GET', `/v2/devices/${device.id}`)).body).toMatchObject({ enabled: false, available: false });
+    expect((await user.api('GET', `/v2/devices/${device.id}`)).body).toMatchObject({
+      enabled: false,
+      available: false,
+    });
 
     const other = await openPage();
     await signIn(other, 'web@example.com', password);
@@ -447,7 +534,9 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     fs.writeFileSync(hook, '');
     await cloud.killAgent('web-host');
     await cloud.startAgent('web-host', 3);
-    await expect.poll(async () => (await user.api('GET', `/v2/devices/${device.id}`)).body.lockReason, { timeout: 20_000 }).toBe('NOT_OPERATIONAL');
+    await expect
+      .poll(async () => (await user.api('GET', `/v2/devices/${device.id}`)).body.lockReason, { timeout: 20_000 })
+      .toBe('NOT_OPERATIONAL');
     fs.rmSync(hook);
 
     // Users see it too, with its reason, in their device list (which stays live).
@@ -462,11 +551,17 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await signIn(page, 'ops@example.com', 'ops-password');
     await page.getByRole('link', { name: 'Operators' }).click();
     const devices = page.getByRole('table', { name: 'Devices of web-host' });
-    await devices.getByRole('button', { name: `Clean again and return to service: ${device.displayName} (virtual-ios-1)` }).click();
+    await devices
+      .getByRole('button', { name: `Clean again and return to service: ${device.displayName} (virtual-ios-1)` })
+      .click();
     await page.getByText(`${device.displayName} is being cleaned again`).waitFor();
     // The agent hears it at its next heartbeat, cleans the device, and it takes work again.
-    await expect.poll(async () => (await user.api('GET', `/v2/devices/${device.id}`)).body.locked, { timeout: 30_000 }).toBe(false);
-    await expect.poll(() => devices.locator('tr', { hasText: device.displayName }).textContent(), { timeout: 15_000 }).toContain('IDLE');
+    await expect
+      .poll(async () => (await user.api('GET', `/v2/devices/${device.id}`)).body.locked, { timeout: 30_000 })
+      .toBe(false);
+    await expect
+      .poll(() => devices.locator('tr', { hasText: device.displayName }).textContent(), { timeout: 15_000 })
+      .toContain('IDLE');
     expect(await devices.getByRole('button', { name: /^Clean again/ }).count()).toBe(0);
     await expect.poll(() => row.textContent(), { timeout: 15_000 }).toMatch(/IDLEHealthy/);
   }, 90_000);
@@ -554,7 +649,9 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     await screenshot(phone, 'sign-in-phone');
     await signIn(phone, 'web@example.com', password);
 
-    const groups: Array<{ id: number; displayName: string }> = (await user.api('GET', '/me/device-groups?withPublic=true')).body.data;
+    const groups: Array<{ id: number; displayName: string }> = (
+      await user.api('GET', '/me/device-groups?withPublic=true')
+    ).body.data;
     const group = groups.find((candidate) => candidate.displayName === 'All Android devices')!;
     const runUrl = `#/projects/${browserRun!.projectId}/runs/${browserRun!.id}`;
     // Each page, what shows it has loaded, and the tables a phone user needs whole (wider
@@ -565,7 +662,12 @@ describe.runIf(available)('the dashboard in Chromium', () => {
       ['run', runUrl, () => phone.getByRole('heading', { name: 'From the browser FINISHED' }), ['Device sessions']],
       ['start-run', '#/start', () => phone.getByLabel('Device group'), []],
       ['devices', '#/devices', () => phone.getByRole('table', { name: 'Device groups' }), ['Devices', 'Device groups']],
-      ['group', `#/groups/${group.id}`, () => phone.getByRole('table', { name: 'Devices in the group' }), ['Devices in the group']],
+      [
+        'group',
+        `#/groups/${group.id}`,
+        () => phone.getByRole('table', { name: 'Devices in the group' }),
+        ['Devices in the group'],
+      ],
       ['account', '#/account', () => phone.getByRole('button', { name: 'Regenerate' }), []],
     ];
     for (const [name, address, loaded, tables] of pages) {
@@ -586,8 +688,14 @@ describe.runIf(available)('the dashboard in Chromium', () => {
 
   /** A table whose columns all show without scrolling its box sideways. */
   async function fitsItsBox(table: Locator): Promise<void> {
-    const overflow = await table.evaluate((element: { parentElement: { scrollWidth: number; clientWidth: number } }) => element.parentElement.scrollWidth - element.parentElement.clientWidth);
-    expect(overflow, `the table ${await table.getAttribute('aria-label')} is ${overflow}px wider than a phone`).toBeLessThanOrEqual(0);
+    const overflow = await table.evaluate(
+      (element: { parentElement: { scrollWidth: number; clientWidth: number } }) =>
+        element.parentElement.scrollWidth - element.parentElement.clientWidth,
+    );
+    expect(
+      overflow,
+      `the table ${await table.getAttribute('aria-label')} is ${overflow}px wider than a phone`,
+    ).toBeLessThanOrEqual(0);
   }
 
   /** The API as the user, with the key they hold now. */
@@ -596,7 +704,11 @@ describe.runIf(available)('the dashboard in Chromium', () => {
     return async (method, route, body) => {
       const response = await fetch(`${cloud.url}/api${route}`, {
         method,
-        headers: { authorization: auth, accept: 'application/json', ...(body !== undefined && { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: auth,
+          accept: 'application/json',
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await response.text();

@@ -78,14 +78,23 @@ describe('a hostile package on the public flavour (serve + agent, bubblewrap)', 
       frameworkId: SERVER_SIDE,
       projectName: 'sandbox',
       deviceIds: [deviceId],
-      files: [{ id: app.id, action: 'INSTALL' }, { id: tests.id, action: 'RUN_TEST' }],
+      files: [
+        { id: app.id, action: 'INSTALL' },
+        { id: tests.id, action: 'RUN_TEST' },
+      ],
       testRunParameters: Object.entries(parameters).map(([key, value]) => ({ key, value })),
     });
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
     return answer.body.id as number;
   }
-  const finished = (user: CloudUser, id: number) => until(() => user.api('GET', `/v2/runs/${id}`).then((answer) => answer.body), (body) => body.state === 'FINISHED', 60_000);
-  const session = async (user: CloudUser, id: number) => (await user.api('GET', `/v2/runs/${id}/device-sessions`)).body.data[0];
+  const finished = (user: CloudUser, id: number) =>
+    until(
+      () => user.api('GET', `/v2/runs/${id}`).then((answer) => answer.body),
+      (body) => body.state === 'FINISHED',
+      60_000,
+    );
+  const session = async (user: CloudUser, id: number) =>
+    (await user.api('GET', `/v2/runs/${id}/device-sessions`)).body.data[0];
 
   it('refuses every attack on the host while an honest run on the same agent finishes with its results', async () => {
     const agentData = path.join(cloud.dataDir, 'host-1', 'agent');
@@ -126,7 +135,12 @@ describe('a hostile package on the public flavour (serve + agent, bubblewrap)', 
     // The honest inputs the attacker tried to overwrite are there, and whole.
     const inputs = cached.filter((name) => /^[0-9a-f]{64}$/.test(name));
     expect(inputs).not.toEqual([]);
-    for (const name of inputs) expect(createHash('sha256').update(fs.readFileSync(path.join(cache, name))).digest('hex')).toBe(name);
+    for (const name of inputs)
+      expect(
+        createHash('sha256')
+          .update(fs.readFileSync(path.join(cache, name)))
+          .digest('hex'),
+      ).toBe(name);
     const files = await attacker.api('GET', `/v2/device-sessions/${hostileSession.id}/output-file-set/files`);
     expect(files.status).toBe(200);
     expect(JSON.stringify(files.body)).toContain('junit.xml');
@@ -140,15 +154,41 @@ describe('a hostile package on the public flavour (serve + agent, bubblewrap)', 
   }, 120_000);
 
   it('an agent of the public flavour refuses to run customer code unsandboxed, in one line', async () => {
-    const refused = await runCli(['agent', '--server', cloud.url, '--flavour', 'public', '--sandbox', 'none', '--data-dir', path.join(cloud.dataDir, 'refused')], {
-      DEVICECLOUD_AGENT_TOKEN: 'dca_aaaaaaaaaaaaaaaaaaaaaaaa',
-    });
+    const refused = await runCli(
+      [
+        'agent',
+        '--server',
+        cloud.url,
+        '--flavour',
+        'public',
+        '--sandbox',
+        'none',
+        '--data-dir',
+        path.join(cloud.dataDir, 'refused'),
+      ],
+      {
+        DEVICECLOUD_AGENT_TOKEN: 'dca_aaaaaaaaaaaaaaaaaaaaaaaa',
+      },
+    );
     expect(refused.code).toBe(3);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
     expect(refused.stderr).toMatch(/public flavour .* --sandbox none/);
-    const network = await runCli(['agent', '--server', cloud.url, '--flavour', 'public', '--sandbox-network', 'host', '--data-dir', path.join(cloud.dataDir, 'refused')], {
-      DEVICECLOUD_AGENT_TOKEN: 'dca_aaaaaaaaaaaaaaaaaaaaaaaa',
-    });
+    const network = await runCli(
+      [
+        'agent',
+        '--server',
+        cloud.url,
+        '--flavour',
+        'public',
+        '--sandbox-network',
+        'host',
+        '--data-dir',
+        path.join(cloud.dataDir, 'refused'),
+      ],
+      {
+        DEVICECLOUD_AGENT_TOKEN: 'dca_aaaaaaaaaaaaaaaaaaaaaaaa',
+      },
+    );
     expect(network.code).toBe(3);
     expect(network.stderr).toMatch(/--sandbox-network host/);
   });
@@ -157,10 +197,23 @@ describe('a hostile package on the public flavour (serve + agent, bubblewrap)', 
     // An operator forgot DEVICECLOUD_FLAVOUR=public on one host: its sandbox would have the
     // host's network (the private default). The server's hello says what cloud this is.
     const { token } = await cloud.admin(['create-agent-token', '--name', 'misconfigured-host']);
-    const refused = await runCli(['agent', '--server', cloud.url, '--devices', '1', '--serial-prefix', 'misconfigured', '--data-dir', path.join(cloud.dataDir, 'misconfigured')], {
-      DEVICECLOUD_AGENT_TOKEN: token,
-      DEVICECLOUD_FLAVOUR: '',
-    });
+    const refused = await runCli(
+      [
+        'agent',
+        '--server',
+        cloud.url,
+        '--devices',
+        '1',
+        '--serial-prefix',
+        'misconfigured',
+        '--data-dir',
+        path.join(cloud.dataDir, 'misconfigured'),
+      ],
+      {
+        DEVICECLOUD_AGENT_TOKEN: token,
+        DEVICECLOUD_FLAVOUR: '',
+      },
+    );
     expect(refused.code).toBe(3);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
     expect(refused.stderr).toMatch(/public cloud, and this agent was set up for the private flavour/);

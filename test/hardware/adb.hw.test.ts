@@ -31,15 +31,21 @@ const apk = process.env.DEVICECLOUD_HW_APK;
 const testApk = process.env.DEVICECLOUD_HW_TEST_APK;
 
 if (!enabled) {
-  console.info('test/hardware/adb.hw.test.ts: skipped (set DEVICECLOUD_HW_TESTS=adb and DEVICECLOUD_HW_APK with a phone attached; see docs/device-hosts.md)');
+  console.info(
+    'test/hardware/adb.hw.test.ts: skipped (set DEVICECLOUD_HW_TESTS=adb and DEVICECLOUD_HW_APK with a phone attached; see docs/device-hosts.md)',
+  );
   describe('adb driver on a real phone', () => {
-    it.skip('skipped: set DEVICECLOUD_HW_TESTS=adb (and DEVICECLOUD_HW_APK) with a phone attached to run the conformance cases on it', () => undefined);
+    it.skip('skipped: set DEVICECLOUD_HW_TESTS=adb (and DEVICECLOUD_HW_APK) with a phone attached to run the conformance cases on it', () =>
+      undefined);
   });
 } else if (apk === undefined || !fs.existsSync(apk) || (testApk !== undefined && !fs.existsSync(testApk))) {
   describe('adb driver on a real phone', () => {
     it('needs DEVICECLOUD_HW_APK: the path of an installable APK with a launcher activity (and DEVICECLOUD_HW_TEST_APK, if set, must exist)', () => {
-      if (testApk !== undefined && !fs.existsSync(testApk)) throw new Error(`DEVICECLOUD_HW_TEST_APK is ${testApk}, which does not exist`);
-      throw new Error(`DEVICECLOUD_HW_TESTS=adb is set but DEVICECLOUD_HW_APK is ${apk === undefined ? 'not set' : `${apk}, which does not exist`}`);
+      if (testApk !== undefined && !fs.existsSync(testApk))
+        throw new Error(`DEVICECLOUD_HW_TEST_APK is ${testApk}, which does not exist`);
+      throw new Error(
+        `DEVICECLOUD_HW_TESTS=adb is set but DEVICECLOUD_HW_APK is ${apk === undefined ? 'not set' : `${apk}, which does not exist`}`,
+      );
     });
   });
 } else {
@@ -49,48 +55,88 @@ if (!enabled) {
   afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
   let app: LocalFile | undefined;
   const TRACE = '/sdcard/Download/devicecloud-left-behind.txt';
-  const junit = (cases: string) => `cat > "$OUTPUT_DIR/junit.xml" <<XML\n<testsuite name="hardware">${cases}</testsuite>\nXML\n`;
+  const junit = (cases: string) =>
+    `cat > "$OUTPUT_DIR/junit.xml" <<XML\n<testsuite name="hardware">${cases}</testsuite>\nXML\n`;
   /** Starts the app under test and keeps it in front for a few seconds, so there is something to sample. */
   const launch = 'adb shell monkey -p "$APP_PACKAGE" -c android.intent.category.LAUNCHER 1 >/dev/null\nsleep 4\n';
   const serverSide = async (name: string, script: string): Promise<JobSpec> => {
     app ??= await localFile(apk);
     const file = path.join(root, `${name}.zip`);
     fs.writeFileSync(file, await zip([['run-tests.sh', `set -u\n${script}`, 0o100755]]));
-    return { kind: 'server-side', app, tests: { path: file, name: `${name}.zip`, properties: {} }, timeoutSeconds: 600 };
+    return {
+      kind: 'server-side',
+      app,
+      tests: { path: file, name: `${name}.zip`, properties: {} },
+      timeoutSeconds: 600,
+    };
   };
   const fixtures: DriverFixtures = {
-    passing: () => serverSide('passing', `${launch}model=$(adb shell getprop ro.product.model | tr -d '\\r')\n${junit('<testcase classname="hw" name="model $model"/>')}`),
-    failing: () => serverSide('failing', `${launch}${junit('<testcase classname="hw" name="passes"/><testcase classname="hw" name="fails"><failure message="failed on purpose"/></testcase>')}`),
+    passing: () =>
+      serverSide(
+        'passing',
+        `${launch}model=$(adb shell getprop ro.product.model | tr -d '\\r')\n${junit('<testcase classname="hw" name="model $model"/>')}`,
+      ),
+    failing: () =>
+      serverSide(
+        'failing',
+        `${launch}${junit('<testcase classname="hw" name="passes"/><testcase classname="hw" name="fails"><failure message="failed on purpose"/></testcase>')}`,
+      ),
     endless: () => serverSide('endless', 'while true; do adb shell sleep 1; done\n'),
-    leavesTrace: () => serverSide('trace', `adb shell "echo secret > ${TRACE}"\n${junit('<testcase classname="hw" name="trace"/>')}`),
+    leavesTrace: () =>
+      serverSide('trace', `adb shell "echo secret > ${TRACE}"\n${junit('<testcase classname="hw" name="trace"/>')}`),
     expectsClean: () =>
-      serverSide('check', `if adb shell ls ${TRACE} 2>/dev/null | grep -q left-behind; then r='<failure message="trace found"/>'; else r=''; fi\n${junit('<testcase classname="hw" name="clean">$r</testcase>')}`),
+      serverSide(
+        'check',
+        `if adb shell ls ${TRACE} 2>/dev/null | grep -q left-behind; then r='<failure message="trace found"/>'; else r=''; fi\n${junit('<testcase classname="hw" name="clean">$r</testcase>')}`,
+      ),
     unsupportedKind: 'xctest',
   };
 
   const onePhone = (): Driver => {
     // One data dir for both rounds: the phone's baseline is recorded once.
-    const driver = createAdbDriver({ dataDir: path.join(root, 'agent'), server: adbServerFromEnv(process.env), hostEnv: process.env, sandbox: testSandbox(root, { network: 'host' }) });
+    const driver = createAdbDriver({
+      dataDir: path.join(root, 'agent'),
+      server: adbServerFromEnv(process.env),
+      hostEnv: process.env,
+      sandbox: testSandbox(root, { network: 'host' }),
+    });
     const wanted = process.env.DEVICECLOUD_HW_SERIAL;
     return {
       ...driver,
       listDevices: async () => {
-        const phones = (await driver.listDevices()).filter((device) => wanted === undefined || device.serial === wanted);
-        if (phones.length === 0) throw new Error(`no phone${wanted === undefined ? '' : ` ${wanted}`} in state "device" on the ADB server (see \`adb devices\`)`);
+        const phones = (await driver.listDevices()).filter(
+          (device) => wanted === undefined || device.serial === wanted,
+        );
+        if (phones.length === 0)
+          throw new Error(
+            `no phone${wanted === undefined ? '' : ` ${wanted}`} in state "device" on the ADB server (see \`adb devices\`)`,
+          );
         return phones;
       },
     };
   };
 
-  describeDriverConformance('adb (real phone, server-side packages)', async () => ({ driver: onePhone(), fixtures, cleanup: async () => undefined }));
+  describeDriverConformance('adb (real phone, server-side packages)', async () => ({
+    driver: onePhone(),
+    fixtures,
+    cleanup: async () => undefined,
+  }));
 
   if (testApk === undefined) {
-    console.info('test/hardware/adb.hw.test.ts: the instrumentation round is skipped (set DEVICECLOUD_HW_TEST_APK, built from test/hardware/android/ConformanceTest.java)');
+    console.info(
+      'test/hardware/adb.hw.test.ts: the instrumentation round is skipped (set DEVICECLOUD_HW_TEST_APK, built from test/hardware/android/ConformanceTest.java)',
+    );
   } else {
     const instrumentation = async (scenario: string): Promise<JobSpec> => {
       app ??= await localFile(apk);
       // `class` keeps the app's own instrumentation tests, if its test APK has any, out of the run.
-      return { kind: 'instrumentation', app, tests: await localFile(testApk), parameters: { SCENARIO: scenario, class: 'com.devicecloud.conformance.ConformanceTest' }, timeoutSeconds: 600 };
+      return {
+        kind: 'instrumentation',
+        app,
+        tests: await localFile(testApk),
+        parameters: { SCENARIO: scenario, class: 'com.devicecloud.conformance.ConformanceTest' },
+        timeoutSeconds: 600,
+      };
     };
     const instrumented: DriverFixtures = {
       passing: () => instrumentation('passing'),
@@ -100,6 +146,10 @@ if (!enabled) {
       expectsClean: () => instrumentation('check-clean'),
       unsupportedKind: 'xctest',
     };
-    describeDriverConformance('adb (real phone, instrumentation)', async () => ({ driver: onePhone(), fixtures: instrumented, cleanup: async () => undefined }));
+    describeDriverConformance('adb (real phone, instrumentation)', async () => ({
+      driver: onePhone(),
+      fixtures: instrumented,
+      cleanup: async () => undefined,
+    }));
   }
 }

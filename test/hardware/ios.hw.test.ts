@@ -28,14 +28,19 @@ const needed = ['DEVICECLOUD_IOS_SIGNING_DIR', 'DEVICECLOUD_HW_IOS_APP', 'DEVICE
 const missing = needed.filter((name) => process.env[name] === undefined || !fs.existsSync(process.env[name]!));
 
 if (!enabled) {
-  console.info('test/hardware/ios.hw.test.ts: skipped (set DEVICECLOUD_HW_TESTS=ios with an iPhone attached; see docs/device-hosts.md#ios)');
+  console.info(
+    'test/hardware/ios.hw.test.ts: skipped (set DEVICECLOUD_HW_TESTS=ios with an iPhone attached; see docs/device-hosts.md#ios)',
+  );
   describe('ios driver on a real iPhone', () => {
-    it.skip('skipped: set DEVICECLOUD_HW_TESTS=ios (and the DEVICECLOUD_HW_IOS_* builds) with an iPhone attached to run the conformance cases on it', () => undefined);
+    it.skip('skipped: set DEVICECLOUD_HW_TESTS=ios (and the DEVICECLOUD_HW_IOS_* builds) with an iPhone attached to run the conformance cases on it', () =>
+      undefined);
   });
 } else if (missing.length > 0) {
   describe('ios driver on a real iPhone', () => {
     it(`needs ${needed.join(', ')}`, () => {
-      throw new Error(`DEVICECLOUD_HW_TESTS=ios is set but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set or missing on disk (see docs/device-hosts.md#ios)`);
+      throw new Error(
+        `DEVICECLOUD_HW_TESTS=ios is set but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set or missing on disk (see docs/device-hosts.md#ios)`,
+      );
     });
   });
 } else {
@@ -71,8 +76,11 @@ if (!enabled) {
     const onePhone: Driver = {
       ...driver,
       listDevices: async () => {
-        const phones = (await driver.listDevices()).filter((device) => wanted === undefined || device.serial === wanted);
-        if (phones.length === 0) throw new Error(`no iPhone${wanted === undefined ? '' : ` ${wanted}`} is listed by go-ios (ios list)`);
+        const phones = (await driver.listDevices()).filter(
+          (device) => wanted === undefined || device.serial === wanted,
+        );
+        if (phones.length === 0)
+          throw new Error(`no iPhone${wanted === undefined ? '' : ` ${wanted}`} is listed by go-ios (ios list)`);
         return phones;
       },
     };

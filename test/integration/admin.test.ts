@@ -24,26 +24,49 @@ describe.each(ENGINES)('operators (%s)', (engine) => {
   });
   afterEach(async () => h.close());
 
-  it.each(adminRoutes.map((spec) => [spec.method, spec.path] as const))('%s %s answers 403 to a normal user and 401 to no one', async (method, path) => {
-    const url = `/api${path.replace(/:\w+/g, '1')}`;
-    const body = method === 'GET' ? undefined : { enabled: false, plan: 'PLATINUM', email: 'x@example.com', password: 'password-1234' };
-    const asUser = await alice.call(method, url, { json: true, body });
-    expect(asUser.status, asUser.text).toBe(403);
-    expect(asUser.body.message).toContain('ADMIN');
-    expect((await call(h.app, method, url, { json: true, body })).status).toBe(401);
-    // Nothing was changed by the refused calls.
-    expect((await alice.call('GET', '/api/me', { json: true })).body).toMatchObject({ plan: 'SILVER', status: 'ENABLED' });
-  });
+  it.each(adminRoutes.map((spec) => [spec.method, spec.path] as const))(
+    '%s %s answers 403 to a normal user and 401 to no one',
+    async (method, path) => {
+      const url = `/api${path.replace(/:\w+/g, '1')}`;
+      const body =
+        method === 'GET'
+          ? undefined
+          : { enabled: false, plan: 'PLATINUM', email: 'x@example.com', password: 'password-1234' };
+      const asUser = await alice.call(method, url, { json: true, body });
+      expect(asUser.status, asUser.text).toBe(403);
+      expect(asUser.body.message).toContain('ADMIN');
+      expect((await call(h.app, method, url, { json: true, body })).status).toBe(401);
+      // Nothing was changed by the refused calls.
+      expect((await alice.call('GET', '/api/me', { json: true })).body).toMatchObject({
+        plan: 'SILVER',
+        status: 'ENABLED',
+      });
+    },
+  );
 
   it('lists and creates accounts, without ever showing their API keys', async () => {
-    const createdAnswer = await admin.call('POST', '/api/v2/admin/users', { json: true, body: { email: 'Bob@Example.com', password: 'bob-password', plan: 'gold', firstName: 'Bob' } });
+    const createdAnswer = await admin.call('POST', '/api/v2/admin/users', {
+      json: true,
+      body: { email: 'Bob@Example.com', password: 'bob-password', plan: 'gold', firstName: 'Bob' },
+    });
     expect(createdAnswer.status, createdAnswer.text).toBe(201);
-    expect(createdAnswer.body).toMatchObject({ email: 'bob@example.com', plan: 'GOLD', role: 'USER', status: 'ENABLED', enabled: true, name: 'Bob' });
+    expect(createdAnswer.body).toMatchObject({
+      email: 'bob@example.com',
+      plan: 'GOLD',
+      role: 'USER',
+      status: 'ENABLED',
+      enabled: true,
+      name: 'Bob',
+    });
     expect(createdAnswer.body).not.toHaveProperty('apiKey');
 
     const listed = await admin.call('GET', '/api/admin/users', { json: true });
     expect(listed.status).toBe(200);
-    expect(listed.body.data.map((user: { email: string }) => user.email)).toEqual(['ops@example.com', 'alice@example.com', 'bob@example.com']);
+    expect(listed.body.data.map((user: { email: string }) => user.email)).toEqual([
+      'ops@example.com',
+      'alice@example.com',
+      'bob@example.com',
+    ]);
     expect(listed.text).not.toContain(alice.key);
     const xml = parseXml((await admin.call('GET', '/api/admin/users')).text);
     expect(xml.apiList.data.apiUser.map((user: { email: string }) => user.email)).toContain('bob@example.com');
@@ -52,12 +75,18 @@ describe.each(ENGINES)('operators (%s)', (engine) => {
     expect(read.body).toMatchObject({ id: alice.user.id, email: 'alice@example.com', plan: 'SILVER' });
 
     // The new account signs in to the dashboard with the password the operator chose.
-    const signIn = await call(h.app, 'POST', '/auth/session', { json: true, body: { email: 'bob@example.com', password: 'bob-password' } });
+    const signIn = await call(h.app, 'POST', '/auth/session', {
+      json: true,
+      body: { email: 'bob@example.com', password: 'bob-password' },
+    });
     expect(signIn.status).toBe(200);
   });
 
   it("changes a user's plan and role, visible to the user at once", async () => {
-    const upgraded = await admin.call('POST', `/api/admin/users/${alice.user.id}`, { json: true, form: { plan: 'PLATINUM' } });
+    const upgraded = await admin.call('POST', `/api/admin/users/${alice.user.id}`, {
+      json: true,
+      form: { plan: 'PLATINUM' },
+    });
     expect(upgraded.status, upgraded.text).toBe(200);
     expect(upgraded.body).toMatchObject({ plan: 'PLATINUM', role: 'USER' });
     const me = await alice.call('GET', '/api/me', { json: true });
@@ -65,22 +94,41 @@ describe.each(ENGINES)('operators (%s)', (engine) => {
     expect(me.body.roles.map((role: { name: string }) => role.name)).toEqual(['USER', 'PRIORITY_PLATINUM']);
 
     expect((await alice.call('GET', '/api/admin/users', { json: true })).status).toBe(403);
-    const promoted = await admin.call('POST', `/api/admin/users/${alice.user.id}`, { json: true, body: { role: 'ADMIN' } });
+    const promoted = await admin.call('POST', `/api/admin/users/${alice.user.id}`, {
+      json: true,
+      body: { role: 'ADMIN' },
+    });
     expect(promoted.body.role).toBe('ADMIN');
     expect((await alice.call('GET', '/api/admin/users', { json: true })).status).toBe(200);
   });
 
   it('disables an account (key, tokens and sessions stop working) and enables it again', async () => {
-    const signIn = await call(h.app, 'POST', '/auth/session', { json: true, body: { email: 'alice@example.com', password: 'password-1234' } });
+    const signIn = await call(h.app, 'POST', '/auth/session', {
+      json: true,
+      body: { email: 'alice@example.com', password: 'password-1234' },
+    });
     const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
     expect((await call(h.app, 'GET', '/api/me', { headers: { cookie } })).status).toBe(200);
 
-    const disabled = await admin.call('POST', `/api/admin/users/${alice.user.id}`, { json: true, body: { enabled: false } });
+    const disabled = await admin.call('POST', `/api/admin/users/${alice.user.id}`, {
+      json: true,
+      body: { enabled: false },
+    });
     expect(disabled.body).toMatchObject({ enabled: false, status: 'DISABLED' });
     expect((await alice.call('GET', '/api/me')).status).toBe(401);
-    expect((await call(h.app, 'POST', '/auth/session', { json: true, body: { email: 'alice@example.com', password: 'password-1234' } })).status).toBe(401);
+    expect(
+      (
+        await call(h.app, 'POST', '/auth/session', {
+          json: true,
+          body: { email: 'alice@example.com', password: 'password-1234' },
+        })
+      ).status,
+    ).toBe(401);
 
-    const enabled = await admin.call('POST', `/api/admin/users/${alice.user.id}`, { json: true, form: { enabled: 'true' } });
+    const enabled = await admin.call('POST', `/api/admin/users/${alice.user.id}`, {
+      json: true,
+      form: { enabled: 'true' },
+    });
     expect(enabled.body).toMatchObject({ enabled: true, status: 'ENABLED' });
     expect((await alice.call('GET', '/api/me')).status).toBe(200);
     // The session from before the account was disabled does not come back with it.
@@ -105,14 +153,20 @@ describe.each(ENGINES)('operators (%s)', (engine) => {
     ['POST', '/api/admin/devices/{device}', { enabled: 'off-ish' }, 400, "'enabled'"],
   ] as const)('%s %s with %j answers %i', async (method, template, body, status, message) => {
     const device = await fixtures.device(h.ctx, 'Pixel');
-    const url = template.replace('{alice}', String(alice.user.id)).replace('{admin}', String(admin.user.id)).replace('{device}', String(device.id));
+    const url = template
+      .replace('{alice}', String(alice.user.id))
+      .replace('{admin}', String(admin.user.id))
+      .replace('{device}', String(device.id));
     const answer = await admin.call(method, url, { json: true, body });
     expect(answer.status, answer.text).toBe(status);
     expect(answer.body.message).toContain(message);
     // Refused changes change nothing.
     const me = (await alice.call('GET', '/api/me', { json: true })).body;
     expect([me.plan, me.roles[0].name, me.status]).toEqual(['SILVER', 'USER', 'ENABLED']);
-    expect((await admin.call('GET', '/api/me', { json: true })).body).toMatchObject({ status: 'ENABLED', roles: [{ name: 'ADMIN' }, expect.anything()] });
+    expect((await admin.call('GET', '/api/me', { json: true })).body).toMatchObject({
+      status: 'ENABLED',
+      roles: [{ name: 'ADMIN' }, expect.anything()],
+    });
     expect((await h.ctx.store.devices.findById(device.id))!.enabled).toBe(true);
   });
 
@@ -124,16 +178,41 @@ describe.each(ENGINES)('operators (%s)', (engine) => {
       agent = await fakeAgent(h.app, h.ctx, 'lab-host-1');
       await agent.hello([androidDevice('a1', 'Pixel 8'), androidDevice('a2', 'Galaxy S24')]);
       await agent.cleanAll();
-      const app = await fixtures.file(h.ctx, alice.user, { name: 'app.apk', inputType: 'APPLICATION', osType: 'ANDROID', properties: { package_name: 'com.example' } });
-      const tests = await fixtures.file(h.ctx, alice.user, { name: 'tests.zip', inputType: 'TEST', properties: { entry_script: 'run-tests.sh' } });
-      files = [{ id: app.id, action: 'INSTALL' }, { id: tests.id, action: 'RUN_TEST' }];
+      const app = await fixtures.file(h.ctx, alice.user, {
+        name: 'app.apk',
+        inputType: 'APPLICATION',
+        osType: 'ANDROID',
+        properties: { package_name: 'com.example' },
+      });
+      const tests = await fixtures.file(h.ctx, alice.user, {
+        name: 'tests.zip',
+        inputType: 'TEST',
+        properties: { entry_script: 'run-tests.sh' },
+      });
+      files = [
+        { id: app.id, action: 'INSTALL' },
+        { id: tests.id, action: 'RUN_TEST' },
+      ];
     });
 
     const startRun = async () => {
-      const started = await alice.call('POST', '/api/v2/runs', { json: true, body: { osType: 'ANDROID', frameworkId: SERVER_SIDE, projectName: 'Shop', files } });
+      const started = await alice.call('POST', '/api/v2/runs', {
+        json: true,
+        body: { osType: 'ANDROID', frameworkId: SERVER_SIDE, projectName: 'Shop', files },
+      });
       expect(started.status, started.text).toBe(201);
-      const sessions = await alice.call('GET', `/api/v2/runs/${started.body.id}/device-sessions?limit=0`, { json: true });
-      return { run: started.body, sessions: sessions.body.data as Array<{ id: number; device: { id: number }; state: string; excludeReason: string | null }> };
+      const sessions = await alice.call('GET', `/api/v2/runs/${started.body.id}/device-sessions?limit=0`, {
+        json: true,
+      });
+      return {
+        run: started.body,
+        sessions: sessions.body.data as Array<{
+          id: number;
+          device: { id: number };
+          state: string;
+          excludeReason: string | null;
+        }>,
+      };
     };
 
     it('lists the agents with their devices, in JSON and XML', async () => {
@@ -141,8 +220,20 @@ describe.each(ENGINES)('operators (%s)', (engine) => {
       expect(answer.status).toBe(200);
       expect(answer.body.total).toBe(1);
       const [listed] = answer.body.data;
-      expect(listed).toMatchObject({ name: 'lab-host-1', hostname: 'lab-host-1', version: 'test', deviceCount: 2, onlineDeviceCount: 2 });
-      expect(listed.devices.map((device: { serial: string; state: string; enabled: boolean }) => [device.serial, device.state, device.enabled])).toEqual([
+      expect(listed).toMatchObject({
+        name: 'lab-host-1',
+        hostname: 'lab-host-1',
+        version: 'test',
+        deviceCount: 2,
+        onlineDeviceCount: 2,
+      });
+      expect(
+        listed.devices.map((device: { serial: string; state: string; enabled: boolean }) => [
+          device.serial,
+          device.state,
+          device.enabled,
+        ]),
+      ).toEqual([
         ['a1', 'IDLE', true],
         ['a2', 'IDLE', true],
       ]);
@@ -156,11 +247,17 @@ describe.each(ENGINES)('operators (%s)', (engine) => {
       const out = await admin.call('POST', `/api/admin/devices/${pixel}`, { json: true, body: { enabled: false } });
       expect(out.status, out.text).toBe(200);
       expect(out.body).toMatchObject({ id: pixel, enabled: false, serial: 'a1', available: false });
-      expect((await call(h.app, 'GET', `/api/v2/devices/${pixel}`, { json: true })).body).toMatchObject({ enabled: false, available: false });
+      expect((await call(h.app, 'GET', `/api/v2/devices/${pixel}`, { json: true })).body).toMatchObject({
+        enabled: false,
+        available: false,
+      });
 
       const { run, sessions } = await startRun();
       expect(run).toMatchObject({ deviceCount: 2, excludedDeviceCount: 1, waitingDeviceCount: 1 });
-      expect(sessions.find((session) => session.device.id === pixel)).toMatchObject({ state: 'EXCLUDED', excludeReason: 'ADMIN' });
+      expect(sessions.find((session) => session.device.id === pixel)).toMatchObject({
+        state: 'EXCLUDED',
+        excludeReason: 'ADMIN',
+      });
 
       // A device taken out while runs wait for it: they say so, and nothing starts on it.
       const galaxy = agent.deviceIds.get('a2')!;

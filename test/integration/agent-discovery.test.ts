@@ -31,7 +31,13 @@ function hostWith(devices: DeviceDescription[]): Driver & { cleaned: string[] } 
     cleaned,
     listDevices: async () => [...devices],
     health: async () => ({ ok: true }),
-    execute: async () => ({ outcome: 'INFRA_ERROR', failReason: 'not in this test', testCases: null, exitCode: null, artifacts: [] }),
+    execute: async () => ({
+      outcome: 'INFRA_ERROR',
+      failReason: 'not in this test',
+      testCases: null,
+      exitCode: null,
+      artifacts: [],
+    }),
     clean: async (serial) => {
       cleaned.push(serial);
       return { ok: true, report: 'clean' };
@@ -56,13 +62,31 @@ describe('device discovery after the agent started', () => {
     const { token } = await issueAgentToken(h.ctx, 'host-1');
     const devices = [phone('serial-1', 'Pixel 8')];
     const driver = hostWith(devices);
-    agent = startAgent({ serverUrls: [url], token, driver, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-discovery-')), log: () => undefined });
+    agent = startAgent({
+      serverUrls: [url],
+      token,
+      driver,
+      dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-discovery-')),
+      log: () => undefined,
+    });
     await agent.ready;
-    const states = async () => (await call(h.app, 'GET', '/api/v2/devices?sort=displayName_a', { json: true })).body.data.map((d: { displayName: string; locked: boolean }) => [d.displayName, d.locked]);
+    const states = async () =>
+      (await call(h.app, 'GET', '/api/v2/devices?sort=displayName_a', { json: true })).body.data.map(
+        (d: { displayName: string; locked: boolean }) => [d.displayName, d.locked],
+      );
     await until(states, (list) => JSON.stringify(list) === JSON.stringify([['Pixel 8', false]]), 10_000);
 
     devices.push(phone('serial-2', 'Galaxy S24'));
-    await until(states, (list) => JSON.stringify(list) === JSON.stringify([['Galaxy S24', false], ['Pixel 8', false]]), 10_000);
+    await until(
+      states,
+      (list) =>
+        JSON.stringify(list) ===
+        JSON.stringify([
+          ['Galaxy S24', false],
+          ['Pixel 8', false],
+        ]),
+      10_000,
+    );
     expect(driver.cleaned.filter((serial) => serial === 'serial-2')).toHaveLength(1);
   });
 });

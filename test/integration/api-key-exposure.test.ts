@@ -21,12 +21,22 @@ describe.each(ENGINES)('who sees the API key (%s)', (engine) => {
   afterEach(async () => h.close());
 
   const oauthToken = async () =>
-    (await call(h.app, 'POST', '/oauth/token', { form: { client_id: CLIENT, grant_type: 'password', username: 'alice@example.com', password: PASSWORD } })).body.access_token as string;
+    (
+      await call(h.app, 'POST', '/oauth/token', {
+        form: { client_id: CLIENT, grant_type: 'password', username: 'alice@example.com', password: PASSWORD },
+      })
+    ).body.access_token as string;
   async function signIn(password = PASSWORD) {
-    const answer = await call(h.app, 'POST', '/auth/session', { json: true, body: { email: 'alice@example.com', password } });
+    const answer = await call(h.app, 'POST', '/auth/session', {
+      json: true,
+      body: { email: 'alice@example.com', password },
+    });
     return { cookie: String(answer.headers['set-cookie']).split(';')[0]!, csrf: answer.body.csrfToken as string };
   }
-  const asSession = (session: { cookie: string; csrf: string }) => ({ cookie: session.cookie, 'x-csrf-token': session.csrf });
+  const asSession = (session: { cookie: string; csrf: string }) => ({
+    cookie: session.cookie,
+    'x-csrf-token': session.csrf,
+  });
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
   /** The key the store holds now: whichever works for Basic. */
   const works = async (key: string) => (await call(h.app, 'GET', '/api/me', { key, json: true })).status === 200;
@@ -49,10 +59,21 @@ describe.each(ENGINES)('who sees the API key (%s)', (engine) => {
       showsNoKey(await call(h.app, 'GET', `${url}?access_token=${token}`, { json: true }), alice.key);
       showsNoKey(await call(h.app, 'GET', url, { json: true, headers: { cookie: session.cookie } }), alice.key);
     }
-    showsNoKey(await call(h.app, 'POST', '/api/me', { json: true, headers: bearer(token), form: { country: 'SE' } }), alice.key);
-    showsNoKey(await call(h.app, 'POST', '/api/me', { json: true, headers: asSession(session), form: { country: 'NO' } }), alice.key);
+    showsNoKey(
+      await call(h.app, 'POST', '/api/me', { json: true, headers: bearer(token), form: { country: 'SE' } }),
+      alice.key,
+    );
+    showsNoKey(
+      await call(h.app, 'POST', '/api/me', { json: true, headers: asSession(session), form: { country: 'NO' } }),
+      alice.key,
+    );
     // The rest of the record is all there.
-    expect((await call(h.app, 'GET', '/api/me', { json: true, headers: bearer(token) })).body).toMatchObject({ id: alice.user.id, email: 'alice@example.com', plan: 'GOLD', country: 'NO' });
+    expect((await call(h.app, 'GET', '/api/me', { json: true, headers: bearer(token) })).body).toMatchObject({
+      id: alice.user.id,
+      email: 'alice@example.com',
+      plan: 'GOLD',
+      country: 'NO',
+    });
   });
 
   it('reveals the key to the dashboard only within 10 minutes of the password, and only to a session', async () => {
@@ -74,7 +95,8 @@ describe.each(ENGINES)('who sees the API key (%s)', (engine) => {
     expect(stale.body.message).toMatch(/within 10 minutes of entering your password/);
     expect(stale.text).not.toContain(alice.key);
 
-    const confirm = (password: string) => call(h.app, 'POST', '/auth/session/confirm', { json: true, headers: asSession(session), body: { password } });
+    const confirm = (password: string) =>
+      call(h.app, 'POST', '/auth/session/confirm', { json: true, headers: asSession(session), body: { password } });
     const wrong = await confirm('not-the-password');
     expect(wrong.status).toBe(400);
     expect((await reveal(asSession(session))).status).toBe(403);
@@ -83,14 +105,23 @@ describe.each(ENGINES)('who sees the API key (%s)', (engine) => {
     expect(right.body.recentUntil).toBe(h.ctx.clock() + 10 * 60_000);
     expect((await reveal(asSession(session))).body.apiKey).toBe(alice.key);
     // Confirming is for a session: a token cannot make itself "recent".
-    expect((await call(h.app, 'POST', '/auth/session/confirm', { json: true, headers: bearer(await oauthToken()), body: { password: PASSWORD } })).status).toBe(403);
+    expect(
+      (
+        await call(h.app, 'POST', '/auth/session/confirm', {
+          json: true,
+          headers: bearer(await oauthToken()),
+          body: { password: PASSWORD },
+        })
+      ).status,
+    ).toBe(403);
   });
 
   it('ends a session that guesses the password to confirm it', async () => {
     const session = await signIn();
     const other = await signIn();
     h.advance(10 * 60_000 + 1);
-    const confirm = (password: string) => call(h.app, 'POST', '/auth/session/confirm', { json: true, headers: asSession(session), body: { password } });
+    const confirm = (password: string) =>
+      call(h.app, 'POST', '/auth/session/confirm', { json: true, headers: asSession(session), body: { password } });
     for (let guess = 1; guess < 5; guess++) expect((await confirm(`guess-number-${guess}`)).status).toBe(400);
     const last = await confirm('guess-number-5');
     expect(last.status).toBe(401);
@@ -112,7 +143,11 @@ describe.each(ENGINES)('who sees the API key (%s)', (engine) => {
     expect(stale.status).toBe(403);
     expect(await works(alice.key)).toBe(true);
 
-    await call(h.app, 'POST', '/auth/session/confirm', { json: true, headers: asSession(session), body: { password: PASSWORD } });
+    await call(h.app, 'POST', '/auth/session/confirm', {
+      json: true,
+      headers: asSession(session),
+      body: { password: PASSWORD },
+    });
     const reset = await call(h.app, 'POST', '/api/me/reset-api-key', { json: true, headers: asSession(session) });
     expect(reset.status).toBe(200);
     const newKey = reset.body.apiKey as string;
@@ -121,7 +156,9 @@ describe.each(ENGINES)('who sees the API key (%s)', (engine) => {
     expect(await works(newKey)).toBe(true);
     // The session that reset it goes on; every other way in ends.
     expect((await call(h.app, 'GET', '/api/me', { json: true, headers: { cookie: session.cookie } })).status).toBe(200);
-    expect((await call(h.app, 'GET', '/api/me', { json: true, headers: { cookie: otherSession.cookie } })).status).toBe(401);
+    expect((await call(h.app, 'GET', '/api/me', { json: true, headers: { cookie: otherSession.cookie } })).status).toBe(
+      401,
+    );
     expect((await call(h.app, 'GET', '/api/me', { json: true, headers: bearer(token) })).status).toBe(401);
 
     // With the key (a script rotating its own): the answer has the new key, and no session survives.
@@ -135,18 +172,36 @@ describe.each(ENGINES)('who sees the API key (%s)', (engine) => {
     const acting = await signIn();
     const other = await signIn();
     const tokens = [await oauthToken(), await oauthToken()];
-    const changed = await call(h.app, 'POST', '/api/me/password', { headers: asSession(acting), form: { currentPassword: PASSWORD, newPassword: 'a-new-password-5' } });
+    const changed = await call(h.app, 'POST', '/api/me/password', {
+      headers: asSession(acting),
+      form: { currentPassword: PASSWORD, newPassword: 'a-new-password-5' },
+    });
     expect(changed.status).toBe(204);
-    for (const token of tokens) expect((await call(h.app, 'GET', '/api/me', { json: true, headers: bearer(token) })).status).toBe(401);
+    for (const token of tokens)
+      expect((await call(h.app, 'GET', '/api/me', { json: true, headers: bearer(token) })).status).toBe(401);
     expect((await call(h.app, 'GET', '/api/me', { json: true, headers: { cookie: other.cookie } })).status).toBe(401);
     expect((await call(h.app, 'GET', '/api/me', { json: true, headers: { cookie: acting.cookie } })).status).toBe(200);
     // The password was just entered there: the acting session may reveal the key at once.
-    expect((await call(h.app, 'POST', '/auth/api-key', { json: true, headers: asSession(acting) })).body.apiKey).toBe(alice.key);
+    expect((await call(h.app, 'POST', '/auth/api-key', { json: true, headers: asSession(acting) })).body.apiKey).toBe(
+      alice.key,
+    );
     expect(await works(alice.key)).toBe(true); // API keys are not sign-ins: scripts keep working
 
     // Changed with an OAuth token: the token that did it ends with the others.
-    const token = (await call(h.app, 'POST', '/oauth/token', { form: { client_id: CLIENT, grant_type: 'password', username: 'alice@example.com', password: 'a-new-password-5' } })).body.access_token;
-    const byToken = await call(h.app, 'POST', '/api/me/password', { headers: bearer(token), form: { currentPassword: 'a-new-password-5', newPassword: 'a-newer-password-6' } });
+    const token = (
+      await call(h.app, 'POST', '/oauth/token', {
+        form: {
+          client_id: CLIENT,
+          grant_type: 'password',
+          username: 'alice@example.com',
+          password: 'a-new-password-5',
+        },
+      })
+    ).body.access_token;
+    const byToken = await call(h.app, 'POST', '/api/me/password', {
+      headers: bearer(token),
+      form: { currentPassword: 'a-new-password-5', newPassword: 'a-newer-password-6' },
+    });
     expect(byToken.status).toBe(204);
     expect((await call(h.app, 'GET', '/api/me', { json: true, headers: bearer(token) })).status).toBe(401);
     expect((await call(h.app, 'GET', '/api/me', { json: true, headers: { cookie: acting.cookie } })).status).toBe(401);

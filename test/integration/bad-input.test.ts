@@ -23,16 +23,26 @@ describe.each(ENGINES)('bad input (%s)', (engine) => {
     expect(answer.body).toEqual({ message: expect.stringContaining('not valid JSON'), statusCode: 400 });
     const array = await alice.call('POST', '/api/me/projects', { json: true, body: '["x"]' });
     expect(array.status).toBe(400);
-    const proto = await alice.call('POST', '/api/me/projects', { json: true, body: '{"__proto__": {"admin": true}, "name": "x"}' });
+    const proto = await alice.call('POST', '/api/me/projects', {
+      json: true,
+      body: '{"__proto__": {"admin": true}, "name": "x"}',
+    });
     expect(proto.status).toBe(400);
     expect(await projectCount()).toBe(1);
   });
 
   it('accepts JSON bodies like form bodies, and an empty JSON body on actions', async () => {
-    const created = await alice.call('POST', '/api/me/projects', { json: true, body: { name: 'From JSON', type: 'IOS' } });
+    const created = await alice.call('POST', '/api/me/projects', {
+      json: true,
+      body: { name: 'From JSON', type: 'IOS' },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ name: 'From JSON', type: 'IOS' });
-    const reset = await alice.call('POST', '/api/me/reset-api-key', { json: true, headers: { 'content-type': 'application/json' }, body: '' });
+    const reset = await alice.call('POST', '/api/me/reset-api-key', {
+      json: true,
+      headers: { 'content-type': 'application/json' },
+      body: '',
+    });
     expect(reset.status).toBe(200);
   });
 
@@ -91,10 +101,17 @@ describe.each(ENGINES)('bad input (%s)', (engine) => {
   });
 
   it('answers oversized bodies with 413 and unsupported media types with 415', async () => {
-    const big = await alice.call('POST', '/api/me/projects', { json: true, form: { name: 'x', description: 'y'.repeat(2 * 1024 * 1024) } });
+    const big = await alice.call('POST', '/api/me/projects', {
+      json: true,
+      form: { name: 'x', description: 'y'.repeat(2 * 1024 * 1024) },
+    });
     expect(big.status).toBe(413);
     expect(big.body.statusCode).toBe(413);
-    const text = await alice.call('POST', '/api/me/projects', { json: true, headers: { 'content-type': 'text/csv' }, body: 'a,b' });
+    const text = await alice.call('POST', '/api/me/projects', {
+      json: true,
+      headers: { 'content-type': 'text/csv' },
+      body: 'a,b',
+    });
     expect(text.status).toBe(415);
     expect(await projectCount()).toBe(1);
   });
@@ -105,10 +122,14 @@ describe.each(ENGINES)('bad input (%s)', (engine) => {
     expect(created.body.name).toBe(name);
     const quoted = "x' OR '1'='1";
     await alice.call('POST', '/api/me/projects', { json: true, form: { name: quoted } });
-    const found = await alice.call('GET', `/api/me/projects?filter=${encodeURIComponent(`name_eq_${quoted}`)}`, { json: true });
+    const found = await alice.call('GET', `/api/me/projects?filter=${encodeURIComponent(`name_eq_${quoted}`)}`, {
+      json: true,
+    });
     expect(found.body.data.map((p: { name: string }) => p.name)).toEqual([quoted]);
     // ';' separates filter items, so this value cannot be one: a clear 400, not a query.
-    const split = await alice.call('GET', `/api/me/projects?filter=${encodeURIComponent(`name_eq_${name}`)}`, { json: true });
+    const split = await alice.call('GET', `/api/me/projects?filter=${encodeURIComponent(`name_eq_${name}`)}`, {
+      json: true,
+    });
     expect(split.status).toBe(400);
     expect(await projectCount()).toBe(3);
   });

@@ -32,19 +32,25 @@ describe('modules the server writes for the dashboard', () => {
 
   it("serves the browser's files only, not the type checker's", async () => {
     expect((await call(h.app, 'GET', '/app.js')).status).toBe(200);
-    for (const file of ['/tsconfig.json', '/final-states.d.ts']) expect((await call(h.app, 'GET', file)).status).toBe(404);
+    for (const file of ['/tsconfig.json', '/final-states.d.ts'])
+      expect((await call(h.app, 'GET', file)).status).toBe(404);
   });
 
   it('leaves the dashboard no copy of its own', () => {
     const finals = [...FINAL_DEVICE_RUN_STATES];
     const others = DEVICE_RUN_STATES.filter((state) => !FINAL_DEVICE_RUN_STATES.has(state));
     const copies: string[] = [];
-    for (const file of fs.readdirSync(WEB, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js'))) {
-      fs.readFileSync(path.join(WEB, file), 'utf8').split('\n').forEach((line, index) => {
-        // A line quoting most final states and no other is a list of them.
-        const quoted = (state: string) => line.includes(`'${state}'`) || line.includes(`"${state}"`);
-        if (finals.filter(quoted).length >= 3 && !others.some(quoted)) copies.push(`src/web/${file}:${index + 1}: ${line.trim()}`);
-      });
+    for (const file of fs
+      .readdirSync(WEB, { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith('.js'))) {
+      fs.readFileSync(path.join(WEB, file), 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          // A line quoting most final states and no other is a list of them.
+          const quoted = (state: string) => line.includes(`'${state}'`) || line.includes(`"${state}"`);
+          if (finals.filter(quoted).length >= 3 && !others.some(quoted))
+            copies.push(`src/web/${file}:${index + 1}: ${line.trim()}`);
+        });
     }
     expect(copies).toEqual([]);
   });

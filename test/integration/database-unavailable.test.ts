@@ -24,7 +24,15 @@ describe('a database that does not answer', () => {
   beforeAll(async () => {
     // Port 9 (discard) has no PostgreSQL: connections are refused at once.
     database = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:9/none' });
-    const ctx = { store: createStore(database), clock: Date.now, blobs: directoryBlobStore(blobDir), notifier: memoryNotifier(), limits: DEFAULT_LIMITS, flavour: 'private' as const, keyRing: testKeyRing() };
+    const ctx = {
+      store: createStore(database),
+      clock: Date.now,
+      blobs: directoryBlobStore(blobDir),
+      notifier: memoryNotifier(),
+      limits: DEFAULT_LIMITS,
+      flavour: 'private' as const,
+      keyRing: testKeyRing(),
+    };
     app = await buildApp({ ctx, version: 'test' });
     await app.ready();
   });
@@ -37,7 +45,11 @@ describe('a database that does not answer', () => {
   const key = `Basic ${Buffer.from('A'.repeat(32) + ':').toString('base64')}`;
 
   it('answers 503 with Retry-After in JSON and XML, never 500', async () => {
-    const json = await app.inject({ method: 'GET', url: '/api/me/projects', headers: { authorization: key, accept: 'application/json' } });
+    const json = await app.inject({
+      method: 'GET',
+      url: '/api/me/projects',
+      headers: { authorization: key, accept: 'application/json' },
+    });
     expect(json.statusCode).toBe(503);
     expect(json.headers['retry-after']).toBe('2');
     expect(JSON.parse(json.body)).toEqual({ message: expect.stringContaining('retry'), statusCode: 503 });
@@ -47,9 +59,19 @@ describe('a database that does not answer', () => {
   });
 
   it('answers the agent protocol and OAuth with 503 too, which agents and clients retry', async () => {
-    const agent = await app.inject({ method: 'POST', url: '/agent/v1/heartbeat', headers: { authorization: 'Bearer dca_token', 'content-type': 'application/json' }, payload: '{"running":[],"unhealthy":[]}' });
+    const agent = await app.inject({
+      method: 'POST',
+      url: '/agent/v1/heartbeat',
+      headers: { authorization: 'Bearer dca_token', 'content-type': 'application/json' },
+      payload: '{"running":[],"unhealthy":[]}',
+    });
     expect(agent.statusCode).toBe(503);
-    const token = await app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'client_id=testdroid-cloud-api&grant_type=password&username=a%40b.c&password=x' });
+    const token = await app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'client_id=testdroid-cloud-api&grant_type=password&username=a%40b.c&password=x',
+    });
     expect(token.statusCode).toBe(503);
   });
 });

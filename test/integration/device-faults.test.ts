@@ -32,15 +32,28 @@ describe.each(ENGINES)('device faults at the agent protocol (%s)', (engine) => {
     await agent.hello([androidDevice('a1', 'Pixel 8')]);
     await agent.cleanAll();
     device = agent.deviceIds.get('a1')!;
-    app = await fixtures.file(h.ctx, alice.user, { name: 'app.apk', inputType: 'APPLICATION', osType: 'ANDROID', properties: { package_name: 'com.example', min_sdk: '24' } });
+    app = await fixtures.file(h.ctx, alice.user, {
+      name: 'app.apk',
+      inputType: 'APPLICATION',
+      osType: 'ANDROID',
+      properties: { package_name: 'com.example', min_sdk: '24' },
+    });
   });
   afterEach(async () => h.close());
 
-  const deviceRow = () => h.database.db.selectFrom('devices').select(['state', 'state_reason', 'infra_failure_streak']).where('id', '=', device).executeTakeFirstOrThrow();
+  const deviceRow = () =>
+    h.database.db
+      .selectFrom('devices')
+      .select(['state', 'state_reason', 'infra_failure_streak'])
+      .where('id', '=', device)
+      .executeTakeFirstOrThrow();
 
   /** Starts a run on the device and claims it; answers the device run's id. */
   async function claimOne(): Promise<{ runId: number; projectId: number; deviceRunId: number }> {
-    const run = await alice.call('POST', '/api/v2/runs', { json: true, body: { frameworkId: CRAWLER, projectName: 'P', files: [{ id: app.id }], deviceIds: [device] } });
+    const run = await alice.call('POST', '/api/v2/runs', {
+      json: true,
+      body: { frameworkId: CRAWLER, projectName: 'P', files: [{ id: app.id }], deviceIds: [device] },
+    });
     expect(run.status, run.text).toBe(201);
     const { assignments } = await agent.claim(['a1']);
     expect(assignments).toHaveLength(1);
@@ -49,32 +62,61 @@ describe.each(ENGINES)('device faults at the agent protocol (%s)', (engine) => {
 
   it('keeps a result with a 5,000-character name, a 200 KB message and a 2 MB stack trace, cut with a marker', async () => {
     const { runId, projectId, deviceRunId } = await claimOne();
-    const big = { ...testCase('x', 'FAILED'), methodName: 'n'.repeat(5000), errorMessage: 'm'.repeat(200_000), stacktrace: 's'.repeat(2_000_000) };
-    const answer = await agent.post(`/device-runs/${deviceRunId}/result`, { seq: 1000, outcome: 'FAILED', failReason: 'f'.repeat(10_000), testCases: [big, testCase('small')] });
+    const big = {
+      ...testCase('x', 'FAILED'),
+      methodName: 'n'.repeat(5000),
+      errorMessage: 'm'.repeat(200_000),
+      stacktrace: 's'.repeat(2_000_000),
+    };
+    const answer = await agent.post(`/device-runs/${deviceRunId}/result`, {
+      seq: 1000,
+      outcome: 'FAILED',
+      failReason: 'f'.repeat(10_000),
+      testCases: [big, testCase('small')],
+    });
     expect(answer.status, answer.text.slice(0, 500)).toBe(200);
-    const cases = await alice.call('GET', `/api/me/projects/${projectId}/runs/${runId}/device-sessions/${deviceRunId}/test-case-runs`, { json: true });
+    const cases = await alice.call(
+      'GET',
+      `/api/me/projects/${projectId}/runs/${runId}/device-sessions/${deviceRunId}/test-case-runs`,
+      { json: true },
+    );
     expect(cases.body.data).toHaveLength(2);
     const cut = cases.body.data.find((c: { methodName: string }) => c.methodName !== 'small');
     expect(cut.methodName).toHaveLength(1000);
     expect(cut.methodName).toMatch(/… \[cut: \d+ more characters\]$/);
     const sessions = await alice.call('GET', `/api/v2/runs/${runId}/device-sessions`, { json: true });
     expect(sessions.body.data[0].state).toBe('FAILED');
-    const stored = await h.database.db.selectFrom('test_case_runs').select(['error_message', 'stacktrace']).where('device_run_id', '=', deviceRunId).where('result', '=', 'FAILED').executeTakeFirstOrThrow();
+    const stored = await h.database.db
+      .selectFrom('test_case_runs')
+      .select(['error_message', 'stacktrace'])
+      .where('device_run_id', '=', deviceRunId)
+      .where('result', '=', 'FAILED')
+      .executeTakeFirstOrThrow();
     expect(stored.error_message!.length).toBe(100_000);
     expect(stored.stacktrace!.length).toBe(1_000_000);
     expect(stored.stacktrace).toMatch(/more characters\]$/);
-    const reason = await h.database.db.selectFrom('device_runs').select('fail_reason').where('id', '=', deviceRunId).executeTakeFirstOrThrow();
+    const reason = await h.database.db
+      .selectFrom('device_runs')
+      .select('fail_reason')
+      .where('id', '=', deviceRunId)
+      .executeTakeFirstOrThrow();
     expect(reason.fail_reason!.length).toBeLessThanOrEqual(4000);
     expect(reason.fail_reason).toMatch(/more characters\]$/);
   });
 
-  it('neither counts nor clears the failure streak for what the customer\'s package caused', async () => {
+  it("neither counts nor clears the failure streak for what the customer's package caused", async () => {
     await agent.finish((await claimOne()).deviceRunId, 'WARNING');
     await agent.post(`/devices/${device}/cleaned`, { ok: true, report: 'clean' });
     expect(await deviceRow()).toMatchObject({ infra_failure_streak: 1 });
     for (let run = 0; run < 3; run++) {
       const { deviceRunId } = await claimOne();
-      const answer = await agent.post(`/device-runs/${deviceRunId}/result`, { seq: 1000, outcome: 'FAILED', failReason: 'the test package could not be unpacked: the zip holds run-tests.sh more than once', testCases: [], refused: true });
+      const answer = await agent.post(`/device-runs/${deviceRunId}/result`, {
+        seq: 1000,
+        outcome: 'FAILED',
+        failReason: 'the test package could not be unpacked: the zip holds run-tests.sh more than once',
+        testCases: [],
+        refused: true,
+      });
       expect(answer.body).toEqual({ state: 'FAILED' });
       expect(await deviceRow()).toEqual({ state: 'CLEANING', state_reason: null, infra_failure_streak: 1 });
       await agent.post(`/devices/${device}/cleaned`, { ok: true, report: 'clean' });
@@ -105,24 +147,46 @@ describe.each(ENGINES)('device faults at the agent protocol (%s)', (engine) => {
     await agent.post(`/devices/${device}/cleaned`, { ok: true, report: 'clean' });
     // The third in a row: not out of service yet, but the agent is told to check it.
     expect(await warn()).toEqual({ state: 'WARNING', checkDevice: true });
-    expect(await deviceRow()).toMatchObject({ state: 'CLEANING', state_reason: expect.stringContaining('being checked (health, full cleaning)'), infra_failure_streak: 3 });
-    expect((await agent.post(`/devices/${device}/cleaned`, { ok: true, report: 'health checked; rebooted' })).body).toEqual({ state: 'IDLE' });
+    expect(await deviceRow()).toMatchObject({
+      state: 'CLEANING',
+      state_reason: expect.stringContaining('being checked (health, full cleaning)'),
+      infra_failure_streak: 3,
+    });
+    expect(
+      (await agent.post(`/devices/${device}/cleaned`, { ok: true, report: 'health checked; rebooted' })).body,
+    ).toEqual({ state: 'IDLE' });
     // Failing again after the check: out until an operator returns it.
     expect(await warn()).toEqual({ state: 'WARNING' });
-    expect(await deviceRow()).toMatchObject({ state: 'NOT_OPERATIONAL', state_reason: expect.stringContaining('again after an automatic health check and cleaning') });
+    expect(await deviceRow()).toMatchObject({
+      state: 'NOT_OPERATIONAL',
+      state_reason: expect.stringContaining('again after an automatic health check and cleaning'),
+    });
 
     // A check that fails keeps it out at once, with the reason.
     const operator = await h.user({ role: 'ADMIN' });
-    expect((await operator.call('POST', `/api/admin/devices/${device}/return-to-service`, { json: true, body: {} })).status).toBe(200);
-    expect((await agent.post(`/devices/${device}/cleaned`, { ok: true, report: 'clean' })).body).toEqual({ state: 'IDLE' });
+    expect(
+      (await operator.call('POST', `/api/admin/devices/${device}/return-to-service`, { json: true, body: {} })).status,
+    ).toBe(200);
+    expect((await agent.post(`/devices/${device}/cleaned`, { ok: true, report: 'clean' })).body).toEqual({
+      state: 'IDLE',
+    });
     for (let run = 0; run < 2; run++) {
       await warn();
       await agent.post(`/devices/${device}/cleaned`, { ok: true, report: 'clean' });
     }
     expect(await warn()).toMatchObject({ checkDevice: true });
-    expect((await agent.post(`/devices/${device}/cleaned`, { ok: false, report: 'health check failed: the phone does not answer' })).body).toEqual({ state: 'NOT_OPERATIONAL' });
+    expect(
+      (
+        await agent.post(`/devices/${device}/cleaned`, {
+          ok: false,
+          report: 'health check failed: the phone does not answer',
+        })
+      ).body,
+    ).toEqual({ state: 'NOT_OPERATIONAL' });
     // A run that works ends the streak.
-    expect((await operator.call('POST', `/api/admin/devices/${device}/return-to-service`, { json: true, body: {} })).status).toBe(200);
+    expect(
+      (await operator.call('POST', `/api/admin/devices/${device}/return-to-service`, { json: true, body: {} })).status,
+    ).toBe(200);
     await agent.post(`/devices/${device}/cleaned`, { ok: true, report: 'clean' });
     await agent.finish((await claimOne()).deviceRunId, 'SUCCEEDED', [testCase('t')]);
     expect(await deviceRow()).toMatchObject({ infra_failure_streak: 0 });
@@ -152,24 +216,49 @@ describe('the agent checks a device the server asks it to (sqlite)', () => {
         calls.push('health');
         return healthy ? { ok: true } : { ok: false, reason: 'the phone does not answer' };
       },
-      execute: async () => ({ outcome: 'INFRA_ERROR', failReason: 'the phone went away during the tests', testCases: null, exitCode: null, artifacts: [] }),
+      execute: async () => ({
+        outcome: 'INFRA_ERROR',
+        failReason: 'the phone went away during the tests',
+        testCases: null,
+        exitCode: null,
+        artifacts: [],
+      }),
       clean: async (_serial, kind) => {
         calls.push(`clean ${kind}`);
         return { ok: true, report: 'clean' };
       },
       close: async () => undefined,
     };
-    agent = startAgent({ serverUrls: [url], token, driver, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-check-')), log: () => undefined });
+    agent = startAgent({
+      serverUrls: [url],
+      token,
+      driver,
+      dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-check-')),
+      log: () => undefined,
+    });
     await agent.ready;
     const harness = h;
-    const row = () => harness.database.db.selectFrom('devices').select(['id', 'state', 'state_reason']).executeTakeFirstOrThrow();
+    const row = () =>
+      harness.database.db.selectFrom('devices').select(['id', 'state', 'state_reason']).executeTakeFirstOrThrow();
     await until(row, (device) => device.state === 'IDLE', 10_000);
     const alice = await harness.user();
-    const app = await fixtures.file(harness.ctx, alice.user, { name: 'app.apk', inputType: 'APPLICATION', osType: 'ANDROID', properties: { package_name: 'com.example' } });
+    const app = await fixtures.file(harness.ctx, alice.user, {
+      name: 'app.apk',
+      inputType: 'APPLICATION',
+      osType: 'ANDROID',
+      properties: { package_name: 'com.example' },
+    });
     const run = async () => {
-      const started = await alice.call('POST', '/api/v2/runs', { json: true, body: { frameworkId: CRAWLER, projectName: 'P', files: [{ id: app.id }], deviceIds: [(await row()).id] } });
+      const started = await alice.call('POST', '/api/v2/runs', {
+        json: true,
+        body: { frameworkId: CRAWLER, projectName: 'P', files: [{ id: app.id }], deviceIds: [(await row()).id] },
+      });
       expect(started.status, started.text).toBe(201);
-      await until(async () => (await alice.call('GET', `/api/v2/runs/${started.body.id}`, { json: true })).body.state, (state) => state === 'FINISHED', 10_000);
+      await until(
+        async () => (await alice.call('GET', `/api/v2/runs/${started.body.id}`, { json: true })).body.state,
+        (state) => state === 'FINISHED',
+        10_000,
+      );
       return until(row, (device) => device.state === 'IDLE' || device.state === 'NOT_OPERATIONAL', 10_000);
     };
     const cleanings = () => calls.filter((call) => call.startsWith('clean'));
@@ -182,13 +271,23 @@ describe('the agent checks a device the server asks it to (sqlite)', () => {
     expect(cleanings()).toEqual(['clean FULL']);
     expect(calls.lastIndexOf('health', calls.indexOf('clean FULL'))).toBeGreaterThanOrEqual(0);
     // Failing again: out of service.
-    expect(await run()).toMatchObject({ state: 'NOT_OPERATIONAL', state_reason: expect.stringContaining('again after an automatic health check') });
+    expect(await run()).toMatchObject({
+      state: 'NOT_OPERATIONAL',
+      state_reason: expect.stringContaining('again after an automatic health check'),
+    });
 
     // Returned by an operator while the phone still does not answer: the check fails, it stays out.
     healthy = false;
     calls.length = 0;
     const operator = await harness.user({ role: 'ADMIN' });
-    expect((await operator.call('POST', `/api/admin/devices/${(await row()).id}/return-to-service`, { json: true, body: {} })).status).toBe(200);
+    expect(
+      (
+        await operator.call('POST', `/api/admin/devices/${(await row()).id}/return-to-service`, {
+          json: true,
+          body: {},
+        })
+      ).status,
+    ).toBe(200);
     const out = await until(row, (device) => device.state === 'NOT_OPERATIONAL', 10_000);
     expect(out.state_reason).toBe('cleaning failed: health check failed: the phone does not answer');
     expect(calls).not.toContain('clean FULL');

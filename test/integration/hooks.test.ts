@@ -17,13 +17,21 @@ async function endpoint(statuses: number[], headers: Record<string, string> = {}
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
-      received.push({ contentType: request.headers['content-type'], form: Object.fromEntries(new URLSearchParams(body)) });
+      received.push({
+        contentType: request.headers['content-type'],
+        form: Object.fromEntries(new URLSearchParams(body)),
+      });
       response.writeHead(statuses.shift() ?? 200, headers).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const listening = (server.address() as AddressInfo).port;
-  return { port: listening, url: `http://${host}:${listening}/hook`, received, close: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    port: listening,
+    url: `http://${host}:${listening}/hook`,
+    received,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
 
 /** A resolver for names the tests make up; every other name is not found. */
@@ -31,8 +39,12 @@ function resolver(names: Record<string, string[]>, asked: string[] = []): Resolv
   return (hostname, callback) => {
     asked.push(hostname);
     const addresses = names[hostname];
-    if (addresses === undefined) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
-    callback(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+    if (addresses === undefined)
+      return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
+    callback(
+      null,
+      addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+    );
   };
 }
 
@@ -43,9 +55,21 @@ async function world(engine: (typeof ENGINES)[number], allowed: string[]) {
   const agent = await fakeAgent(h.app, h.ctx, 'host-1');
   await agent.hello([androidDevice('a1', 'Pixel 8')]);
   await agent.cleanAll();
-  const app = await fixtures.file(h.ctx, alice.user, { name: 'app.apk', inputType: 'APPLICATION', osType: 'ANDROID', properties: { package_name: 'com.example' } });
-  const tests = await fixtures.file(h.ctx, alice.user, { name: 'tests.zip', inputType: 'TEST', properties: { entry_script: 'run-tests.sh' } });
-  const files = [{ id: app.id, action: 'INSTALL' }, { id: tests.id, action: 'RUN_TEST' }];
+  const app = await fixtures.file(h.ctx, alice.user, {
+    name: 'app.apk',
+    inputType: 'APPLICATION',
+    osType: 'ANDROID',
+    properties: { package_name: 'com.example' },
+  });
+  const tests = await fixtures.file(h.ctx, alice.user, {
+    name: 'tests.zip',
+    inputType: 'TEST',
+    properties: { entry_script: 'run-tests.sh' },
+  });
+  const files = [
+    { id: app.id, action: 'INSTALL' },
+    { id: tests.id, action: 'RUN_TEST' },
+  ];
   return { h, alice, agent, files };
 }
 
@@ -65,10 +89,15 @@ describe.each(ENGINES)('run-finished hooks, loopback allowed by the operator (%s
   afterEach(async () => h.close());
 
   async function runToEnd(hookURL: string, result: 'SUCCEEDED' | 'FAILED') {
-    const run = await alice.call('POST', '/api/v2/runs', { json: true, body: { osType: 'ANDROID', frameworkId: SERVER_SIDE, projectName: 'Hooked', files, hookURL } });
+    const run = await alice.call('POST', '/api/v2/runs', {
+      json: true,
+      body: { osType: 'ANDROID', frameworkId: SERVER_SIDE, projectName: 'Hooked', files, hookURL },
+    });
     expect(run.status, run.text).toBe(201);
     const { assignments } = await agent.claim(['a1']);
-    await agent.finish(assignments[0]!.deviceRunId, result, [testCase('t', result === 'SUCCEEDED' ? 'PASSED' : 'FAILED')]);
+    await agent.finish(assignments[0]!.deviceRunId, result, [
+      testCase('t', result === 'SUCCEEDED' ? 'PASSED' : 'FAILED'),
+    ]);
     await agent.cleanAll();
     return run.body as { id: number; projectId: number };
   }
@@ -107,7 +136,9 @@ describe.each(ENGINES)('run-finished hooks, loopback allowed by the operator (%s
       }
       expect(ci.received).toHaveLength(HOOK_MAX_ATTEMPTS);
       expect(ci.received.every((post) => post.form.result === 'SUCCEEDED')).toBe(true);
-      expect(await h.ctx.store.hooks.ofRun(run.id)).toEqual([{ status: 'FAILED', attempts: HOOK_MAX_ATTEMPTS, lastError: 'answered 500' }]);
+      expect(await h.ctx.store.hooks.ofRun(run.id)).toEqual([
+        { status: 'FAILED', attempts: HOOK_MAX_ATTEMPTS, lastError: 'answered 500' },
+      ]);
       expect(logged.at(-1)).toContain('giving up');
     } finally {
       await ci.close();
@@ -116,7 +147,10 @@ describe.each(ENGINES)('run-finished hooks, loopback allowed by the operator (%s
 
   it('sends nothing for a run without a hookURL, or with an empty one', async () => {
     const quiet = await runToEnd('', 'SUCCEEDED');
-    const plain = await alice.call('POST', '/api/v2/runs', { json: true, body: { osType: 'ANDROID', frameworkId: SERVER_SIDE, projectName: 'Quiet', files } });
+    const plain = await alice.call('POST', '/api/v2/runs', {
+      json: true,
+      body: { osType: 'ANDROID', frameworkId: SERVER_SIDE, projectName: 'Quiet', files },
+    });
     const { assignments } = await agent.claim(['a1']);
     await agent.finish(assignments[0]!.deviceRunId, 'SUCCEEDED');
     expect((await alice.call('GET', `/api/v2/runs/${plain.body.id}`, { json: true })).body.state).toBe('FINISHED');
@@ -145,7 +179,9 @@ describe.each(ENGINES)('run-finished hooks, loopback allowed by the operator (%s
       expect(await deliver()).toBe(0);
       expect(ci.received).toHaveLength(1);
       expect(elsewhere.received).toHaveLength(0);
-      expect(await h.ctx.store.hooks.ofRun(run.id)).toEqual([{ status: 'PENDING', attempts: 1, lastError: 'answered 302' }]);
+      expect(await h.ctx.store.hooks.ofRun(run.id)).toEqual([
+        { status: 'PENDING', attempts: 1, lastError: 'answered 302' },
+      ]);
     } finally {
       await ci.close();
       await elsewhere.close();
@@ -172,7 +208,11 @@ describe.each(ENGINES)('run-finished hooks to internal addresses, refused by def
     await h.close();
   });
 
-  const startRun = (hookURL: string, json = true) => alice.call('POST', '/api/v2/runs', { json, body: { osType: 'ANDROID', frameworkId: SERVER_SIDE, projectName: 'Hooked', files, hookURL } });
+  const startRun = (hookURL: string, json = true) =>
+    alice.call('POST', '/api/v2/runs', {
+      json,
+      body: { osType: 'ANDROID', frameworkId: SERVER_SIDE, projectName: 'Hooked', files, hookURL },
+    });
 
   async function runToEnd(hookURL: string) {
     const run = await startRun(hookURL);
@@ -211,20 +251,36 @@ describe.each(ENGINES)('run-finished hooks to internal addresses, refused by def
 
   it('refuses an internal hookURL in a project config too', async () => {
     const project = await alice.call('POST', '/api/me/projects', { json: true, form: { name: 'Legacy' } });
-    const answer = await alice.call('POST', `/api/v2/projects/${project.body.id}/config`, { json: true, form: { hookURL: `http://127.1:${inside.port}/` } });
+    const answer = await alice.call('POST', `/api/v2/projects/${project.body.id}/config`, {
+      json: true,
+      form: { hookURL: `http://127.1:${inside.port}/` },
+    });
     expect(answer.status).toBe(400);
     expect(answer.body.message).toMatch(/^Parameter 'hookURL' points at 127\.0\.0\.1, a loopback address/);
   });
 
   it('refuses at send time a name that resolves to an internal address, sending nothing and giving up at once', async () => {
     const asked: string[] = [];
-    const deliver = () => deliverDueHooks({ ctx: h.ctx, log: (line) => logged.push(line), resolve: resolver({ 'ci.example.test': ['127.0.0.1'] }, asked) });
+    const deliver = () =>
+      deliverDueHooks({
+        ctx: h.ctx,
+        log: (line) => logged.push(line),
+        resolve: resolver({ 'ci.example.test': ['127.0.0.1'] }, asked),
+      });
     const run = await runToEnd(`http://ci.example.test:${inside.port}/hook`);
     expect(await deliver()).toBe(0);
     expect(asked).toEqual(['ci.example.test']);
     expect(inside.received).toHaveLength(0);
-    expect(await h.ctx.store.hooks.ofRun(run.id)).toEqual([{ status: 'FAILED', attempts: 1, lastError: 'refused: ci.example.test resolves to 127.0.0.1, a loopback address' }]);
-    expect(logged).toEqual([`hook for run ${run.id} to http://ci.example.test:${inside.port}: refused: ci.example.test resolves to 127.0.0.1, a loopback address; giving up`]);
+    expect(await h.ctx.store.hooks.ofRun(run.id)).toEqual([
+      {
+        status: 'FAILED',
+        attempts: 1,
+        lastError: 'refused: ci.example.test resolves to 127.0.0.1, a loopback address',
+      },
+    ]);
+    expect(logged).toEqual([
+      `hook for run ${run.id} to http://ci.example.test:${inside.port}: refused: ci.example.test resolves to 127.0.0.1, a loopback address; giving up`,
+    ]);
     h.advance(60 * 60_000);
     expect(await deliver()).toBe(0);
     expect(asked).toHaveLength(1);
@@ -236,7 +292,9 @@ describe.each(ENGINES)('run-finished hooks to internal addresses, refused by def
     await h.ctx.store.hooks.enqueue(run.id, inside.url, h.ctx.clock());
     expect(await deliverDueHooks({ ctx: h.ctx, log: (line) => logged.push(line) })).toBe(0);
     expect(inside.received).toHaveLength(0);
-    expect(await h.ctx.store.hooks.ofRun(run.id)).toEqual([{ status: 'FAILED', attempts: 1, lastError: 'refused: 127.0.0.1 is a loopback address' }]);
+    expect(await h.ctx.store.hooks.ofRun(run.id)).toEqual([
+      { status: 'FAILED', attempts: 1, lastError: 'refused: 127.0.0.1 is a loopback address' },
+    ]);
   });
 
   it('connects only to the address it checked, whatever the name resolves to next (DNS rebinding)', async () => {
@@ -247,7 +305,8 @@ describe.each(ENGINES)('run-finished hooks to internal addresses, refused by def
       const answers = [['127.0.0.1', '127.0.0.2'], ['127.0.0.1']];
       const asked: string[] = [];
       // A name whose answers change between lookups, as a rebinding attacker's DNS server does.
-      const rebinding: Resolve = (hostname, callback) => resolver({ [hostname]: answers[Math.min(asked.length, answers.length - 1)]! }, asked)(hostname, callback);
+      const rebinding: Resolve = (hostname, callback) =>
+        resolver({ [hostname]: answers[Math.min(asked.length, answers.length - 1)]! }, asked)(hostname, callback);
       const deliver = () => deliverDueHooks({ ctx, log: (line) => logged.push(line), resolve: rebinding });
       const first = await runToEnd(`http://rebind.example.test:${inside.port}/hook`);
       expect(await deliver()).toBe(1);
@@ -258,7 +317,13 @@ describe.each(ENGINES)('run-finished hooks to internal addresses, refused by def
       expect(await deliver()).toBe(0);
       expect(inside.received).toHaveLength(0);
       expect(await h.ctx.store.hooks.ofRun(first.id)).toEqual([{ status: 'DELIVERED', attempts: 1, lastError: null }]);
-      expect(await h.ctx.store.hooks.ofRun(second.id)).toEqual([{ status: 'FAILED', attempts: 1, lastError: 'refused: rebind.example.test resolves to 127.0.0.1, a loopback address' }]);
+      expect(await h.ctx.store.hooks.ofRun(second.id)).toEqual([
+        {
+          status: 'FAILED',
+          attempts: 1,
+          lastError: 'refused: rebind.example.test resolves to 127.0.0.1, a loopback address',
+        },
+      ]);
     } finally {
       await outside.close();
     }

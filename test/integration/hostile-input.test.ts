@@ -66,12 +66,30 @@ describe.each(ENGINES)('hostile inputs found by the generator (%s)', (engine) =>
     world = await seedWorld(h);
   });
   afterAll(async () => h?.close());
-  const get = (url: string, accept = 'application/json') => h.app.inject({ method: 'GET', url, headers: { accept, authorization: `Basic ${Buffer.from(`${world.user.key}:`).toString('base64')}` } });
+  const get = (url: string, accept = 'application/json') =>
+    h.app.inject({
+      method: 'GET',
+      url,
+      headers: { accept, authorization: `Basic ${Buffer.from(`${world.user.key}:`).toString('base64')}` },
+    });
   const post = (url: string, payload: string, contentType = 'application/json') =>
-    h.app.inject({ method: 'POST', url, payload, headers: { accept: 'application/json', 'content-type': contentType, authorization: `Basic ${Buffer.from(`${world.user.key}:`).toString('base64')}` } });
+    h.app.inject({
+      method: 'POST',
+      url,
+      payload,
+      headers: {
+        accept: 'application/json',
+        'content-type': contentType,
+        authorization: `Basic ${Buffer.from(`${world.user.key}:`).toString('base64')}`,
+      },
+    });
 
   it('writes control characters of refused input as \\uXXXX, so the XML error stays well-formed', async () => {
-    for (const url of ['/api/me/projects?sort=%01', `/api/me/projects/${world.ids.projectId}/runs/%00`, '/api/me/projects?filter=%1b']) {
+    for (const url of [
+      '/api/me/projects?sort=%01',
+      `/api/me/projects/${world.ids.projectId}/runs/%00`,
+      '/api/me/projects?filter=%1b',
+    ]) {
       const answer = await get(url, 'application/xml');
       expect([400, 404], url).toContain(answer.statusCode);
       expect(NOT_XML.test(answer.body), answer.body).toBe(false);
@@ -82,7 +100,10 @@ describe.each(ENGINES)('hostile inputs found by the generator (%s)', (engine) =>
   it('answers URLs the router cannot decode in the negotiated shape', async () => {
     const bad = await get('/api/me/projects/%c3%28', 'application/xml');
     expect(bad.statusCode).toBe(400);
-    expect(parseXml(bad.body).apiExceptionMessage).toEqual({ message: expect.stringContaining('percent-encoded UTF-8'), statusCode: '400' });
+    expect(parseXml(bad.body).apiExceptionMessage).toEqual({
+      message: expect.stringContaining('percent-encoded UTF-8'),
+      statusCode: '400',
+    });
     const long = await get(`/api/me/projects/${'9'.repeat(400)}`);
     expect(long.statusCode).toBe(414);
     expect(JSON.parse(long.body)).toEqual({ message: expect.stringContaining('too long'), statusCode: 414 });
@@ -145,39 +166,69 @@ describe.each(ENGINES)('hostile inputs found by the generator (%s)', (engine) =>
     const device = (await h.ctx.store.devices.byIds([deviceId])).get(deviceId)!;
     await fixtures.run(h.ctx, world.user.user, world.ids.projectId, [device], ['WAITING']);
     const [assignment] = (await agent.claim([`hostile-${engine}`])).assignments;
-    const progress = await agent.post(`/device-runs/${assignment!.deviceRunId}/progress`, { seq: 2 ** 31, steps: [], samples: [] });
+    const progress = await agent.post(`/device-runs/${assignment!.deviceRunId}/progress`, {
+      seq: 2 ** 31,
+      steps: [],
+      samples: [],
+    });
     expect(progress.status).toBe(400);
     const samples = [{ timestamp: 1e20, cpuUsage: 0.5, memUsage: 1, packageName: null }];
-    expect((await agent.post(`/device-runs/${assignment!.deviceRunId}/progress`, { seq: 1, steps: [], samples })).status).toBe(400);
+    expect(
+      (await agent.post(`/device-runs/${assignment!.deviceRunId}/progress`, { seq: 1, steps: [], samples })).status,
+    ).toBe(400);
     // A test package's JUnit may claim anything: a month-long test case is kept, not refused.
-    const finished = await agent.finish(assignment!.deviceRunId, 'SUCCEEDED', [{ ...testCase('slow'), duration: 3e12 }], 2);
+    const finished = await agent.finish(
+      assignment!.deviceRunId,
+      'SUCCEEDED',
+      [{ ...testCase('slow'), duration: 3e12 }],
+      2,
+    );
     expect(finished.status, finished.text).toBe(200);
     const [stored] = await h.ctx.store.results.testCases(assignment!.deviceRunId);
     expect(stored!.duration).toBe(2_147_483_647);
   });
 
-  it.runIf(engine === 'sqlite')('leaves no temporary file behind when an upload is cut off before its file is open', async () => {
-    // Found as a race (about one cut upload in 300 left an empty temporary file): the removal ran
-    // before the asynchronous open. Delaying every open makes that order certain.
-    const open = fs.open;
-    let delayed = 0; // opens not yet answered
-    fs.open = ((...args: unknown[]) => {
-      delayed += 1;
-      const callback = args.pop() as (...result: unknown[]) => void;
-      setTimeout(() => (open as (...a: unknown[]) => void)(...args, (...result: unknown[]) => {
-        delayed -= 1;
-        callback(...result);
-      }), 30);
-    }) as unknown as typeof fs.open;
-    try {
-      const answer = await post('/api/me/files', multipartBody([filePart('cut.bin')], { close: false }).toString('latin1'), MULTIPART_TYPE);
-      expect(answer.statusCode).toBe(400);
-    } finally {
-      fs.open = open;
-    }
-    // Once every delayed open has been answered, what it opened must go (and stay gone).
-    await until(() => delayed, (left) => left === 0, 10_000);
-    await until(() => fs.readdirSync(`${h.blobDir}/tmp`), (left) => left.length === 0, 10_000);
-    expect(fs.readdirSync(`${h.blobDir}/tmp`)).toEqual([]);
-  });
+  it.runIf(engine === 'sqlite')(
+    'leaves no temporary file behind when an upload is cut off before its file is open',
+    async () => {
+      // Found as a race (about one cut upload in 300 left an empty temporary file): the removal ran
+      // before the asynchronous open. Delaying every open makes that order certain.
+      const open = fs.open;
+      let delayed = 0; // opens not yet answered
+      fs.open = ((...args: unknown[]) => {
+        delayed += 1;
+        const callback = args.pop() as (...result: unknown[]) => void;
+        setTimeout(
+          () =>
+            (open as (...a: unknown[]) => void)(...args, (...result: unknown[]) => {
+              delayed -= 1;
+              callback(...result);
+            }),
+          30,
+        );
+      }) as unknown as typeof fs.open;
+      try {
+        const answer = await post(
+          '/api/me/files',
+          multipartBody([filePart('cut.bin')], { close: false }).toString('latin1'),
+          MULTIPART_TYPE,
+        );
+        expect(answer.statusCode).toBe(400);
+      } finally {
+        fs.open = open;
+      }
+      // Once every delayed open has been answered, what it opened must go (and stay gone).
+      await until(
+        () => delayed,
+        (left) => left === 0,
+        10_000,
+      );
+      await until(
+        () => fs.readdirSync(`${h.blobDir}/tmp`),
+        (left) => left.length === 0,
+        10_000,
+      );
+      expect(fs.readdirSync(`${h.blobDir}/tmp`)).toEqual([]);
+    },
+  );
 });

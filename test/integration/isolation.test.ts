@@ -8,7 +8,9 @@ import { ENGINES } from '../support/engines.ts';
 import * as fixtures from '../support/fixtures.ts';
 import { type Harness, type TestUser, createHarness } from '../support/harness.ts';
 
-const idRoutes = routeTable({ version: 'test', flavour: 'private' }).filter((spec) => spec.access !== 'anonymous' && spec.path.includes(':'));
+const idRoutes = routeTable({ version: 'test', flavour: 'private' }).filter(
+  (spec) => spec.access !== 'anonymous' && spec.path.includes(':'),
+);
 
 describe.each(ENGINES)('isolation (%s)', (engine) => {
   let h: Harness;
@@ -35,16 +37,31 @@ describe.each(ENGINES)('isolation (%s)', (engine) => {
     const device = await fixtures.device(h.ctx, 'Pixel');
     ids.userId = alice.user.id;
     ids.projectId = (await alice.call('POST', '/api/me/projects', { json: true, form: { name: 'Secret' } })).body.id;
-    ids.groupId = (await alice.call('POST', '/api/me/device-groups', { json: true, form: { displayName: 'Mine', osType: 'ANDROID' } })).body.id;
-    await alice.call('POST', `/api/me/device-groups/${ids.groupId}/devices`, { json: true, form: { deviceId: String(device.id) } });
+    ids.groupId = (
+      await alice.call('POST', '/api/me/device-groups', {
+        json: true,
+        form: { displayName: 'Mine', osType: 'ANDROID' },
+      })
+    ).body.id;
+    await alice.call('POST', `/api/me/device-groups/${ids.groupId}/devices`, {
+      json: true,
+      form: { deviceId: String(device.id) },
+    });
     ids.deviceId = device.id;
-    ids.parameterId = (await alice.call('POST', `/api/me/projects/${ids.projectId}/config/parameters`, { json: true, form: { key: 'K', value: 'V' } })).body.id;
+    ids.parameterId = (
+      await alice.call('POST', `/api/me/projects/${ids.projectId}/config/parameters`, {
+        json: true,
+        form: { key: 'K', value: 'V' },
+      })
+    ).body.id;
     const run = await fixtures.run(h.ctx, alice.user, ids.projectId, [device], ['SUCCEEDED']);
     ids.runId = run.id;
     const [deviceRun] = await h.ctx.store.deviceRuns.ofRuns([run.id]);
     ids.deviceRunId = deviceRun!.id;
     ids.deviceSessionId = deviceRun!.id;
-    ids.recordingId = (await alice.call('POST', '/api/me/recordings', { json: true, form: { name: 'Secret recording' } })).body.id;
+    ids.recordingId = (
+      await alice.call('POST', '/api/me/recordings', { json: true, form: { name: 'Secret recording' } })
+    ).body.id;
     snapshot = await aliceView();
   });
   afterAll(async () => h.close());
@@ -53,12 +70,29 @@ describe.each(ENGINES)('isolation (%s)', (engine) => {
     expect(idRoutes.length).toBeGreaterThan(30);
   });
 
-  it.each(idRoutes.flatMap((spec) => {
-    const forms = spec.path.startsWith('/me') ? [spec.path, spec.path.replace(/^\/me/, '/users/:userId')] : [spec.path];
-    return forms.map((path) => [spec.method, path] as const);
-  }))('%s %s answers 404 to another user', async (method, path) => {
+  it.each(
+    idRoutes.flatMap((spec) => {
+      const forms = spec.path.startsWith('/me')
+        ? [spec.path, spec.path.replace(/^\/me/, '/users/:userId')]
+        : [spec.path];
+      return forms.map((path) => [spec.method, path] as const);
+    }),
+  )('%s %s answers 404 to another user', async (method, path) => {
     const url = `/api/v2${path.replace(/:(\w+)/g, (_match, name: string) => String(ids[name]))}`;
-    const answer = await bob.call(method, url, { json: true, form: method === 'GET' ? undefined : { name: 'hijack', mode: 'FULL_RUN', key: 'X', value: 'Y', displayName: 'x', deviceId: String(ids.deviceId) } });
+    const answer = await bob.call(method, url, {
+      json: true,
+      form:
+        method === 'GET'
+          ? undefined
+          : {
+              name: 'hijack',
+              mode: 'FULL_RUN',
+              key: 'X',
+              value: 'Y',
+              displayName: 'x',
+              deviceId: String(ids.deviceId),
+            },
+    });
     // A /me route that takes only ids of the caller's own (e.g. /me/device-groups/:groupId) must not leak either.
     expect(answer.status, `${method} ${url}`).toBe(404);
     expect(answer.text).not.toContain('Secret');

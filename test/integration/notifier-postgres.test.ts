@@ -11,7 +11,12 @@ describe.runIf(ENGINES.includes('postgres'))('notifications between servers thro
   const notifiers: Notifier[] = [];
   const logged: string[] = [];
   const server = async (inSchema = schema) => {
-    const notifier = await postgresNotifier({ url: POSTGRES_URL, schema: inSchema, db: database.db, log: (line) => logged.push(line) });
+    const notifier = await postgresNotifier({
+      url: POSTGRES_URL,
+      schema: inSchema,
+      db: database.db,
+      log: (line) => logged.push(line),
+    });
     notifiers.push(notifier);
     return notifier;
   };
@@ -46,7 +51,9 @@ describe.runIf(ENGINES.includes('postgres'))('notifications between servers thro
     await admin.connect();
     try {
       const channel = `devicecloud_${schema}`;
-      const { rows } = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query = $1", [`LISTEN "${channel}"`]);
+      const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE query = $1', [
+        `LISTEN "${channel}"`,
+      ]);
       expect(rows.length).toBeGreaterThan(0);
       for (const { pid } of rows) await admin.query('SELECT pg_terminate_backend($1)', [pid]);
     } finally {

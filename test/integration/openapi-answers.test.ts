@@ -50,7 +50,14 @@ interface Operation {
 function strict(schema: Schema): Schema {
   if (Array.isArray(schema)) return schema.map(strict);
   if (schema === null || typeof schema !== 'object') return schema;
-  const copy: Schema = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === 'properties' ? Object.fromEntries(Object.entries(value as Schema).map(([name, property]) => [name, strict(property)])) : strict(value)]));
+  const copy: Schema = Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [
+      key,
+      key === 'properties'
+        ? Object.fromEntries(Object.entries(value as Schema).map(([name, property]) => [name, strict(property)]))
+        : strict(value),
+    ]),
+  );
   if (copy.properties !== undefined && copy.additionalProperties === undefined) copy.additionalProperties = false;
   return copy;
 }
@@ -111,9 +118,17 @@ describe.each(ENGINES)('answers against the OpenAPI document (%s)', (engine) => 
   }
 
   /** One request, as JSON; its answer is checked against the document. */
-  async function request(method: string, path: string, options: { body?: unknown; payload?: Buffer; headers?: Record<string, string> } = {}) {
+  async function request(
+    method: string,
+    path: string,
+    options: { body?: unknown; payload?: Buffer; headers?: Record<string, string> } = {},
+  ) {
     presented.length = 0;
-    const headers: Record<string, string> = { accept: 'application/json', authorization: `Basic ${Buffer.from(`${world.user.key}:`).toString('base64')}`, ...options.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      authorization: `Basic ${Buffer.from(`${world.user.key}:`).toString('base64')}`,
+      ...options.headers,
+    };
     let payload: string | Buffer | undefined = options.payload;
     if (options.body !== undefined) {
       payload = JSON.stringify(options.body);
@@ -162,7 +177,10 @@ describe.each(ENGINES)('answers against the OpenAPI document (%s)', (engine) => 
         expect(schemas.length, where).toBeGreaterThan(0);
         for (const schema of schemas) expect(schema?.type ?? schema?.anyOf, where).toBeDefined();
       }
-      for (const range of ['4XX', '5XX']) expect(operation.responses[range]?.content?.['application/json']?.schema?.title, `${where} ${range}`).toBe('apiExceptionMessage');
+      for (const range of ['4XX', '5XX'])
+        expect(operation.responses[range]?.content?.['application/json']?.schema?.title, `${where} ${range}`).toBe(
+          'apiExceptionMessage',
+        );
     }
   });
 
@@ -170,20 +188,52 @@ describe.each(ENGINES)('answers against the OpenAPI document (%s)', (engine) => 
     const { ids } = world;
     // Uploads, a project, a run that a device host runs and reports.
     const uploaded = multipart('notes.txt', 'some data');
-    const file = JSON.parse((await request('POST', '/api/v2/me/files', { payload: uploaded.body, headers: uploaded.headers })).body);
+    const file = JSON.parse(
+      (await request('POST', '/api/v2/me/files', { payload: uploaded.body, headers: uploaded.headers })).body,
+    );
     expect(file.id).toBeGreaterThan(0);
     const legacy = multipart('data.bin', 'legacy data');
-    await request('POST', `/api/v2/me/projects/${ids.projectId}/files/data`, { payload: legacy.body, headers: legacy.headers });
+    await request('POST', `/api/v2/me/projects/${ids.projectId}/files/data`, {
+      payload: legacy.body,
+      headers: legacy.headers,
+    });
     const project = await json('POST', '/api/v2/me/projects', { name: 'Contract', description: 'checked' });
-    await json('POST', `/api/v2/me/projects/${project.id}`, { description: 'changed', archivingStrategy: 'RUNS', archivingItemCount: '5' });
-    const app = await fixtures.file(h.ctx, world.user.user, { name: 'app.apk', inputType: 'APPLICATION', osType: 'ANDROID', properties: { package_name: 'com.example' } });
-    const tests = await fixtures.file(h.ctx, world.user.user, { name: 'tests.zip', inputType: 'TEST', properties: { entry_script: 'run-tests.sh' } });
-    const config = { osType: 'ANDROID', frameworkId: SERVER_SIDE, projectId: project.id, files: [{ id: app.id, action: 'INSTALL' }, { id: tests.id, action: 'RUN_TEST' }], testRunParameters: [{ key: 'K', value: 'V' }], deviceIds: [agent.deviceIds.get('a1')!] };
+    await json('POST', `/api/v2/me/projects/${project.id}`, {
+      description: 'changed',
+      archivingStrategy: 'RUNS',
+      archivingItemCount: '5',
+    });
+    const app = await fixtures.file(h.ctx, world.user.user, {
+      name: 'app.apk',
+      inputType: 'APPLICATION',
+      osType: 'ANDROID',
+      properties: { package_name: 'com.example' },
+    });
+    const tests = await fixtures.file(h.ctx, world.user.user, {
+      name: 'tests.zip',
+      inputType: 'TEST',
+      properties: { entry_script: 'run-tests.sh' },
+    });
+    const config = {
+      osType: 'ANDROID',
+      frameworkId: SERVER_SIDE,
+      projectId: project.id,
+      files: [
+        { id: app.id, action: 'INSTALL' },
+        { id: tests.id, action: 'RUN_TEST' },
+      ],
+      testRunParameters: [{ key: 'K', value: 'V' }],
+      deviceIds: [agent.deviceIds.get('a1')!],
+    };
     await json('POST', '/api/v2/me/runs/config', config);
     const run = await json('POST', '/api/v2/runs', config);
     const { assignments } = await agent.claim(['a1']);
     const session = assignments[0]!.deviceRunId;
-    const reported = await agent.finish(session, 'FAILED', [testCase('passes'), testCase('fails', 'FAILED'), testCase('skipped', 'SKIPPED')]);
+    const reported = await agent.finish(session, 'FAILED', [
+      testCase('passes'),
+      testCase('fails', 'FAILED'),
+      testCase('skipped', 'SKIPPED'),
+    ]);
     expect(reported.status, reported.text).toBe(200);
     await json('POST', `/api/v2/me/projects/${project.id}/runs/${run.id}/retry`, {});
 
@@ -193,7 +243,14 @@ describe.each(ENGINES)('answers against the OpenAPI document (%s)', (engine) => 
       const path = fillPath(operation.template, ids);
       const response = await request('GET', path);
       expect(response.statusCode, `GET ${path}: ${response.body}`).toBe(200);
-      const xml = await h.app.inject({ method: 'GET', url: path, headers: { accept: 'application/xml', authorization: `Basic ${Buffer.from(`${world.user.key}:`).toString('base64')}` } });
+      const xml = await h.app.inject({
+        method: 'GET',
+        url: path,
+        headers: {
+          accept: 'application/xml',
+          authorization: `Basic ${Buffer.from(`${world.user.key}:`).toString('base64')}`,
+        },
+      });
       expect(xml.statusCode, path).toBe(200);
       if (String(xml.headers['content-type']).startsWith('application/xml') && !path.endsWith('junit.xml')) {
         expect(String(xml.headers['content-type']), path).toBe('application/xml; charset=utf-8');
@@ -201,15 +258,30 @@ describe.each(ENGINES)('answers against the OpenAPI document (%s)', (engine) => 
       }
     }
     const flowIds = { ...ids, projectId: project.id, runId: run.id, deviceRunId: session, deviceSessionId: session };
-    for (const template of ['/api/v2/me/projects/{projectId}/runs/{runId}', '/api/v2/me/projects/{projectId}/runs/{runId}/device-sessions', '/api/v2/me/projects/{projectId}/runs/{runId}/device-runs', '/api/v2/me/device-sessions/{deviceSessionId}/test-case-runs', '/api/v2/me/device-sessions/{deviceSessionId}/steps', '/api/v2/me/projects/{projectId}/runs/{runId}/device-runs/{deviceRunId}/states', '/api/v2/me/projects']) {
+    for (const template of [
+      '/api/v2/me/projects/{projectId}/runs/{runId}',
+      '/api/v2/me/projects/{projectId}/runs/{runId}/device-sessions',
+      '/api/v2/me/projects/{projectId}/runs/{runId}/device-runs',
+      '/api/v2/me/device-sessions/{deviceSessionId}/test-case-runs',
+      '/api/v2/me/device-sessions/{deviceSessionId}/steps',
+      '/api/v2/me/projects/{projectId}/runs/{runId}/device-runs/{deviceRunId}/states',
+      '/api/v2/me/projects',
+    ]) {
       await json('GET', fillPath(template, flowIds));
     }
     await json('GET', '/api/v2/me/projects?limit=1&embedRuns=2');
     await json('GET', '/api/v2/me/device-groups?withPublic=true');
 
     // Config, groups, recorder, account, operators.
-    await json('POST', `/api/v2/me/projects/${project.id}/config`, { timeout: 300, usedDeviceGroupId: ids.groupId, applicationPassword: 'secret' });
-    const parameter = await json('POST', `/api/v2/me/projects/${project.id}/config/parameters`, { key: 'NAME', value: 'value' });
+    await json('POST', `/api/v2/me/projects/${project.id}/config`, {
+      timeout: 300,
+      usedDeviceGroupId: ids.groupId,
+      applicationPassword: 'secret',
+    });
+    const parameter = await json('POST', `/api/v2/me/projects/${project.id}/config/parameters`, {
+      key: 'NAME',
+      value: 'value',
+    });
     await json('DELETE', `/api/v2/me/projects/${project.id}/config/parameters/${parameter.id}`);
     const group = await json('POST', '/api/v2/me/device-groups', { displayName: 'Contract group', osType: 'ANDROID' });
     await json('POST', `/api/v2/me/device-groups/${group.id}`, { displayName: 'Renamed' });
@@ -222,12 +294,23 @@ describe.each(ENGINES)('answers against the OpenAPI document (%s)', (engine) => 
     await json('POST', `/api/v2/me/recordings/${recording.id}/finish`, {});
     await json('DELETE', '/api/v2/me/recorder/authorizations/current');
     await json('POST', '/api/v2/me', { organization: 'Example', timeZone: 'Europe/Helsinki' });
-    const account = await json('POST', '/api/v2/admin/users', { email: 'contract@example.com', password: 'password-1234', plan: 'GOLD' });
+    const account = await json('POST', '/api/v2/admin/users', {
+      email: 'contract@example.com',
+      password: 'password-1234',
+      plan: 'GOLD',
+    });
     await json('POST', `/api/v2/admin/users/${account.id}`, { plan: 'PLATINUM', storageQuotaBytes: 1e9 });
     await json('POST', `/api/v2/admin/devices/${agent.deviceIds.get('a1')!}`, { enabled: false });
     // Only a NOT_OPERATIONAL device returns to service: a 409 here, in the error envelope.
-    expect((await request('POST', `/api/v2/admin/devices/${agent.deviceIds.get('a1')!}/return-to-service`, { body: {} })).statusCode).toBe(409);
-    await json('POST', `/api/v2/me/projects/${ids.projectId}/runs/${ids.runId}/device-runs/${ids.deviceRunId}/abort`, {});
+    expect(
+      (await request('POST', `/api/v2/admin/devices/${agent.deviceIds.get('a1')!}/return-to-service`, { body: {} }))
+        .statusCode,
+    ).toBe(409);
+    await json(
+      'POST',
+      `/api/v2/me/projects/${ids.projectId}/runs/${ids.runId}/device-runs/${ids.deviceRunId}/abort`,
+      {},
+    );
     await json('POST', `/api/v2/me/device-sessions/${ids.deviceSessionId}/retry`, {});
     await json('POST', `/api/v2/me/projects/${project.id}/runs/${run.id}/abort`, {});
 

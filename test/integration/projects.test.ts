@@ -39,7 +39,11 @@ describe.each(ENGINES)('projects (%s)', (engine) => {
       userEmail: alice.user.email,
       testRunCount: 0,
     });
-    for (const url of [`/api/me/projects/${project.id}`, `/api/v2/projects/${project.id}`, `/api/v2/users/${alice.user.id}/projects/${project.id}`]) {
+    for (const url of [
+      `/api/me/projects/${project.id}`,
+      `/api/v2/projects/${project.id}`,
+      `/api/v2/users/${alice.user.id}/projects/${project.id}`,
+    ]) {
       const answer = await alice.call('GET', url, { json: true });
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual(project);
@@ -107,14 +111,44 @@ describe.each(ENGINES)('projects (%s)', (engine) => {
         h.advance(1000);
         await create(`Project ${i}`);
       }
-      const first = await alice.call('GET', '/api/me/projects?limit=2&sort=createTime_a&filter=name_contains_project&search=proj', { json: true });
+      const first = await alice.call(
+        'GET',
+        '/api/me/projects?limit=2&sort=createTime_a&filter=name_contains_project&search=proj',
+        { json: true },
+      );
       expect(first.status).toBe(200);
-      expect(Object.keys(first.body)).toEqual(['selfURI', 'data', 'limit', 'next', 'offset', 'previous', 'search', 'sort', 'total', 'empty']);
-      expect(first.body).toMatchObject({ selfURI: '/me/projects', limit: 2, offset: 0, previous: null, search: 'proj', sort: 'createTime_a', total: 5, empty: false });
+      expect(Object.keys(first.body)).toEqual([
+        'selfURI',
+        'data',
+        'limit',
+        'next',
+        'offset',
+        'previous',
+        'search',
+        'sort',
+        'total',
+        'empty',
+      ]);
+      expect(first.body).toMatchObject({
+        selfURI: '/me/projects',
+        limit: 2,
+        offset: 0,
+        previous: null,
+        search: 'proj',
+        sort: 'createTime_a',
+        total: 5,
+        empty: false,
+      });
       expect(first.body.data.map((p: { name: string }) => p.name)).toEqual(['Project 1', 'Project 2']);
       const next = new URL(first.body.next);
       expect(next.origin + next.pathname).toBe('http://localhost:80/api/me/projects'.replace(':80', ''));
-      expect(Object.fromEntries(next.searchParams)).toEqual({ offset: '2', limit: '2', search: 'proj', sort: 'createTime_a', filter: 'name_contains_project' });
+      expect(Object.fromEntries(next.searchParams)).toEqual({
+        offset: '2',
+        limit: '2',
+        search: 'proj',
+        sort: 'createTime_a',
+        filter: 'name_contains_project',
+      });
 
       const second = await alice.call('GET', `${next.pathname}${next.search}`, { json: true });
       expect(second.body.data.map((p: { name: string }) => p.name)).toEqual(['Project 3', 'Project 4']);
@@ -132,13 +166,24 @@ describe.each(ENGINES)('projects (%s)', (engine) => {
       await create('My Android Device Lab');
       await create('my other device');
       await create('Unrelated');
-      const found = await alice.call('GET', `/api/me/projects?search=${encodeURIComponent('my  DEVICE')}&sort=name_a`, { json: true });
-      expect(found.body.data.map((p: { name: string }) => p.name)).toEqual(['My Android Device Lab', 'my other device']);
+      const found = await alice.call('GET', `/api/me/projects?search=${encodeURIComponent('my  DEVICE')}&sort=name_a`, {
+        json: true,
+      });
+      expect(found.body.data.map((p: { name: string }) => p.name)).toEqual([
+        'My Android Device Lab',
+        'my other device',
+      ]);
       const filtered = await alice.call('GET', '/api/me/projects?filter=s_name_eq_Unrelated', { json: true });
       expect(filtered.body.data.map((p: { name: string }) => p.name)).toEqual(['Unrelated']);
-      const notIn = await alice.call('GET', `/api/me/projects?filter=${encodeURIComponent('name_notin_Unrelated|my other device')}`, { json: true });
+      const notIn = await alice.call(
+        'GET',
+        `/api/me/projects?filter=${encodeURIComponent('name_notin_Unrelated|my other device')}`,
+        { json: true },
+      );
       expect(notIn.body.data.map((p: { name: string }) => p.name)).toEqual(['My Android Device Lab']);
-      const sqlish = await alice.call('GET', `/api/me/projects?search=${encodeURIComponent("%' OR 1=1 --")}`, { json: true });
+      const sqlish = await alice.call('GET', `/api/me/projects?search=${encodeURIComponent("%' OR 1=1 --")}`, {
+        json: true,
+      });
       expect(sqlish.status).toBe(200);
       expect(sqlish.body.total).toBe(0);
     });
@@ -150,7 +195,9 @@ describe.each(ENGINES)('projects (%s)', (engine) => {
           const project = await create(`P${p}`);
           for (let r = 0; r < 3; r++) {
             h.advance(10);
-            await fixtures.run(h.ctx, alice.user, project.id, devices, ['SUCCEEDED', 'FAILED'], { testCases: { passed: 3, failed: 1 } });
+            await fixtures.run(h.ctx, alice.user, project.id, devices, ['SUCCEEDED', 'FAILED'], {
+              testCases: { passed: 3, failed: 1 },
+            });
           }
         }
         h.queries.length = 0;
@@ -168,7 +215,15 @@ describe.each(ENGINES)('projects (%s)', (engine) => {
       expect(project.successRatio).toBe(0.5);
       expect(project.testRuns).toHaveLength(3);
       const [newest] = project.testRuns;
-      expect(newest).toMatchObject({ number: 3, displayName: 'Test Run 3', state: 'FINISHED', deviceCount: 2, succeededDeviceCount: 1, failedDeviceCount: 1, testCaseCount: 8 });
+      expect(newest).toMatchObject({
+        number: 3,
+        displayName: 'Test Run 3',
+        state: 'FINISHED',
+        deviceCount: 2,
+        succeededDeviceCount: 1,
+        failedDeviceCount: 1,
+        testCaseCount: 8,
+      });
       expect(newest.deviceRuns.map((d: { runStatus: string }) => d.runStatus)).toEqual(['SUCCEEDED', 'FAILED']);
       expect(newest.deviceRuns[0].device.displayName).toBe('Pixel 8');
 

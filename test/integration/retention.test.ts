@@ -34,13 +34,21 @@ describe.each(ENGINES)('retention (%s)', (engine) => {
   const retain = () => applyRetention(h.ctx, (line) => log.push(line));
   const project = async (name: string, strategy?: { archivingStrategy: string; archivingItemCount: string }) => {
     const created = await alice.call('POST', '/api/me/projects', { json: true, form: { name } });
-    if (strategy !== undefined) expect((await alice.call('POST', `/api/me/projects/${created.body.id}`, { json: true, form: strategy })).status).toBe(200);
+    if (strategy !== undefined)
+      expect(
+        (await alice.call('POST', `/api/me/projects/${created.body.id}`, { json: true, form: strategy })).status,
+      ).toBe(200);
     return created.body.id as number;
   };
   const finishedRun = async (projectId: number, name: string) => {
     const run = await fixtures.run(h.ctx, alice.user, projectId, devices, ['SUCCEEDED'], { name });
     const [deviceRun] = await h.ctx.store.deviceRuns.ofRuns([run.id]);
-    const artifact = await fixtures.file(h.ctx, alice.user, { name: `${name}.log`, inputType: 'DATA', bytes: `log of ${name}`, outputOf: deviceRun!.id });
+    const artifact = await fixtures.file(h.ctx, alice.user, {
+      name: `${name}.log`,
+      inputType: 'DATA',
+      bytes: `log of ${name}`,
+      outputOf: deviceRun!.id,
+    });
     return { id: run.id, blob: artifact.blobKey };
   };
   const exists = async (url: string) => (await alice.call('GET', url, { json: true })).status === 200;
@@ -84,8 +92,18 @@ describe.each(ENGINES)('retention (%s)', (engine) => {
     await cloud('public');
     const unused = await project('Unused');
     const used = await project('Used');
-    const upload = await fixtures.file(h.ctx, alice.user, { name: 'app.apk', inputType: 'APPLICATION', bytes: 'apk', project: { id: unused, slot: 'application' } });
-    await fixtures.file(h.ctx, alice.user, { name: 'app.apk', inputType: 'APPLICATION', bytes: 'apk 2', project: { id: used, slot: 'application' } });
+    const upload = await fixtures.file(h.ctx, alice.user, {
+      name: 'app.apk',
+      inputType: 'APPLICATION',
+      bytes: 'apk',
+      project: { id: unused, slot: 'application' },
+    });
+    await fixtures.file(h.ctx, alice.user, {
+      name: 'app.apk',
+      inputType: 'APPLICATION',
+      bytes: 'apk 2',
+      project: { id: used, slot: 'application' },
+    });
     await finishedRun(used, 'ran');
     h.advance(89 * DAY);
     expect(await retain()).toMatchObject({ emptiedProjects: 0, removedProjects: 0 });
@@ -109,7 +127,12 @@ describe.each(ENGINES)('retention (%s)', (engine) => {
   it('leaves unused projects alone on private clouds, and spares blobs written within the hour', async () => {
     await cloud('private');
     const unused = await project('Unused');
-    await fixtures.file(h.ctx, alice.user, { name: 'app.apk', inputType: 'APPLICATION', bytes: 'apk', project: { id: unused, slot: 'application' } });
+    await fixtures.file(h.ctx, alice.user, {
+      name: 'app.apk',
+      inputType: 'APPLICATION',
+      bytes: 'apk',
+      project: { id: unused, slot: 'application' },
+    });
     const orphan = await h.ctx.blobs.putFile(__filename);
     h.advance(400 * DAY);
     const report = await retain();

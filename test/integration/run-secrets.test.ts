@@ -22,11 +22,17 @@ const GOOGLE_PASSWORD = 'google-secret-9c1e';
 const SECRETS = [APP_PASSWORD, GOOGLE_PASSWORD];
 
 function mutableRing(keys: SecretKey[]): KeyRing & { keys: SecretKey[] } {
-  const ring = { keys, current: () => ring.keys[0]!, find: (id: string) => ring.keys.find((key) => key.id === id), ids: () => ring.keys.map((key) => key.id), origin: 'the test ring' };
+  const ring = {
+    keys,
+    current: () => ring.keys[0]!,
+    find: (id: string) => ring.keys.find((key) => key.id === id),
+    ids: () => ring.keys.map((key) => key.id),
+    origin: 'the test ring',
+  };
   return ring;
 }
 
-describe.each(ENGINES)('a run\'s secrets (%s)', (engine) => {
+describe.each(ENGINES)("a run's secrets (%s)", (engine) => {
   let h: Harness;
   let dir: string;
   let ring: ReturnType<typeof mutableRing>;
@@ -36,12 +42,21 @@ describe.each(ENGINES)('a run\'s secrets (%s)', (engine) => {
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-run-secrets-'));
     ring = mutableRing([generateSecretKey()]);
-    h = await createHarness(engine, { keyRing: ring, limits: { claimWaitMs: 50 }, sqliteFile: engine === 'sqlite' ? path.join(dir, 'devicecloud.db') : undefined });
+    h = await createHarness(engine, {
+      keyRing: ring,
+      limits: { claimWaitMs: 50 },
+      sqliteFile: engine === 'sqlite' ? path.join(dir, 'devicecloud.db') : undefined,
+    });
     alice = await h.user();
     agent = await fakeAgent(h.app, h.ctx, 'host-1');
     await agent.hello([androidDevice('a1', 'Pixel 8'), androidDevice('a2', 'Pixel 9')]);
     await agent.cleanAll();
-    app = await fixtures.file(h.ctx, alice.user, { name: 'app.apk', inputType: 'APPLICATION', osType: 'ANDROID', properties: { package_name: 'com.example' } });
+    app = await fixtures.file(h.ctx, alice.user, {
+      name: 'app.apk',
+      inputType: 'APPLICATION',
+      osType: 'ANDROID',
+      properties: { package_name: 'com.example' },
+    });
   });
   afterEach(async () => {
     await h.close();
@@ -49,8 +64,15 @@ describe.each(ENGINES)('a run\'s secrets (%s)', (engine) => {
   });
 
   const body = () => ({
-    frameworkId: CRAWLER, projectName: 'P', files: [{ id: app.id }], deviceIds: [agent.deviceIds.get('a1'), agent.deviceIds.get('a2')],
-    applicationUsername: 'crawler', applicationPassword: APP_PASSWORD, deviceLocale: 'fi_FI', googleAccountEmail: 'qa@example.com', googleAccountPassword: GOOGLE_PASSWORD,
+    frameworkId: CRAWLER,
+    projectName: 'P',
+    files: [{ id: app.id }],
+    deviceIds: [agent.deviceIds.get('a1'), agent.deviceIds.get('a2')],
+    applicationUsername: 'crawler',
+    applicationPassword: APP_PASSWORD,
+    deviceLocale: 'fi_FI',
+    googleAccountEmail: 'qa@example.com',
+    googleAccountPassword: GOOGLE_PASSWORD,
   });
   const expectNoSecret = (text: string, where: string) => {
     for (const secret of SECRETS) expect(text.includes(secret), `${secret} in ${where}`).toBe(false);
@@ -72,9 +94,19 @@ describe.each(ENGINES)('a run\'s secrets (%s)', (engine) => {
     const { assignments } = await agent.claim(['a1']);
     expect(assignments[0]).toMatchObject({
       credentials: { username: 'crawler', password: APP_PASSWORD },
-      deviceSettings: { locale: 'fi_FI', wifi: null, googleAccount: { email: 'qa@example.com', password: GOOGLE_PASSWORD } },
+      deviceSettings: {
+        locale: 'fi_FI',
+        wifi: null,
+        googleAccount: { email: 'qa@example.com', password: GOOGLE_PASSWORD },
+      },
     });
-    for (const url of [`/api/v2/runs/${runId}`, `/api/me/projects/${projectId}/runs/${runId}`, `/api/me/projects/${projectId}/runs`, `/api/v2/runs/${runId}/device-sessions`, `/api/me/projects/${projectId}`]) {
+    for (const url of [
+      `/api/v2/runs/${runId}`,
+      `/api/me/projects/${projectId}/runs/${runId}`,
+      `/api/me/projects/${projectId}/runs`,
+      `/api/v2/runs/${runId}/device-sessions`,
+      `/api/me/projects/${projectId}`,
+    ]) {
       for (const accept of ['application/json', 'application/xml']) {
         const answer = await alice.call('GET', url, { headers: { accept } });
         expect(answer.status, `${url}: ${answer.text}`).toBe(200);
@@ -82,20 +114,35 @@ describe.each(ENGINES)('a run\'s secrets (%s)', (engine) => {
       }
     }
 
-    const stored = await h.database.db.selectFrom('test_runs').select('config_json').where('id', '=', runId).executeTakeFirstOrThrow();
+    const stored = await h.database.db
+      .selectFrom('test_runs')
+      .select('config_json')
+      .where('id', '=', runId)
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(stored.config_json)).toMatchObject({ v: 1, applicationUsername: 'crawler' });
     expectNoSecret(stored.config_json, 'the stored settings');
     const tables =
       engine === 'sqlite'
-        ? (await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`.execute(h.database.db)).rows.map((row) => row.name)
-        : (await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()`.execute(h.database.db)).rows.map((row) => row.name);
+        ? (
+            await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`.execute(h.database.db)
+          ).rows.map((row) => row.name)
+        : (
+            await sql<{
+              name: string;
+            }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()`.execute(
+              h.database.db,
+            )
+          ).rows.map((row) => row.name);
     expect(tables).toContain('test_run_secrets');
     for (const table of tables) {
-      for (const row of (await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(table)}`.execute(h.database.db)).rows) expectNoSecret(JSON.stringify(row), `table ${table}`);
+      for (const row of (await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(table)}`.execute(h.database.db))
+        .rows)
+        expectNoSecret(JSON.stringify(row), `table ${table}`);
     }
     for (const statement of h.queries) expectNoSecret(statement, 'a statement');
     if (engine === 'sqlite') {
-      for (const name of fs.readdirSync(dir)) expectNoSecret(fs.readFileSync(path.join(dir, name)).toString('latin1'), name);
+      for (const name of fs.readdirSync(dir))
+        expectNoSecret(fs.readFileSync(path.join(dir, name)).toString('latin1'), name);
     }
   });
 
@@ -111,6 +158,9 @@ describe.each(ENGINES)('a run\'s secrets (%s)', (engine) => {
     expect(report.byKeyId.get(old.id) ?? 0).toBe(0);
     ring.keys = [ring.keys[0]!];
     const { assignments } = await agent.claim(['a2']);
-    expect(assignments[0]).toMatchObject({ credentials: { password: APP_PASSWORD }, deviceSettings: { googleAccount: { password: GOOGLE_PASSWORD } } });
+    expect(assignments[0]).toMatchObject({
+      credentials: { password: APP_PASSWORD },
+      deviceSettings: { googleAccount: { password: GOOGLE_PASSWORD } },
+    });
   });
 });

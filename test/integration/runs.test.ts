@@ -14,19 +14,32 @@ describe.each(ENGINES)('test runs and device runs (%s)', (engine) => {
     h = await createHarness(engine);
     alice = await h.user();
     projectId = (await alice.call('POST', '/api/me/projects', { json: true, form: { name: 'App' } })).body.id;
-    devices = [await fixtures.device(h.ctx, 'Pixel 8'), await fixtures.device(h.ctx, 'Galaxy S24'), await fixtures.device(h.ctx, 'Moto G')];
+    devices = [
+      await fixtures.device(h.ctx, 'Pixel 8'),
+      await fixtures.device(h.ctx, 'Galaxy S24'),
+      await fixtures.device(h.ctx, 'Moto G'),
+    ];
   });
   afterEach(async () => h.close());
 
   it('lists runs newest first with their counters and ratios', async () => {
-    await fixtures.run(h.ctx, alice.user, projectId, devices, ['SUCCEEDED', 'FAILED', 'EXCLUDED'], { testCases: { passed: 4, failed: 1 } });
+    await fixtures.run(h.ctx, alice.user, projectId, devices, ['SUCCEEDED', 'FAILED', 'EXCLUDED'], {
+      testCases: { passed: 4, failed: 1 },
+    });
     h.advance(1000);
     await fixtures.run(h.ctx, alice.user, projectId, devices, ['RUNNING', 'WAITING'], { name: 'Nightly' });
     const answer = await alice.call('GET', `/api/me/projects/${projectId}/runs`, { json: true });
     expect(answer.status).toBe(200);
     expect(answer.body.total).toBe(2);
     const [nightly, first] = answer.body.data;
-    expect(nightly).toMatchObject({ displayName: 'Nightly', number: 2, state: 'RUNNING', runningDeviceCount: 1, waitingDeviceCount: 1, executionRatio: 0 });
+    expect(nightly).toMatchObject({
+      displayName: 'Nightly',
+      number: 2,
+      state: 'RUNNING',
+      runningDeviceCount: 1,
+      waitingDeviceCount: 1,
+      executionRatio: 0,
+    });
     expect(first).toMatchObject({
       projectId,
       projectName: 'App',
@@ -50,7 +63,11 @@ describe.each(ENGINES)('test runs and device runs (%s)', (engine) => {
       selfURI: `/users/${alice.user.id}/projects/${projectId}/runs/${first.id}`,
       config: { projectId, osType: 'ANDROID', files: [{ id: 1, action: 'INSTALL' }] },
     });
-    const sorted = await alice.call('GET', `/api/me/projects/${projectId}/runs?sort=number_a&filter=state_eq_FINISHED`, { json: true });
+    const sorted = await alice.call(
+      'GET',
+      `/api/me/projects/${projectId}/runs?sort=number_a&filter=state_eq_FINISHED`,
+      { json: true },
+    );
     expect(sorted.body.data.map((r: { number: number }) => r.number)).toEqual([1]);
     const searched = await alice.call('GET', `/api/me/projects/${projectId}/runs?search=test%20run`, { json: true });
     expect(searched.body.data.map((r: { displayName: string }) => r.displayName)).toEqual(['Test Run 1']);
@@ -58,7 +75,11 @@ describe.each(ENGINES)('test runs and device runs (%s)', (engine) => {
 
   it('reads a run nested, top-level and under /me/runs, and 404s for the wrong project', async () => {
     const run = await fixtures.run(h.ctx, alice.user, projectId, devices, ['WAITING']);
-    for (const url of [`/api/me/projects/${projectId}/runs/${run.id}`, `/api/v2/runs/${run.id}`, `/api/me/runs/${run.id}`]) {
+    for (const url of [
+      `/api/me/projects/${projectId}/runs/${run.id}`,
+      `/api/v2/runs/${run.id}`,
+      `/api/me/runs/${run.id}`,
+    ]) {
       const answer = await alice.call('GET', url, { json: true });
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({ id: run.id, state: 'WAITING', deviceCount: 1 });
@@ -70,7 +91,9 @@ describe.each(ENGINES)('test runs and device runs (%s)', (engine) => {
   });
 
   it('shows device runs in the legacy view and device sessions in the modern one', async () => {
-    const run = await fixtures.run(h.ctx, alice.user, projectId, devices, ['SUCCEEDED', 'TIMEOUT', 'WAITING'], { testCases: { passed: 2, failed: 0 } });
+    const run = await fixtures.run(h.ctx, alice.user, projectId, devices, ['SUCCEEDED', 'TIMEOUT', 'WAITING'], {
+      testCases: { passed: 2, failed: 0 },
+    });
     const legacy = await alice.call('GET', `/api/me/projects/${projectId}/runs/${run.id}/device-runs`, { json: true });
     expect(legacy.status).toBe(200);
     expect(legacy.body.total).toBe(3);
@@ -88,11 +111,24 @@ describe.each(ENGINES)('test runs and device runs (%s)', (engine) => {
       projectId,
     });
     expect(timedOut.runStatus).toBe('WARNING');
-    expect(waiting).toMatchObject({ runStatus: 'WAITING', currentState: { deviceRunStateType: 'WAITING', status: 'WAITING' } });
+    expect(waiting).toMatchObject({
+      runStatus: 'WAITING',
+      currentState: { deviceRunStateType: 'WAITING', status: 'WAITING' },
+    });
 
-    const modern = await alice.call('GET', `/api/me/projects/${projectId}/runs/${run.id}/device-sessions?filter=state_in_TIMEOUT|WAITING`, { json: true });
+    const modern = await alice.call(
+      'GET',
+      `/api/me/projects/${projectId}/runs/${run.id}/device-sessions?filter=state_in_TIMEOUT|WAITING`,
+      { json: true },
+    );
     expect(modern.body.data.map((s: { state: string }) => s.state)).toEqual(['TIMEOUT', 'WAITING']);
-    expect(modern.body.data[0]).toMatchObject({ id: timedOut.id, type: 'AUTOMATIC', retryState: 'NONE', timeLimit: 600, selfURI: `/users/${alice.user.id}/device-sessions/${timedOut.id}` });
+    expect(modern.body.data[0]).toMatchObject({
+      id: timedOut.id,
+      type: 'AUTOMATIC',
+      retryState: 'NONE',
+      timeLimit: 600,
+      selfURI: `/users/${alice.user.id}/device-sessions/${timedOut.id}`,
+    });
 
     for (const url of [
       `/api/me/projects/${projectId}/runs/${run.id}/device-sessions/${waiting.id}`,
@@ -106,7 +142,9 @@ describe.each(ENGINES)('test runs and device runs (%s)', (engine) => {
     const one = await alice.call('GET', `/api/me/projects/${projectId}/runs/${run.id}/device-runs/${waiting.id}`);
     expect(parseXml(one.text).apiDeviceRun).toMatchObject({ runStatus: 'WAITING', device: { displayName: 'Moto G' } });
     const other = await fixtures.run(h.ctx, alice.user, projectId, devices, ['WAITING']);
-    expect((await alice.call('GET', `/api/me/projects/${projectId}/runs/${other.id}/device-runs/${waiting.id}`)).status).toBe(404);
+    expect(
+      (await alice.call('GET', `/api/me/projects/${projectId}/runs/${other.id}/device-runs/${waiting.id}`)).status,
+    ).toBe(404);
   });
 
   it('deletes a run', async () => {
@@ -118,21 +156,46 @@ describe.each(ENGINES)('test runs and device runs (%s)', (engine) => {
   it('retries a device run lost twice at once only once (a lost lease and its restarted agent)', async () => {
     const run = await fixtures.run(h.ctx, alice.user, projectId, devices.slice(0, 1), ['RUNNING']);
     const [lost] = await h.ctx.store.deviceRuns.ofRuns([run.id]);
-    await h.database.db.updateTable('device_runs').set({ auto_retries_left_count: 1 }).where('id', '=', lost!.id).execute();
+    await h.database.db
+      .updateTable('device_runs')
+      .set({ auto_retries_left_count: 1 })
+      .where('id', '=', lost!.id)
+      .execute();
     // Both enders read the device run while it was RUNNING, as the reaper and an agent's hello do
     // in their own transactions on PostgreSQL before either commits.
     const stale = { ...lost!, autoRetriesLeftCount: 1 };
     const ending = { state: 'WARNING', failReason: 'the agent was lost', testCases: null } as const;
-    await Promise.all([1, 2].map(() => h.ctx.store.transaction((store) => endDeviceRun(store, h.ctx.clock(), stale, ending, new Set()))));
+    await Promise.all(
+      [1, 2].map(() =>
+        h.ctx.store.transaction((store) => endDeviceRun(store, h.ctx.clock(), stale, ending, new Set())),
+      ),
+    );
     const sessions = (await alice.call('GET', `/api/v2/runs/${run.id}/device-sessions`, { json: true })).body.data;
-    expect(sessions.map((session: { state: string; retryState: string }) => [session.state, session.retryState]).sort()).toEqual([['WAITING', 'AUTO'], ['WARNING', 'NONE']]);
-    expect((await alice.call('GET', `/api/v2/runs/${run.id}`, { json: true })).body).toMatchObject({ deviceCount: 1, waitingDeviceCount: 1 });
+    expect(
+      sessions.map((session: { state: string; retryState: string }) => [session.state, session.retryState]).sort(),
+    ).toEqual([
+      ['WAITING', 'AUTO'],
+      ['WARNING', 'NONE'],
+    ]);
+    expect((await alice.call('GET', `/api/v2/runs/${run.id}`, { json: true })).body).toMatchObject({
+      deviceCount: 1,
+      waitingDeviceCount: 1,
+    });
   });
 
   it('numbers runs started at the same moment in one project one after another', async () => {
     const starts = Array.from({ length: 8 }, () =>
       h.ctx.store.transaction((store) =>
-        store.testRuns.insert({ projectId, userId: alice.user.id, name: null, osType: 'ANDROID', config: fixtures.runSettings(projectId), frameworkId: null, startedById: alice.user.id, createTime: h.ctx.clock() }),
+        store.testRuns.insert({
+          projectId,
+          userId: alice.user.id,
+          name: null,
+          osType: 'ANDROID',
+          config: fixtures.runSettings(projectId),
+          frameworkId: null,
+          startedById: alice.user.id,
+          createTime: h.ctx.clock(),
+        }),
       ),
     );
     const numbers = (await Promise.all(starts)).map((run) => run.number).sort((a, b) => a - b);

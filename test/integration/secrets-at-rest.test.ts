@@ -38,7 +38,10 @@ describe.each(ENGINES)('API keys at rest (%s)', (engine) => {
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-at-rest-'));
     ring = mutableRing([generateSecretKey()]);
-    h = await createHarness(engine, { keyRing: ring, sqliteFile: engine === 'sqlite' ? path.join(dir, 'devicecloud.db') : undefined });
+    h = await createHarness(engine, {
+      keyRing: ring,
+      sqliteFile: engine === 'sqlite' ? path.join(dir, 'devicecloud.db') : undefined,
+    });
     users = [await h.user({ email: 'alice@example.com' }), await h.user({ email: 'bob@example.com', role: 'ADMIN' })];
   });
   afterEach(async () => {
@@ -51,8 +54,16 @@ describe.each(ENGINES)('API keys at rest (%s)', (engine) => {
     const db = h.database.db;
     const tables =
       engine === 'sqlite'
-        ? (await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`.execute(db)).rows.map((row) => row.name)
-        : (await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()`.execute(db)).rows.map((row) => row.name);
+        ? (await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`.execute(db)).rows.map(
+            (row) => row.name,
+          )
+        : (
+            await sql<{
+              name: string;
+            }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()`.execute(
+              db,
+            )
+          ).rows.map((row) => row.name);
     expect(tables).toContain('users');
     const values = new Set<string>();
     for (const table of tables) {
@@ -66,7 +77,11 @@ describe.each(ENGINES)('API keys at rest (%s)', (engine) => {
   async function opensAnything(value: string): Promise<string | undefined> {
     const attempts: Array<[string, Record<string, string>, string]> = [
       ['Basic', { authorization: `Basic ${Buffer.from(`${value}:`).toString('base64')}` }, '/api/me'],
-      ['Basic as user and password', { authorization: `Basic ${Buffer.from(`${value}:${value}`).toString('base64')}` }, '/api/me'],
+      [
+        'Basic as user and password',
+        { authorization: `Basic ${Buffer.from(`${value}:${value}`).toString('base64')}` },
+        '/api/me',
+      ],
       ['as is', { authorization: value }, '/api/me'],
       ['bearer', { authorization: `Bearer ${value}` }, '/api/me'],
       ['cookie', { cookie: `dc_session=${encodeURIComponent(value)}` }, '/api/me'],
@@ -82,8 +97,18 @@ describe.each(ENGINES)('API keys at rest (%s)', (engine) => {
 
   it('holds no value, in any table, that opens an account; every key still works and is revealed to its owner', async () => {
     // Sessions, tokens and a reset: the database holds everything a running cloud writes.
-    await call(h.app, 'POST', '/auth/session', { json: true, body: { email: 'alice@example.com', password: 'password-1234' } });
-    await call(h.app, 'POST', '/oauth/token', { form: { client_id: 'testdroid-cloud-api', grant_type: 'password', username: 'bob@example.com', password: 'password-1234' } });
+    await call(h.app, 'POST', '/auth/session', {
+      json: true,
+      body: { email: 'alice@example.com', password: 'password-1234' },
+    });
+    await call(h.app, 'POST', '/oauth/token', {
+      form: {
+        client_id: 'testdroid-cloud-api',
+        grant_type: 'password',
+        username: 'bob@example.com',
+        password: 'password-1234',
+      },
+    });
     const reset = await users[0]!.call('POST', '/api/me/reset-api-key', { json: true });
     const keys = [reset.body.apiKey as string, users[1]!.key];
 
@@ -103,38 +128,55 @@ describe.each(ENGINES)('API keys at rest (%s)', (engine) => {
       // the copy opened as a database shows nothing that opens an account either.
       const copy = path.join(dir, 'stolen.db');
       fs.copyFileSync(path.join(dir, 'devicecloud.db'), copy);
-      if (fs.existsSync(path.join(dir, 'devicecloud.db-wal'))) fs.copyFileSync(path.join(dir, 'devicecloud.db-wal'), `${copy}-wal`);
+      if (fs.existsSync(path.join(dir, 'devicecloud.db-wal')))
+        fs.copyFileSync(path.join(dir, 'devicecloud.db-wal'), `${copy}-wal`);
       for (const file of [copy, `${copy}-wal`].filter((name) => fs.existsSync(name))) {
         const bytes = fs.readFileSync(file);
-        for (const key of [...keys, users[0]!.key]) expect(bytes.includes(Buffer.from(key)), `${key.slice(0, 4)}… in ${path.basename(file)}`).toBe(false);
+        for (const key of [...keys, users[0]!.key])
+          expect(bytes.includes(Buffer.from(key)), `${key.slice(0, 4)}… in ${path.basename(file)}`).toBe(false);
       }
       const stolen = new BetterSqlite3(copy, { readonly: true });
       try {
-        const row = stolen.prepare('SELECT * FROM users WHERE email = ?').get('bob@example.com') as Record<string, unknown>;
+        const row = stolen.prepare('SELECT * FROM users WHERE email = ?').get('bob@example.com') as Record<
+          string,
+          unknown
+        >;
         expect(Object.keys(row)).not.toContain('api_key');
-        for (const value of Object.values(row)) if (value !== null) expect(await opensAnything(String(value))).toBeUndefined();
+        for (const value of Object.values(row))
+          if (value !== null) expect(await opensAnything(String(value))).toBeUndefined();
       } finally {
         stolen.close();
       }
     } else if (fs.existsSync('/usr/bin/pg_dump')) {
       // A real dump of the users table.
-      const schema = (await sql<{ name: string }>`SELECT current_schema() AS name`.execute(h.database.db)).rows[0]!.name;
-      const dump = execFileSync('/usr/bin/pg_dump', ['--data-only', `--table=${schema}.users`, POSTGRES_URL], { encoding: 'utf8' });
+      const schema = (await sql<{ name: string }>`SELECT current_schema() AS name`.execute(h.database.db)).rows[0]!
+        .name;
+      const dump = execFileSync('/usr/bin/pg_dump', ['--data-only', `--table=${schema}.users`, POSTGRES_URL], {
+        encoding: 'utf8',
+      });
       expect(dump).toContain('bob@example.com');
       for (const key of keys) expect(dump).not.toContain(key);
-      for (const token of new Set(dump.split(/[\s\t]+/).filter((word) => word.length >= 16))) expect(await opensAnything(token)).toBeUndefined();
+      for (const token of new Set(dump.split(/[\s\t]+/).filter((word) => word.length >= 16)))
+        expect(await opensAnything(token)).toBeUndefined();
     }
   });
 
   it('binds each sealed key to its row: a ciphertext copied onto another user does not open', async () => {
     const db = h.database.db;
     const [alice, bob] = users as [TestUser, TestUser];
-    const sealed = await db.selectFrom('users').select(['api_key_sealed', 'api_key_key_id']).where('id', '=', alice.user.id).executeTakeFirstOrThrow();
+    const sealed = await db
+      .selectFrom('users')
+      .select(['api_key_sealed', 'api_key_key_id'])
+      .where('id', '=', alice.user.id)
+      .executeTakeFirstOrThrow();
     await db.updateTable('users').set(sealed).where('id', '=', bob.user.id).execute();
     await expect(revealApiKey(h.ctx, bob.user)).rejects.toThrow(SecretKeyError);
     await expect(revealApiKey(h.ctx, alice.user)).resolves.toBe(alice.key);
     // Altered by one character: refused too.
-    const altered = sealed.api_key_sealed!.slice(0, 20) + (sealed.api_key_sealed![20] === 'A' ? 'B' : 'A') + sealed.api_key_sealed!.slice(21);
+    const altered =
+      sealed.api_key_sealed!.slice(0, 20) +
+      (sealed.api_key_sealed![20] === 'A' ? 'B' : 'A') +
+      sealed.api_key_sealed!.slice(21);
     await db.updateTable('users').set({ api_key_sealed: altered }).where('id', '=', alice.user.id).execute();
     await expect(revealApiKey(h.ctx, alice.user)).rejects.toThrow(/altered or belongs to another record/);
     // Lookup is by hash: the key keeps working for the API even so.
@@ -145,7 +187,10 @@ describe.each(ENGINES)('API keys at rest (%s)', (engine) => {
     const old = ring.keys[0]!;
     ring.keys = [generateSecretKey(), old];
     const carol = await h.user({ email: 'carol@example.com' });
-    const keyIds = async () => (await h.database.db.selectFrom('users').select(['email', 'api_key_key_id']).orderBy('id').execute()).map((row) => row.api_key_key_id);
+    const keyIds = async () =>
+      (await h.database.db.selectFrom('users').select(['email', 'api_key_key_id']).orderBy('id').execute()).map(
+        (row) => row.api_key_key_id,
+      );
     expect(await keyIds()).toEqual([old.id, old.id, ring.keys[0]!.id]);
     for (const user of [...users, carol]) expect(await revealApiKey(h.ctx, user.user)).toBe(user.key);
 

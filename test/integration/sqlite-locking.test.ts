@@ -32,7 +32,9 @@ describe('SQLite shared by two processes', () => {
       await database.db.transaction().execute(async (trx) => {
         await (trx as any).selectFrom('kysely_migration').selectAll().execute();
         // Another process writing now must find the lock taken (it would wait with its busy_timeout).
-        expect(() => other.prepare("insert into kysely_migration (name, timestamp) values ('x', 'y')").run()).toThrow(/locked|busy/i);
+        expect(() => other.prepare("insert into kysely_migration (name, timestamp) values ('x', 'y')").run()).toThrow(
+          /locked|busy/i,
+        );
         await insertKey(trx, 'zz_inside');
       });
       other.prepare("insert into kysely_migration (name, timestamp) values ('zz_after', 'y')").run();

@@ -24,18 +24,41 @@ describe.each(ENGINES)('uploads and downloads (%s)', (engine) => {
   });
   afterEach(async () => h.close());
 
-  const put = (name: string, content: Buffer | string, options?: { field?: string; cut?: number }) => upload(h.app, alice.key, '/api/me/files', name, content, options);
+  const put = (name: string, content: Buffer | string, options?: { field?: string; cut?: number }) =>
+    upload(h.app, alice.key, '/api/me/files', name, content, options);
   const count = async () => (await alice.call('GET', '/api/me/files?limit=0', { json: true })).body.total;
 
   it('parses an APK on upload and gives the same bytes back', async () => {
     const answer = await put('sample-app.apk', samples['sample-app.apk']!);
     expect(answer.status).toBe(201);
-    expect(answer.body).toMatchObject({ name: 'sample-app.apk', size: samples['sample-app.apk']!.length, state: 'READY', direction: 'INPUT', inputType: 'APPLICATION', duplicate: false, mimetype: 'application/vnd.android.package-archive' });
-    const properties = Object.fromEntries(answer.body.fileProperties.map((p: { key: string; value: string }) => [p.key, p.value]));
-    expect(properties).toMatchObject({ package_name: 'com.devicecloud.sample', main_activity: 'com.devicecloud.sample.MainActivity', min_sdk: '24', virus_scan_status: 'disabled' });
+    expect(answer.body).toMatchObject({
+      name: 'sample-app.apk',
+      size: samples['sample-app.apk']!.length,
+      state: 'READY',
+      direction: 'INPUT',
+      inputType: 'APPLICATION',
+      duplicate: false,
+      mimetype: 'application/vnd.android.package-archive',
+    });
+    const properties = Object.fromEntries(
+      answer.body.fileProperties.map((p: { key: string; value: string }) => [p.key, p.value]),
+    );
+    expect(properties).toMatchObject({
+      package_name: 'com.devicecloud.sample',
+      main_activity: 'com.devicecloud.sample.MainActivity',
+      min_sdk: '24',
+      virus_scan_status: 'disabled',
+    });
     expect(answer.body.directUrl).toMatch(new RegExp(`/api/v2/users/${alice.user.id}/files/${answer.body.id}/file$`));
 
-    const download = await h.app.inject({ method: 'GET', url: `/api/v2/users/${alice.user.id}/files/${answer.body.id}/file`, headers: { authorization: `Basic ${Buffer.from(`${alice.key}:`).toString('base64')}`, accept: 'application/json' } });
+    const download = await h.app.inject({
+      method: 'GET',
+      url: `/api/v2/users/${alice.user.id}/files/${answer.body.id}/file`,
+      headers: {
+        authorization: `Basic ${Buffer.from(`${alice.key}:`).toString('base64')}`,
+        accept: 'application/json',
+      },
+    });
     expect(download.statusCode).toBe(200);
     expect(download.rawPayload.equals(samples['sample-app.apk']!)).toBe(true);
     expect(download.headers['content-length']).toBe(String(samples['sample-app.apk']!.length));
@@ -44,7 +67,10 @@ describe.each(ENGINES)('uploads and downloads (%s)', (engine) => {
     const again = await put('renamed.apk', samples['sample-app.apk']!);
     expect(again.body).toMatchObject({ duplicate: true, name: 'renamed.apk' });
     const xml = parseXml((await alice.call('GET', `/api/me/files/${answer.body.id}`)).text);
-    expect(xml.apiUserFile.fileProperties.apiFileProperty[0]).toMatchObject({ key: 'package_name', value: 'com.devicecloud.sample' });
+    expect(xml.apiUserFile.fileProperties.apiFileProperty[0]).toMatchObject({
+      key: 'package_name',
+      value: 'com.devicecloud.sample',
+    });
   });
 
   it('recognises test APKs, iOS apps, test packages and data', async () => {
@@ -71,25 +97,49 @@ describe.each(ENGINES)('uploads and downloads (%s)', (engine) => {
     expect(await count()).toBe(0);
   });
 
-  it('refuses an IPA with a malformed plist with the parser\'s complaint as the 400, printing nothing raw', async () => {
-    const info = (body: string) => `<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict>${body}</dict></plist>`;
+  it("refuses an IPA with a malformed plist with the parser's complaint as the 400, printing nothing raw", async () => {
+    const info = (body: string) =>
+      `<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict>${body}</dict></plist>`;
     const good = info('<key>CFBundleIdentifier</key><string>com.example.app</string>');
     const cases: Array<[string, Array<[string, string]>, string]> = [
-      ['unclosed.ipa', [['Payload/App.app/Info.plist', '<?xml version="1.0"?><plist><dict><key>a</key><string>b</string></dict>']], 'Info.plist cannot be read: malformed XML (unclosed xml tag(s): plist)'],
-      ['mismatch.ipa', [['Payload/App.app/Info.plist', info('<key>a</key><string>b</strin>')]], 'Opening and ending tag mismatch'],
+      [
+        'unclosed.ipa',
+        [['Payload/App.app/Info.plist', '<?xml version="1.0"?><plist><dict><key>a</key><string>b</string></dict>']],
+        'Info.plist cannot be read: malformed XML (unclosed xml tag(s): plist)',
+      ],
+      [
+        'mismatch.ipa',
+        [['Payload/App.app/Info.plist', info('<key>a</key><string>b</strin>')]],
+        'Opening and ending tag mismatch',
+      ],
       ['unquoted.ipa', [['Payload/App.app/Info.plist', info('<key>a</key><string attr=x>b</string>')]], 'missed quot'],
-      ['entity.ipa', [['Payload/App.app/Info.plist', info('<key>a</key><string>&unknown;</string>')]], 'entity not found'],
-      ['profile.ipa', [['Payload/App.app/Info.plist', good], ['Payload/App.app/embedded.mobileprovision', `CMS${info('<key>Name</key><string>p</strong>')}CMS`]], 'embedded.mobileprovision cannot be read: malformed XML'],
+      [
+        'entity.ipa',
+        [['Payload/App.app/Info.plist', info('<key>a</key><string>&unknown;</string>')]],
+        'entity not found',
+      ],
+      [
+        'profile.ipa',
+        [
+          ['Payload/App.app/Info.plist', good],
+          ['Payload/App.app/embedded.mobileprovision', `CMS${info('<key>Name</key><string>p</strong>')}CMS`],
+        ],
+        'embedded.mobileprovision cannot be read: malformed XML',
+      ],
     ];
     const printed: string[] = [];
-    const capture = (stream: string) => (...args: unknown[]) => {
-      printed.push(`${stream}: ${args.map(String).join(' ')}`);
-      return true;
-    };
+    const capture =
+      (stream: string) =>
+      (...args: unknown[]) => {
+        printed.push(`${stream}: ${args.map(String).join(' ')}`);
+        return true;
+      };
     const spies = [
       vi.spyOn(process.stderr, 'write').mockImplementation(capture('stderr') as never),
       vi.spyOn(process.stdout, 'write').mockImplementation(capture('stdout') as never),
-      ...(['error', 'warn', 'log', 'info', 'debug'] as const).map((method) => vi.spyOn(console, method).mockImplementation(capture(`console.${method}`))),
+      ...(['error', 'warn', 'log', 'info', 'debug'] as const).map((method) =>
+        vi.spyOn(console, method).mockImplementation(capture(`console.${method}`)),
+      ),
     ];
     const answers: Array<[string, number, string]> = [];
     try {
@@ -130,7 +180,14 @@ describe.each(ENGINES)('uploads and downloads (%s)', (engine) => {
     const duplicate = await put('tests.zip', await duplicateEntryZip());
     expect(duplicate.status).toBe(400);
     expect(duplicate.body.message).toBe('tests.zip is not a safe zip file: the zip holds run-tests.sh more than once');
-    const clash = await put('tests.zip', await zip([['run-tests.sh', 'x'], ['lib', 'x'], ['lib/a.sh', 'x']]));
+    const clash = await put(
+      'tests.zip',
+      await zip([
+        ['run-tests.sh', 'x'],
+        ['lib', 'x'],
+        ['lib/a.sh', 'x'],
+      ]),
+    );
     expect(clash.status).toBe(400);
     expect(clash.body.message).toContain('lib is both a file and a folder');
     expect(await count()).toBe(0);
@@ -158,19 +215,35 @@ describe.each(ENGINES)('uploads and downloads (%s)', (engine) => {
 
   it('keeps legacy per-project files in their slots', async () => {
     const project = (await alice.call('POST', '/api/me/projects', { json: true, form: { name: 'Legacy' } })).body.id;
-    const wrongSlot = await upload(h.app, alice.key, `/api/me/projects/${project}/files/application`, 'tests.zip', samples['tests-green.zip']!);
+    const wrongSlot = await upload(
+      h.app,
+      alice.key,
+      `/api/me/projects/${project}/files/application`,
+      'tests.zip',
+      samples['tests-green.zip']!,
+    );
     expect(wrongSlot.status).toBe(400);
     expect(wrongSlot.body.message).toContain('is not an application');
-    const app = await upload(h.app, alice.key, `/api/me/projects/${project}/files/application`, 'sample-app.apk', samples['sample-app.apk']!);
+    const app = await upload(
+      h.app,
+      alice.key,
+      `/api/me/projects/${project}/files/application`,
+      'sample-app.apk',
+      samples['sample-app.apk']!,
+    );
     expect(app.status).toBe(201);
     const data = await upload(h.app, alice.key, `/api/me/projects/${project}/files/data`, 'fixtures.csv', 'a,b\n');
     expect(data.body.inputType).toBe('DATA');
-    const back = await h.app.inject({ method: 'GET', url: `/api/me/projects/${project}/files/application`, headers: { authorization: `Basic ${Buffer.from(`${alice.key}:`).toString('base64')}` } });
+    const back = await h.app.inject({
+      method: 'GET',
+      url: `/api/me/projects/${project}/files/application`,
+      headers: { authorization: `Basic ${Buffer.from(`${alice.key}:`).toString('base64')}` },
+    });
     expect(back.rawPayload.equals(samples['sample-app.apk']!)).toBe(true);
     expect((await alice.call('GET', `/api/me/projects/${project}/files/test`)).status).toBe(404);
   });
 
-  it('serves files so that a browser opening one cannot run what it holds, on the dashboard\'s origin', async () => {
+  it("serves files so that a browser opening one cannot run what it holds, on the dashboard's origin", async () => {
     const svg = '<svg xmlns="http://www.w3.org/2000/svg"><script>fetch("/auth/session")</script></svg>';
     const stored = await put('drawing.svg', svg);
     expect(stored.status).toBe(201);
@@ -179,10 +252,14 @@ describe.each(ENGINES)('uploads and downloads (%s)', (engine) => {
     expect(download.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' });
     expect(String(download.headers['content-security-policy'])).toMatch(/default-src 'none'; sandbox/);
     // API answers too; the dashboard's page may run its own scripts, and nobody may frame it.
-    expect(String((await alice.call('GET', '/api/me', { json: true })).headers['content-security-policy'])).toContain('sandbox');
+    expect(String((await alice.call('GET', '/api/me', { json: true })).headers['content-security-policy'])).toContain(
+      'sandbox',
+    );
     const page = await h.app.inject({ method: 'GET', url: '/' });
     expect(page.statusCode).toBe(200);
-    expect(page.headers['content-security-policy']).toBe("default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'");
+    expect(page.headers['content-security-policy']).toBe(
+      "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    );
     expect(page.headers['x-frame-options']).toBe('DENY');
   });
 

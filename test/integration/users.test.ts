@@ -15,8 +15,15 @@ describe.each(ENGINES)('account (%s)', (engine) => {
     expect(xml.status).toBe(200);
     expect(xml.headers['content-type']).toBe('application/xml; charset=utf-8');
     const parsed = parseXml(xml.text).apiUser;
-    expect(parsed).toMatchObject({ id: String(alice.user.id), email: alice.user.email, plan: 'PLATINUM', apiKey: alice.key });
-    expect(parsed.roles.apiRole).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'PRIORITY_PLATINUM' })]));
+    expect(parsed).toMatchObject({
+      id: String(alice.user.id),
+      email: alice.user.email,
+      plan: 'PLATINUM',
+      apiKey: alice.key,
+    });
+    expect(parsed.roles.apiRole).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'PRIORITY_PLATINUM' })]),
+    );
 
     for (const url of ['/api/me', '/api/v2/me', `/api/v2/users/${alice.user.id}`, `/api/users/${alice.user.id}`]) {
       const json = await alice.call('GET', url, { json: true });
@@ -47,7 +54,10 @@ describe.each(ENGINES)('account (%s)', (engine) => {
     expect(wrongKey.body).toEqual({ message: expect.stringContaining('Invalid API key'), statusCode: 401 });
 
     // One character off (never the same character: a key ends in x one time in 62).
-    const almost = await call(h.app, 'GET', '/api/me', { key: `${alice.key.slice(0, 31)}${alice.key.endsWith('x') ? 'y' : 'x'}`, json: true });
+    const almost = await call(h.app, 'GET', '/api/me', {
+      key: `${alice.key.slice(0, 31)}${alice.key.endsWith('x') ? 'y' : 'x'}`,
+      json: true,
+    });
     expect(almost.status).toBe(401);
     const garbage = await call(h.app, 'GET', '/api/me', { headers: { authorization: 'Bearer' }, json: true });
     expect(garbage.status).toBe(401);
@@ -77,8 +87,15 @@ describe.each(ENGINES)('account (%s)', (engine) => {
 
   it('updates the profile', async () => {
     const alice = await h.user();
-    const answer = await alice.call('POST', '/api/me', { json: true, form: { firstName: 'Alice', organization: 'ACME' } });
+    const answer = await alice.call('POST', '/api/me', {
+      json: true,
+      form: { firstName: 'Alice', organization: 'ACME' },
+    });
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ firstName: 'Alice', organization: 'ACME', name: `Alice ${alice.user.lastName}` });
+    expect(answer.body).toMatchObject({
+      firstName: 'Alice',
+      organization: 'ACME',
+      name: `Alice ${alice.user.lastName}`,
+    });
   });
 });

@@ -55,7 +55,9 @@ export class AdbWireClient {
 
   /** Resolves when the other side has closed the connection. */
   closed(): Promise<void> {
-    return this.socket.closed ? Promise.resolve() : new Promise((resolve) => this.socket.once('close', () => resolve()));
+    return this.socket.closed
+      ? Promise.resolve()
+      : new Promise((resolve) => this.socket.once('close', () => resolve()));
   }
 
   close(): void {

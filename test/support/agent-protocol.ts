@@ -26,8 +26,17 @@ export async function protocolWorld(engine: Engine): Promise<ProtocolWorld> {
   const agent = await fakeAgent(h.app, h.ctx, 'host-1');
   await agent.hello([androidDevice('a1', 'Pixel 8'), androidDevice('a2', 'Galaxy S24'), iosDevice('i1', 'iPhone 15')]);
   await agent.cleanAll();
-  const app = await fixtures.file(h.ctx, alice.user, { name: 'app.apk', inputType: 'APPLICATION', osType: 'ANDROID', properties: { package_name: 'com.example', min_sdk: '24' } });
-  const tests = await fixtures.file(h.ctx, alice.user, { name: 'tests.zip', inputType: 'TEST', properties: { entry_script: 'run-tests.sh' } });
+  const app = await fixtures.file(h.ctx, alice.user, {
+    name: 'app.apk',
+    inputType: 'APPLICATION',
+    osType: 'ANDROID',
+    properties: { package_name: 'com.example', min_sdk: '24' },
+  });
+  const tests = await fixtures.file(h.ctx, alice.user, {
+    name: 'tests.zip',
+    inputType: 'TEST',
+    properties: { entry_script: 'run-tests.sh' },
+  });
   return { h, alice, agent, app, tests };
 }
 

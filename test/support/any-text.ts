@@ -9,18 +9,50 @@ import fc from 'fast-check';
 import { XMLValidator } from 'fast-xml-parser';
 import { SaxesParser } from 'saxes';
 
-const TROUBLE = ['\u0000', '\u0001', '\u0008', '\u000b', '\u000c', '\u001b', '\u001f', '\ud800', '\udbff', '\udc00', '\udfff', '\ufffe', '\uffff', '\r', '\t', '\n', '<', '>', '&', '"', "'", ']]>', '\ud83d\ude00', '\\', '\\ud800', '\u0085', '\u2028'];
+const TROUBLE = [
+  '\u0000',
+  '\u0001',
+  '\u0008',
+  '\u000b',
+  '\u000c',
+  '\u001b',
+  '\u001f',
+  '\ud800',
+  '\udbff',
+  '\udc00',
+  '\udfff',
+  '\ufffe',
+  '\uffff',
+  '\r',
+  '\t',
+  '\n',
+  '<',
+  '>',
+  '&',
+  '"',
+  "'",
+  ']]>',
+  '\ud83d\ude00',
+  '\\',
+  '\\ud800',
+  '\u0085',
+  '\u2028',
+];
 
 /** Any text: arbitrary code points, or the troublesome characters mixed together. */
 export const anyText: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.string({ unit: fc.oneof(fc.constantFrom(...TROUBLE), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 20 }),
+  fc.string({
+    unit: fc.oneof(fc.constantFrom(...TROUBLE), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })),
+    maxLength: 20,
+  }),
 );
 
 /** Why `xml` is not a well-formed XML 1.0 document, or null when it is. */
 export function notWellFormed(xml: string): string | null {
   const validated = XMLValidator.validate(xml);
-  if (validated !== true) return `XMLValidator: ${validated.err.msg} (line ${validated.err.line}, col ${validated.err.col})`;
+  if (validated !== true)
+    return `XMLValidator: ${validated.err.msg} (line ${validated.err.line}, col ${validated.err.col})`;
   const parser = new SaxesParser({ xmlns: false });
   let error: string | null = null;
   parser.on('error', (cause) => {

@@ -22,12 +22,21 @@ export interface CliResult {
 }
 
 /** Runs the CLI to its end; `timeoutMs` kills it (a command that waits for a run needs more than a start). */
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = CLI_START_MS): Promise<CliResult> {
+export function runCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = CLI_START_MS,
+): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, timeout: timeoutMs }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { ...process.env, ...env }, timeout: timeoutMs },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -41,7 +50,10 @@ export interface RunningProcess {
 }
 
 export function startCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): RunningProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -57,12 +69,16 @@ export function startCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): 
         const check = () => {
           const match = stdout.match(pattern);
           if (match) return resolve(match);
-          if (child.exitCode !== null) return reject(new Error(`process exited (${child.exitCode}) before printing ${pattern}:\n${stdout}${stderr}`));
+          if (child.exitCode !== null)
+            return reject(
+              new Error(`process exited (${child.exitCode}) before printing ${pattern}:\n${stdout}${stderr}`),
+            );
           // Output is progress: a process still printing is slow, not stuck.
           if (stdout.length + stderr.length !== seen) {
             seen = stdout.length + stderr.length;
             moved = Date.now();
-          } else if (Date.now() - moved > timeoutMs) return reject(new Error(`no output for ${timeoutMs} ms while waiting for ${pattern}:\n${stdout}${stderr}`));
+          } else if (Date.now() - moved > timeoutMs)
+            return reject(new Error(`no output for ${timeoutMs} ms while waiting for ${pattern}:\n${stdout}${stderr}`));
           setTimeout(check, 50);
         };
         check();

@@ -31,7 +31,16 @@ export class Cloud {
   /** Starts the server; after a stop, again on the same port and data. */
   async startServer(): Promise<void> {
     const port = this.url === '' ? '0' : new URL(this.url).port;
-    this.server = startCli(['serve', '--port', port, '--data-dir', this.dataDir, '--log-level', 'warn', ...this.serverFlags]);
+    this.server = startCli([
+      'serve',
+      '--port',
+      port,
+      '--data-dir',
+      this.dataDir,
+      '--log-level',
+      'warn',
+      ...this.serverFlags,
+    ]);
     const [, url] = await this.server.waitFor(/running at (http:\/\/\S+)/);
     this.url = url!;
   }
@@ -40,7 +49,11 @@ export class Cloud {
   async killServer(): Promise<void> {
     const server = this.server!;
     server.child.kill('SIGKILL');
-    await new Promise((resolve) => (server.child.exitCode === null && server.child.signalCode === null ? server.child.once('exit', resolve) : resolve(undefined)));
+    await new Promise((resolve) =>
+      server.child.exitCode === null && server.child.signalCode === null
+        ? server.child.once('exit', resolve)
+        : resolve(undefined),
+    );
   }
 
   async admin(args: readonly string[]): Promise<any> {
@@ -50,12 +63,26 @@ export class Cloud {
   }
 
   async user(email: string, plan: 'PLATINUM' | 'GOLD' | 'SILVER', role: 'USER' | 'ADMIN' = 'USER'): Promise<CloudUser> {
-    const created = await this.admin(['create-user', '--email', email, '--password', 'e2e-password', '--plan', plan, '--role', role]);
+    const created = await this.admin([
+      'create-user',
+      '--email',
+      email,
+      '--password',
+      'e2e-password',
+      '--plan',
+      plan,
+      '--role',
+      role,
+    ]);
     const auth = `Basic ${Buffer.from(`${created.apiKey}:`).toString('base64')}`;
     const api = async (method: string, route: string, body?: unknown) => {
       const response = await fetch(`${this.url}/api${route}`, {
         method,
-        headers: { authorization: auth, accept: 'application/json', ...(body !== undefined && { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: auth,
+          accept: 'application/json',
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await response.text();
@@ -80,7 +107,19 @@ export class Cloud {
       token = (await this.admin(['create-agent-token', '--name', name])).token;
       fs.writeFileSync(tokenFile, token);
     }
-    const agent = startCli(['agent', '--server', this.url, '--devices', String(devices), '--data-dir', path.join(this.dataDir, name), ...args], { DEVICECLOUD_AGENT_TOKEN: token });
+    const agent = startCli(
+      [
+        'agent',
+        '--server',
+        this.url,
+        '--devices',
+        String(devices),
+        '--data-dir',
+        path.join(this.dataDir, name),
+        ...args,
+      ],
+      { DEVICECLOUD_AGENT_TOKEN: token },
+    );
     this.agents.set(name, agent);
     await agent.waitFor(new RegExp(`registered ${devices} device`));
   }

@@ -15,7 +15,9 @@ if (!reachable) {
   if (process.env.DEVICECLOUD_REQUIRE_POSTGRES === '1') {
     throw new Error(`PostgreSQL is required (DEVICECLOUD_REQUIRE_POSTGRES=1) but ${POSTGRES_URL} does not answer`);
   }
-  console.warn(`\n*** PostgreSQL at ${POSTGRES_URL} is not reachable: the PostgreSQL half of this suite is SKIPPED ***\n`);
+  console.warn(
+    `\n*** PostgreSQL at ${POSTGRES_URL} is not reachable: the PostgreSQL half of this suite is SKIPPED ***\n`,
+  );
 }
 
 export const ENGINES: readonly Engine[] = reachable ? ['sqlite', 'postgres'] : ['sqlite'];

@@ -9,12 +9,34 @@ import { issueAgentToken } from '../../src/services/agents.ts';
 import type { Context } from '../../src/services/context.ts';
 import { type Answer, call } from './harness.ts';
 
-export function androidDevice(serial: string, displayName = serial, executionKinds: DeviceReport['executionKinds'] = ['server-side', 'crawler']): DeviceReport {
-  return { serial, displayName, manufacturer: 'Google', osType: 'ANDROID', platform: 'ANDROID', releaseVersion: '14', apiLevel: 34, executionKinds };
+export function androidDevice(
+  serial: string,
+  displayName = serial,
+  executionKinds: DeviceReport['executionKinds'] = ['server-side', 'crawler'],
+): DeviceReport {
+  return {
+    serial,
+    displayName,
+    manufacturer: 'Google',
+    osType: 'ANDROID',
+    platform: 'ANDROID',
+    releaseVersion: '14',
+    apiLevel: 34,
+    executionKinds,
+  };
 }
 
 export function iosDevice(serial: string, displayName = serial): DeviceReport {
-  return { serial, displayName, manufacturer: 'Apple', osType: 'IOS', platform: 'IOS', releaseVersion: '17.4', apiLevel: null, executionKinds: ['server-side', 'crawler'] };
+  return {
+    serial,
+    displayName,
+    manufacturer: 'Apple',
+    osType: 'IOS',
+    platform: 'IOS',
+    releaseVersion: '17.4',
+    apiLevel: null,
+    executionKinds: ['server-side', 'crawler'],
+  };
 }
 
 export interface FakeAgent {
@@ -25,7 +47,22 @@ export interface FakeAgent {
   hello(devices: readonly DeviceReport[]): Promise<HelloResponse>;
   /** Reports every device clean (IDLE). */
   cleanAll(): Promise<void>;
-  claim(serials: readonly string[], running?: readonly number[]): Promise<{ assignments: Array<{ deviceRunId: number; deviceId: number; kind: string; files: Array<{ id: number; url: string; action: string }>; parameters: Record<string, string>; timeoutSeconds: number; deviceSettings: unknown }>; abort: number[]; clean: number[] }>;
+  claim(
+    serials: readonly string[],
+    running?: readonly number[],
+  ): Promise<{
+    assignments: Array<{
+      deviceRunId: number;
+      deviceId: number;
+      kind: string;
+      files: Array<{ id: number; url: string; action: string }>;
+      parameters: Record<string, string>;
+      timeoutSeconds: number;
+      deviceSettings: unknown;
+    }>;
+    abort: number[];
+    clean: number[];
+  }>;
   finish(deviceRunId: number, outcome: string, testCases?: unknown[], seq?: number): Promise<Answer>;
 }
 
@@ -51,7 +88,11 @@ export async function fakeAgent(app: FastifyInstance, ctx: Context, name: string
       }
     },
     async claim(serials, running = []) {
-      const answer = await post('/claims', { deviceIds: serials.map((serial) => deviceIds.get(serial)!), running, waitMs: 0 });
+      const answer = await post('/claims', {
+        deviceIds: serials.map((serial) => deviceIds.get(serial)!),
+        running,
+        waitMs: 0,
+      });
       if (answer.status !== 200) throw new Error(`claim: ${answer.status} ${answer.text}`);
       return answer.body;
     },
@@ -70,6 +111,7 @@ export function testCase(methodName: string, result: 'PASSED' | 'FAILED' | 'SKIP
     duration: 12,
     result,
     errorMessage: result === 'FAILED' ? 'expected <1> but was <2>' : null,
-    stacktrace: result === 'FAILED' ? 'java.lang.AssertionError: expected <1> but was <2>\n\tat com.example.SampleTest' : null,
+    stacktrace:
+      result === 'FAILED' ? 'java.lang.AssertionError: expected <1> but was <2>\n\tat com.example.SampleTest' : null,
   };
 }

@@ -25,18 +25,45 @@ export async function device(ctx: Context, name: string, osType: DeviceOsType = 
   );
 }
 
-export async function publicGroup(ctx: Context, name: string, devices: readonly Device[], osType: DeviceOsType = 'ANDROID'): Promise<DeviceGroup> {
+export async function publicGroup(
+  ctx: Context,
+  name: string,
+  devices: readonly Device[],
+  osType: DeviceOsType = 'ANDROID',
+): Promise<DeviceGroup> {
   const group = await ctx.store.devices.insertGroup(null, name, osType, ctx.clock());
-  await ctx.store.devices.addToGroup(group.id, devices.map((d) => d.id));
+  await ctx.store.devices.addToGroup(
+    group.id,
+    devices.map((d) => d.id),
+  );
   return group;
 }
 
 /** Complete settings of a run on the given project, as a run start stores them. */
 export function runSettings(projectId: number, changes: Partial<RunSettings> = {}): RunSettings {
   return {
-    v: 1, osType: 'ANDROID', frameworkId: 1, projectId, deviceGroupId: null, deviceIds: [], files: [], testRunName: null, timeout: 600, testRunParameters: [],
-    scheduler: 'PARALLEL', hookURL: null, maxAutoRetriesCount: 0, deviceLanguageCode: 'en_US', limitationType: null, limitationValue: null,
-    instrumentationRunner: null, withAnnotation: null, withoutAnnotation: null, applicationUsername: null, launchApp: true, ...changes,
+    v: 1,
+    osType: 'ANDROID',
+    frameworkId: 1,
+    projectId,
+    deviceGroupId: null,
+    deviceIds: [],
+    files: [],
+    testRunName: null,
+    timeout: 600,
+    testRunParameters: [],
+    scheduler: 'PARALLEL',
+    hookURL: null,
+    maxAutoRetriesCount: 0,
+    deviceLanguageCode: 'en_US',
+    limitationType: null,
+    limitationValue: null,
+    instrumentationRunner: null,
+    withAnnotation: null,
+    withoutAnnotation: null,
+    applicationUsername: null,
+    launchApp: true,
+    ...changes,
   };
 }
 
@@ -107,7 +134,10 @@ export async function file(
     tags?: string[];
   },
 ): Promise<UserFile> {
-  const blob = await ctx.blobs.put(Readable.from([Buffer.isBuffer(spec.bytes) ? spec.bytes : Buffer.from(spec.bytes ?? `contents of ${spec.name}`)]), { maxBytes: 1e9 });
+  const blob = await ctx.blobs.put(
+    Readable.from([Buffer.isBuffer(spec.bytes) ? spec.bytes : Buffer.from(spec.bytes ?? `contents of ${spec.name}`)]),
+    { maxBytes: 1e9 },
+  );
   return ctx.store.files.insert({
     userId: owner.id,
     name: spec.name,

@@ -20,7 +20,10 @@ export default function setup(): () => Promise<void> {
     const client = new pg.Client({ connectionString: URL, connectionTimeoutMillis: 2000 });
     try {
       await client.connect();
-      const { rows } = await client.query<{ nspname: string }>('SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)', [prefix]);
+      const { rows } = await client.query<{ nspname: string }>(
+        'SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)',
+        [prefix],
+      );
       for (const { nspname } of rows) await client.query(`DROP SCHEMA ${nspname} CASCADE`);
     } catch {
       // No PostgreSQL: nothing was created.

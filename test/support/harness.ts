@@ -65,10 +65,20 @@ export const START_TIME = Date.UTC(2026, 0, 15, 12, 0, 0);
 
 export async function createHarness(
   engine: Engine,
-  options: { flavour?: Flavour; publicUrl?: string; limits?: Partial<Limits>; rateLimits?: RateLimits; keyRing?: KeyRing; sqliteFile?: string } = {},
+  options: {
+    flavour?: Flavour;
+    publicUrl?: string;
+    limits?: Partial<Limits>;
+    rateLimits?: RateLimits;
+    keyRing?: KeyRing;
+    sqliteFile?: string;
+  } = {},
 ): Promise<Harness> {
   const queries: string[] = [];
-  const schema = engine === 'postgres' ? `${process.env.DEVICECLOUD_TEST_SCHEMA_PREFIX ?? 'dct_'}${randomBytes(6).toString('hex')}` : undefined;
+  const schema =
+    engine === 'postgres'
+      ? `${process.env.DEVICECLOUD_TEST_SCHEMA_PREFIX ?? 'dct_'}${randomBytes(6).toString('hex')}`
+      : undefined;
   const database = await openDatabase({
     databaseUrl: engine === 'postgres' ? POSTGRES_URL : undefined,
     sqliteFile: options.sqliteFile ?? ':memory:',
@@ -142,7 +152,12 @@ export function testUser(app: FastifyInstance, user: User, key: string): TestUse
 }
 
 /** One request through inject(); `key` undefined sends no credentials. */
-export async function call(app: FastifyInstance, method: string, url: string, options: CallOptions & { key?: string } = {}): Promise<Answer> {
+export async function call(
+  app: FastifyInstance,
+  method: string,
+  url: string,
+  options: CallOptions & { key?: string } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key !== undefined) headers.authorization = `Basic ${Buffer.from(`${options.key}:`).toString('base64')}`;
   if (options.json) headers.accept = 'application/json';
@@ -168,7 +183,12 @@ export async function call(app: FastifyInstance, method: string, url: string, op
   };
 }
 
-const xmlParser = new XMLParser({ parseTagValue: false, trimValues: false, htmlEntities: true, isArray: (_name, path) => /\.data\.[^.]+$/.test(String(path)) });
+const xmlParser = new XMLParser({
+  parseTagValue: false,
+  trimValues: false,
+  htmlEntities: true,
+  isArray: (_name, path) => /\.data\.[^.]+$/.test(String(path)),
+});
 
 /** Parses an XML answer into nested objects (values stay text). */
 export function parseXml(text: string): any {
@@ -176,22 +196,47 @@ export function parseXml(text: string): any {
 }
 
 /** A multipart/form-data body with one file part (as curl -F file=@... sends it). */
-export function multipart(fileName: string, content: Buffer | string, field = 'file'): { body: Buffer; headers: Record<string, string> } {
+export function multipart(
+  fileName: string,
+  content: Buffer | string,
+  field = 'file',
+): { body: Buffer; headers: Record<string, string> } {
   const boundary = `----devicecloud${Math.random().toString(16).slice(2)}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  return { body: Buffer.concat([head, Buffer.isBuffer(content) ? content : Buffer.from(content), tail]), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+  return {
+    body: Buffer.concat([head, Buffer.isBuffer(content) ? content : Buffer.from(content), tail]),
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+  };
 }
 
 /** Uploads through inject (binary body), answering like `call`. */
-export async function upload(app: FastifyInstance, key: string, url: string, fileName: string, content: Buffer | string, options: { field?: string; cut?: number } = {}): Promise<Answer> {
+export async function upload(
+  app: FastifyInstance,
+  key: string,
+  url: string,
+  fileName: string,
+  content: Buffer | string,
+  options: { field?: string; cut?: number } = {},
+): Promise<Answer> {
   const { body, headers } = multipart(fileName, content, options.field);
   const payload = options.cut === undefined ? body : body.subarray(0, options.cut);
   const response = await app.inject({
     method: 'POST',
     url,
     payload,
-    headers: { ...headers, accept: 'application/json', authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` },
+    headers: {
+      ...headers,
+      accept: 'application/json',
+      authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`,
+    },
   });
-  return { status: response.statusCode, headers: response.headers, text: response.body, body: response.body === '' ? undefined : JSON.parse(response.body) };
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    text: response.body,
+    body: response.body === '' ? undefined : JSON.parse(response.body),
+  };
 }

@@ -13,7 +13,8 @@ import { type StoreSnapshot, difference, snapshotter, writesIn } from './snapsho
 import { type World, seedWorld } from './world.ts';
 
 /** Writes after which the world may no longer be whole (a deleted file, a reset key, a demoted admin). */
-const DESTRUCTIVE = /^DELETE |^(POST|PUT|PATCH) .*(abort|retry|reset-api-key|password|finish|authorizations|admin\/users)|^POST \/api\/v2\/me$/;
+const DESTRUCTIVE =
+  /^DELETE |^(POST|PUT|PATCH) .*(abort|retry|reset-api-key|password|finish|authorizations|admin\/users)|^POST \/api\/v2\/me$/;
 
 export interface HostileReport {
   /** Operations of the OpenAPI document (the rest are the agent protocol, OAuth and sign-in). */
@@ -31,7 +32,9 @@ export async function driveHostileInput(h: Harness, options: { seed: number; onl
   const started = performance.now();
   const answer = await h.app.inject({ method: 'GET', url: '/api/openapi.json' });
   const documented = operationsOf(JSON.parse(answer.body));
-  const chosen = [...documented, ...undocumentedOperations()].filter((operation) => options.only === undefined || `${operation.method} ${operation.path}` === options.only);
+  const chosen = [...documented, ...undocumentedOperations()].filter(
+    (operation) => options.only === undefined || `${operation.method} ${operation.path}` === options.only,
+  );
   const agentToken = (await issueAgentToken(h.ctx, `hostile-${options.seed}`)).token;
   const snapshot = await snapshotter(h.database, h.blobDir);
   const worlds: Record<'user' | 'admin', World | undefined> = { user: undefined, admin: undefined };
@@ -51,14 +54,24 @@ export async function driveHostileInput(h: Harness, options: { seed: number; onl
     let before: StoreSnapshot = await snapshot();
     for (const input of generate(operation, world.ids, rng)) {
       tried += 1;
-      const authorization = operation.access === 'agent' ? `Bearer ${agentToken}` : `Basic ${Buffer.from(`${world.user.key}:`).toString('base64')}`;
+      const authorization =
+        operation.access === 'agent'
+          ? `Bearer ${agentToken}`
+          : `Basic ${Buffer.from(`${world.user.key}:`).toString('base64')}`;
       const from = h.queries.length;
       const began = performance.now();
       let response;
       try {
-        response = await h.app.inject({ method: input.method as 'GET', url: input.url, headers: { ...input.headers, authorization }, payload: input.payload });
+        response = await h.app.inject({
+          method: input.method as 'GET',
+          url: input.url,
+          headers: { ...input.headers, authorization },
+          payload: input.payload,
+        });
       } catch (error) {
-        failures.push(`${operation.method} ${operation.path} [${input.label}]: inject threw ${(error as Error).message}`);
+        failures.push(
+          `${operation.method} ${operation.path} [${input.label}]: inject threw ${(error as Error).message}`,
+        );
         continue;
       }
       const took = performance.now() - began;
@@ -75,16 +88,25 @@ export async function driveHostileInput(h: Harness, options: { seed: number; onl
         // A wrong password is recorded against its account (services/password-guesses.ts): the one
         // write a refused sign-in makes on purpose.
         if (TAKES_PASSWORD.test(`${operation.method} ${operation.path}`)) {
-          changed = changed.split('; ').filter((change) => !change.startsWith('password_guesses:')).join('; ');
+          changed = changed
+            .split('; ')
+            .filter((change) => !change.startsWith('password_guesses:'))
+            .join('; ');
           writes = writes.filter((write) => !/password_guesses/.test(write));
         }
         // SQLite counts rolled-back changes too: an in-place change counts only if one committed.
         if (changed === 'rows changed in place' && writes.length === 0) changed = '';
-        if (changed !== '') failures.push(`${where}: answered ${response.statusCode} but wrote: ${changed} ${writes.map((w) => w.slice(0, 60)).join(' | ')}`);
+        if (changed !== '')
+          failures.push(
+            `${where}: answered ${response.statusCode} but wrote: ${changed} ${writes.map((w) => w.slice(0, 60)).join(' | ')}`,
+          );
       }
       // A write that went through may have used up the world (a deleted file, a reset key, an
       // admin who demoted themselves): the next inputs get a fresh one.
-      if ((success && DESTRUCTIVE.test(`${input.method} ${operation.path}`)) || before.rows.users !== after.rows.users) {
+      if (
+        (success && DESTRUCTIVE.test(`${input.method} ${operation.path}`)) ||
+        before.rows.users !== after.rows.users
+      ) {
         world = await freshWorld(operation);
         reseeded += 1;
         before = await snapshot();
@@ -92,7 +114,15 @@ export async function driveHostileInput(h: Harness, options: { seed: number; onl
     }
     h.queries.length = 0;
   }
-  return { documented, operations: chosen.length, tried, accepted, reseeded, failures, seconds: (performance.now() - started) / 1000 };
+  return {
+    documented,
+    operations: chosen.length,
+    tried,
+    accepted,
+    reseeded,
+    failures,
+    seconds: (performance.now() - started) / 1000,
+  };
 }
 
 const TAKES_PASSWORD = /^(GET|POST) \/(oauth\/token|auth\/session)$/;

@@ -7,7 +7,16 @@
 import { routeTable } from '../../src/api/app.ts';
 import type { Access, RouteSpec } from '../../src/api/route.ts';
 import { adminRoutes } from '../../src/api/routes/admin.ts';
-import { ArtifactQuery, CleanedReport, ClaimRequest, HeartbeatRequest, HelloRequest, PROTOCOL_PREFIX, ProgressReport, ResultReport } from '../../src/protocol/v1.ts';
+import {
+  ArtifactQuery,
+  CleanedReport,
+  ClaimRequest,
+  HeartbeatRequest,
+  HelloRequest,
+  PROTOCOL_PREFIX,
+  ProgressReport,
+  ResultReport,
+} from '../../src/protocol/v1.ts';
 import { parseXml } from './harness.ts';
 import type { Prng } from './prng.ts';
 import { type Ids, fillPath } from './world.ts';
@@ -95,15 +104,36 @@ export function undocumentedOperations(): Operation[] {
     ...['GET', 'POST'].map((method) => ({
       method,
       path: '/oauth/token',
-      query: method === 'GET' ? Object.entries(untyped('client_id', 'grant_type', 'username', 'password', 'refresh_token')).map(([name, schema]) => ({ name, schema })) : [],
+      query:
+        method === 'GET'
+          ? Object.entries(untyped('client_id', 'grant_type', 'username', 'password', 'refresh_token')).map(
+              ([name, schema]) => ({ name, schema }),
+            )
+          : [],
       pathParams: [],
       body: method === 'POST' ? untyped('client_id', 'grant_type', 'username', 'password', 'refresh_token') : undefined,
       upload: false,
       access: 'anonymous' as const,
       oauth: true,
     })),
-    { method: 'POST', path: '/auth/session', query: [], pathParams: [], body: untyped('email', 'password'), upload: false, access: 'anonymous' },
-    { method: 'GET', path: '/auth/session', query: [], pathParams: [], body: undefined, upload: false, access: 'anonymous' },
+    {
+      method: 'POST',
+      path: '/auth/session',
+      query: [],
+      pathParams: [],
+      body: untyped('email', 'password'),
+      upload: false,
+      access: 'anonymous',
+    },
+    {
+      method: 'GET',
+      path: '/auth/session',
+      query: [],
+      pathParams: [],
+      body: undefined,
+      upload: false,
+      access: 'anonymous',
+    },
   ];
 }
 
@@ -124,14 +154,43 @@ export const ACCEPTS: ReadonlyArray<{ header: string | undefined; json: boolean 
 ];
 
 const BAD_IDS = [
-  '0', '-1', '9223372036854775808', '9223372036854775807', '18446744073709551616', '99999999999999999999', 'abc', '1e3',
-  '1.5', '0x1F', '+1', '%201', '1%00', '%00', '%01', '%ff', '%c3%28', '%ed%a0%80', '%EF%BC%91', "1'", '1%3BDROP', 'null',
-  'NaN', 'Infinity', '9'.repeat(199), '9'.repeat(400),
+  '0',
+  '-1',
+  '9223372036854775808',
+  '9223372036854775807',
+  '18446744073709551616',
+  '99999999999999999999',
+  'abc',
+  '1e3',
+  '1.5',
+  '0x1F',
+  '+1',
+  '%201',
+  '1%00',
+  '%00',
+  '%01',
+  '%ff',
+  '%c3%28',
+  '%ed%a0%80',
+  '%EF%BC%91',
+  "1'",
+  '1%3BDROP',
+  'null',
+  'NaN',
+  'Infinity',
+  '9'.repeat(199),
+  '9'.repeat(400),
 ];
 
 /** Percent-encoded byte sequences that are not UTF-8 (and a NUL, and an escape sequence). */
 const BAD_UTF8_QUERY = ['%ff%fe', '%c3%28', '%ed%a0%80', '%f4%90%80%80', '%80', '%c0%af', '%00', '%1b%5b31m'];
-const BAD_UTF8_BYTES = [Buffer.from([0xff, 0xfe]), Buffer.from([0xc3, 0x28]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xf4, 0x90, 0x80, 0x80]), Buffer.from([0x80])];
+const BAD_UTF8_BYTES = [
+  Buffer.from([0xff, 0xfe]),
+  Buffer.from([0xc3, 0x28]),
+  Buffer.from([0xed, 0xa0, 0x80]),
+  Buffer.from([0xf4, 0x90, 0x80, 0x80]),
+  Buffer.from([0x80]),
+];
 
 export const deepArray = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
 const deepObject = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
@@ -142,18 +201,57 @@ const UNCOERCIBLE = ['{}', '{"a":{"b":[1,2]}}', '[[1, 2]]', '[]', '[{"id":1}]'];
 /** The same for array parameters, which take `[]` and unwrap one level of nesting. */
 const UNCOERCIBLE_ARRAY = ['{}', '{"a":{"b":[1,2]}}', '[{"id":1}]', '[[1, 2]]'];
 /** JSON texts of the wrong type, which coercion may turn into something acceptable. */
-const LOOSE = ['null', 'true', 'false', '0', '-1', '1.5', '1e308', '-0', '"abc"', '""', '"1e3"', '"\\u0000"', '"\\ud800"', '"\\u0001\\u001b[31m"', '"<a>&amp;]]>"', '9007199254740993', '1e20', '[1e20]', '9223372036854775807', '[-0]'];
+const LOOSE = [
+  'null',
+  'true',
+  'false',
+  '0',
+  '-1',
+  '1.5',
+  '1e308',
+  '-0',
+  '"abc"',
+  '""',
+  '"1e3"',
+  '"\\u0000"',
+  '"\\ud800"',
+  '"\\u0001\\u001b[31m"',
+  '"<a>&amp;]]>"',
+  '9007199254740993',
+  '1e20',
+  '[1e20]',
+  '9223372036854775807',
+  '[-0]',
+];
 
 /** List grammar (docs/api.md#lists) at its edges: numbers no 64-bit column holds, odd lists, long sorts. */
 const LIST_PARAMETERS = [
-  'filter=id_eq_1e20', 'filter=id_gt_1.5', 'filter=id_in_1|1e400|-0', 'filter=createTime_after_9223372036854775807', 'filter=createTime_on_-1e30',
-  'filter=id_eq_0x10', 'filter=name_eq_%00', 'filter=name_like_%25%25%25%5C', 'filter=id_isnull', `filter=name_in_${'|'.repeat(3000)}`,
-  'filter=id_notin_', 'filter=;;;;', 'filter=n_id_eq_1&filter=d_createTime_before_1e15', `sort=${'id_a:'.repeat(200)}`, 'sort=id_a:id_d:createTime_x',
-  'search=%25%5C_', `search=${'%20'.repeat(900)}`, 'offset=2147483647&limit=2147483647', 'limit=0&offset=99999',
+  'filter=id_eq_1e20',
+  'filter=id_gt_1.5',
+  'filter=id_in_1|1e400|-0',
+  'filter=createTime_after_9223372036854775807',
+  'filter=createTime_on_-1e30',
+  'filter=id_eq_0x10',
+  'filter=name_eq_%00',
+  'filter=name_like_%25%25%25%5C',
+  'filter=id_isnull',
+  `filter=name_in_${'|'.repeat(3000)}`,
+  'filter=id_notin_',
+  'filter=;;;;',
+  'filter=n_id_eq_1&filter=d_createTime_before_1e15',
+  `sort=${'id_a:'.repeat(200)}`,
+  'sort=id_a:id_d:createTime_x',
+  'search=%25%5C_',
+  `search=${'%20'.repeat(900)}`,
+  'offset=2147483647&limit=2147483647',
+  'limit=0&offset=99999',
 ];
 
 function isTyped(schema: Schema | undefined): boolean {
-  return schema !== undefined && (schema.type !== undefined || schema.anyOf !== undefined || schema.enum !== undefined || schema.const !== undefined);
+  return (
+    schema !== undefined &&
+    (schema.type !== undefined || schema.anyOf !== undefined || schema.enum !== undefined || schema.const !== undefined)
+  );
 }
 
 /** Query text of the wrong type for `schema`, and whether refusing it is the only right answer. */
@@ -161,11 +259,30 @@ function wrongQueryValues(schema: Schema): Array<[string, boolean]> {
   switch (schema.type) {
     case 'integer':
     case 'number':
-      return [['abc', true], ['1.5', schema.type === 'integer'], ['NaN', true], ['1 1', true], ['1e400', true], ['-1', (schema.minimum ?? -1) >= 0], ['0x10', false], ['', false]];
+      return [
+        ['abc', true],
+        ['1.5', schema.type === 'integer'],
+        ['NaN', true],
+        ['1 1', true],
+        ['1e400', true],
+        ['-1', (schema.minimum ?? -1) >= 0],
+        ['0x10', false],
+        ['', false],
+      ];
     case 'boolean':
-      return [['maybe', true], ['2', true], ['yes', true], ['', false]];
+      return [
+        ['maybe', true],
+        ['2', true],
+        ['yes', true],
+        ['', false],
+      ];
     case 'string':
-      return schema.maxLength === undefined ? [['%01', false]] : [['x'.repeat(schema.maxLength + 1), true], ['%01', false]];
+      return schema.maxLength === undefined
+        ? [['%01', false]]
+        : [
+            ['x'.repeat(schema.maxLength + 1), true],
+            ['%01', false],
+          ];
     default:
       return [['%01', false]];
   }
@@ -187,10 +304,18 @@ export interface Hostile {
 
 const BOUNDARY = 'HostileBoundary7MA4YWxk';
 
-export function multipartBody(parts: ReadonlyArray<{ headers: string; content: string | Buffer }>, options: { boundary?: string; close?: boolean } = {}): Buffer {
+export function multipartBody(
+  parts: ReadonlyArray<{ headers: string; content: string | Buffer }>,
+  options: { boundary?: string; close?: boolean } = {},
+): Buffer {
   const boundary = options.boundary ?? BOUNDARY;
   const chunks: Buffer[] = [];
-  for (const part of parts) chunks.push(Buffer.from(`--${boundary}\r\n${part.headers}\r\n\r\n`), Buffer.isBuffer(part.content) ? part.content : Buffer.from(part.content), Buffer.from('\r\n'));
+  for (const part of parts)
+    chunks.push(
+      Buffer.from(`--${boundary}\r\n${part.headers}\r\n\r\n`),
+      Buffer.isBuffer(part.content) ? part.content : Buffer.from(part.content),
+      Buffer.from('\r\n'),
+    );
   if (options.close !== false) chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return Buffer.concat(chunks);
 }
@@ -211,21 +336,60 @@ function hostileUploads(): Array<[string, string, Buffer, boolean]> {
     ['cut in the file', MULTIPART_TYPE, valid.subarray(0, valid.length - 30), true],
     ['no closing boundary', MULTIPART_TYPE, multipartBody([filePart('data.bin')], { close: false }), true],
     ['part not named file', MULTIPART_TYPE, multipartBody([filePart('data.bin', 'x', 'upload')]), true],
-    ['fields only', MULTIPART_TYPE, multipartBody([{ headers: 'Content-Disposition: form-data; name="name"', content: 'x' }]), true],
+    [
+      'fields only',
+      MULTIPART_TYPE,
+      multipartBody([{ headers: 'Content-Disposition: form-data; name="name"', content: 'x' }]),
+      true,
+    ],
     ['empty file', MULTIPART_TYPE, multipartBody([filePart('empty.bin', '')]), true],
     ['empty body', MULTIPART_TYPE, Buffer.alloc(0), true],
     ['JSON in a multipart', MULTIPART_TYPE, Buffer.from('{"file": "x"}'), true],
-    ['part without disposition', MULTIPART_TYPE, multipartBody([{ headers: 'Content-Type: text/plain', content: 'x' }]), true],
+    [
+      'part without disposition',
+      MULTIPART_TYPE,
+      multipartBody([{ headers: 'Content-Type: text/plain', content: 'x' }]),
+      true,
+    ],
     ['multipart/mixed', `multipart/mixed; boundary=${BOUNDARY}`, valid, true],
     ['two files', MULTIPART_TYPE, multipartBody([filePart('one.bin', 'one'), filePart('two.bin', 'two')]), false],
-    ['40 parts', MULTIPART_TYPE, multipartBody(Array.from({ length: 40 }, (_, i) => ({ headers: `Content-Disposition: form-data; name="f${i}"`, content: 'x' }))), false],
+    [
+      '40 parts',
+      MULTIPART_TYPE,
+      multipartBody(
+        Array.from({ length: 40 }, (_, i) => ({
+          headers: `Content-Disposition: form-data; name="f${i}"`,
+          content: 'x',
+        })),
+      ),
+      false,
+    ],
     ['traversing file name', MULTIPART_TYPE, multipartBody([filePart('../../../../etc/passwd')]), false],
     ['absolute file name', MULTIPART_TYPE, multipartBody([filePart('/etc/shadow')]), false],
     ['NUL and CR in file name', MULTIPART_TYPE, multipartBody([filePart('a\u0000b\rc.apk')]), false],
     ['file name of 10,000 characters', MULTIPART_TYPE, multipartBody([filePart('n'.repeat(10_000))]), false],
-    ['file name not UTF-8', MULTIPART_TYPE, multipartBody([filePart(Buffer.concat([Buffer.from('x'), BAD_UTF8_BYTES[0]!, Buffer.from('.apk')]).toString('latin1'))]), false],
-    ['header line of 100 KB', MULTIPART_TYPE, multipartBody([{ headers: `Content-Disposition: form-data; name="file"; filename="${'h'.repeat(100_000)}"`, content: 'x' }]), false],
-    ['APK that is not one', MULTIPART_TYPE, multipartBody([filePart('app.apk', 'PK\u0003\u0004 not really a zip')]), false],
+    [
+      'file name not UTF-8',
+      MULTIPART_TYPE,
+      multipartBody([
+        filePart(Buffer.concat([Buffer.from('x'), BAD_UTF8_BYTES[0]!, Buffer.from('.apk')]).toString('latin1')),
+      ]),
+      false,
+    ],
+    [
+      'header line of 100 KB',
+      MULTIPART_TYPE,
+      multipartBody([
+        { headers: `Content-Disposition: form-data; name="file"; filename="${'h'.repeat(100_000)}"`, content: 'x' },
+      ]),
+      false,
+    ],
+    [
+      'APK that is not one',
+      MULTIPART_TYPE,
+      multipartBody([filePart('app.apk', 'PK\u0003\u0004 not really a zip')]),
+      false,
+    ],
     ['preamble garbage', MULTIPART_TYPE, Buffer.concat([Buffer.from('garbage before\r\n'), valid]), false],
   ];
 }
@@ -271,13 +435,31 @@ export function generate(operation: Operation, ids: Ids, rng: Prng): Hostile[] {
   const inputs: Hostile[] = [];
   const carriesBody = operation.method !== 'GET';
   const bodyFields = Object.entries(operation.body ?? {});
-  const add = (label: string, options: { url?: string; query?: string; headers?: Record<string, string>; payload?: string | Buffer; method?: string; mustFail: boolean }) => {
+  const add = (
+    label: string,
+    options: {
+      url?: string;
+      query?: string;
+      headers?: Record<string, string>;
+      payload?: string | Buffer;
+      method?: string;
+      mustFail: boolean;
+    },
+  ) => {
     const accept = rng.pick(ACCEPTS);
     const headers: Record<string, string> = { ...options.headers };
     if (accept.header !== undefined) headers.accept = accept.header;
     const base = options.url ?? urlOf(operation, ids, rng);
     const url = options.query === undefined ? base : `${base}${base.includes('?') ? '&' : '?'}${options.query}`;
-    inputs.push({ label, method: options.method ?? operation.method, url, headers, payload: options.payload, mustFail: options.mustFail, oauth: operation.oauth });
+    inputs.push({
+      label,
+      method: options.method ?? operation.method,
+      url,
+      headers,
+      payload: options.payload,
+      mustFail: options.mustFail,
+      oauth: operation.oauth,
+    });
   };
   const json = (payload: string | Buffer, label: string, mustFail: boolean, extra: Record<string, string> = {}) =>
     add(label, { payload, headers: { 'content-type': 'application/json', ...extra }, mustFail });
@@ -291,22 +473,38 @@ export function generate(operation: Operation, ids: Ids, rng: Prng): Hostile[] {
   }
 
   // Query parameters: declared ones (and, on writes, body parameters, which may arrive there too).
-  const queryFields = [...operation.query.map((q) => [q.name, q.schema] as const), ...(carriesBody && !operation.upload ? bodyFields : [])];
+  const queryFields = [
+    ...operation.query.map((q) => [q.name, q.schema] as const),
+    ...(carriesBody && !operation.upload ? bodyFields : []),
+  ];
   for (const [name, schema] of queryFields) {
     const wrong = wrongQueryValues(schema);
     for (const [value, strict] of [rng.pick(wrong), rng.pick(wrong)]) {
-      add(`query ${name} wrong type`, { query: `${name}=${encodeURIComponent(value).replace(/%2501/g, '%01')}`, mustFail: strict && isTyped(schema) });
+      add(`query ${name} wrong type`, {
+        query: `${name}=${encodeURIComponent(value).replace(/%2501/g, '%01')}`,
+        mustFail: strict && isTyped(schema),
+      });
     }
-    add(`query ${name} of 1 MB`, { query: `${name}=${'q'.repeat(MB)}`, mustFail: schema.maxLength !== undefined || schema.type === 'integer' || schema.type === 'boolean' });
-    add(`query ${name} not UTF-8`, { query: `${name}=${rng.pick(BAD_UTF8_QUERY)}${rng.pick(BAD_UTF8_QUERY)}`, mustFail: false });
-    const scalar = schema.type === 'integer' || schema.type === 'boolean' || (schema.type === 'string' && schema.enum === undefined);
+    add(`query ${name} of 1 MB`, {
+      query: `${name}=${'q'.repeat(MB)}`,
+      mustFail: schema.maxLength !== undefined || schema.type === 'integer' || schema.type === 'boolean',
+    });
+    add(`query ${name} not UTF-8`, {
+      query: `${name}=${rng.pick(BAD_UTF8_QUERY)}${rng.pick(BAD_UTF8_QUERY)}`,
+      mustFail: false,
+    });
+    const scalar =
+      schema.type === 'integer' || schema.type === 'boolean' || (schema.type === 'string' && schema.enum === undefined);
     add(`query ${name} twice`, { query: `${name}=1&${name}=2`, mustFail: scalar && !carriesBody });
     add(`query ${name}[] and ${name}[x]`, { query: `${name}[]=1&${name}[x][y]=2`, mustFail: false });
   }
   if (operation.query.some((q) => q.name === 'filter')) {
     for (let i = 0; i < 3; i++) add('list parameters', { query: rng.pick(LIST_PARAMETERS), mustFail: false });
   }
-  add('unknown query parameters', { query: `zz=${rng.pick(BAD_UTF8_QUERY)}&access_token=${rng.pick(BAD_UTF8_QUERY)}&a[b][c]=1&&=&%=`, mustFail: false });
+  add('unknown query parameters', {
+    query: `zz=${rng.pick(BAD_UTF8_QUERY)}&access_token=${rng.pick(BAD_UTF8_QUERY)}&a[b][c]=1&&=&%=`,
+    mustFail: false,
+  });
 
   if (!carriesBody) {
     json(rng.pick(['{', deepArray(DEEP), '[1]']), 'GET with a hostile body', false);
@@ -316,22 +514,38 @@ export function generate(operation: Operation, ids: Ids, rng: Prng): Hostile[] {
   // Body fields, one at a time, in JSON (the rest of the body left out).
   for (const [name, schema] of bodyFields) {
     const typed = isTyped(schema);
-    const field = (value: string | Buffer) => (Buffer.isBuffer(value) ? Buffer.concat([Buffer.from(`{"${name}":`), value, Buffer.from('}')]) : `{"${name}":${value}}`);
+    const field = (value: string | Buffer) =>
+      Buffer.isBuffer(value)
+        ? Buffer.concat([Buffer.from(`{"${name}":`), value, Buffer.from('}')])
+        : `{"${name}":${value}}`;
     json(field(rng.pick(schema.type === 'array' ? UNCOERCIBLE_ARRAY : UNCOERCIBLE)), `body ${name} uncoercible`, typed);
     json(field(rng.pick(LOOSE)), `body ${name} wrong type`, false);
     json(field(rng.pick(LOOSE)), `body ${name} wrong type`, false);
     json(field(`"${'s'.repeat(MB)}"`), `body ${name} of 1 MB`, true);
     json(field(`"${'s'.repeat(900 * 1024)}"`), `body ${name} of 900 KB`, schema.maxLength !== undefined);
-    json(field(Buffer.concat([Buffer.from('"'), rng.pick(BAD_UTF8_BYTES), Buffer.from('"')])), `body ${name} not UTF-8`, false);
+    json(
+      field(Buffer.concat([Buffer.from('"'), rng.pick(BAD_UTF8_BYTES), Buffer.from('"')])),
+      `body ${name} not UTF-8`,
+      false,
+    );
     json(field(rng.chance(0.5) ? deepArray(DEEP) : deepObject(DEEP)), `body ${name} nested ${DEEP} deep`, typed);
     json(`{"${name}":"a","${name}":{"x":1}}`, `body ${name} duplicated key`, typed);
-    add(`form ${name} twice`, { payload: `${name}=1&${name}[]=2`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, mustFail: typed && schema.type !== 'array' && schema.anyOf === undefined });
-    add(`form ${name} not UTF-8`, { payload: `${name}=${rng.pick(BAD_UTF8_QUERY)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, mustFail: false });
+    add(`form ${name} twice`, {
+      payload: `${name}=1&${name}[]=2`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      mustFail: typed && schema.type !== 'array' && schema.anyOf === undefined,
+    });
+    add(`form ${name} not UTF-8`, {
+      payload: `${name}=${rng.pick(BAD_UTF8_QUERY)}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      mustFail: false,
+    });
   }
 
   // Whole bodies and content types.
   for (const [label, body, mustFail] of ROOT_BODIES) {
-    if (rng.chance(0.6) || label.startsWith('JSON') || label.includes('nested')) json(body, label, mustFail && !operation.upload);
+    if (rng.chance(0.6) || label.startsWith('JSON') || label.includes('nested'))
+      json(body, label, mustFail && !operation.upload);
   }
   for (const [label, type, body, mustFail] of CONTENT_TYPES) {
     if (!rng.chance(0.6)) continue;
@@ -340,7 +554,8 @@ export function generate(operation: Operation, ids: Ids, rng: Prng): Hostile[] {
     add(label, { payload: body, headers, mustFail: mustFail && !operation.upload });
   }
   if (operation.upload) {
-    for (const [label, type, body, mustFail] of hostileUploads()) add(`upload: ${label}`, { payload: body, headers: { 'content-type': type }, mustFail });
+    for (const [label, type, body, mustFail] of hostileUploads())
+      add(`upload: ${label}`, { payload: body, headers: { 'content-type': type }, mustFail });
   }
   add('wrong method', { method: rng.pick(['PUT', 'PATCH']), mustFail: true });
   return inputs;
@@ -349,7 +564,8 @@ export function generate(operation: Operation, ids: Ids, rng: Prng): Hostile[] {
 /** The operation's URL for the world, in one of its aliases (docs/api.md#paths). */
 function urlOf(operation: Operation, ids: Ids, rng: Prng, override: Record<string, string> = {}): string {
   let path = fillPath(operation.path, ids, override);
-  if (path.startsWith('/api/v2/me') && rng.chance(0.25)) path = path.replace('/api/v2/me', `/api/v2/users/${ids.userId}`);
+  if (path.startsWith('/api/v2/me') && rng.chance(0.25))
+    path = path.replace('/api/v2/me', `/api/v2/users/${ids.userId}`);
   if (rng.chance(0.4)) path = path.replace(/^\/api\/v2/, '/api');
   return path;
 }
@@ -358,34 +574,46 @@ function urlOf(operation: Operation, ids: Ids, rng: Prng, override: Record<strin
 // Judging answers
 
 /** Characters XML 1.0 forbids: an error message carrying one makes the whole answer unreadable. */
-export const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+export const NOT_XML =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const INTERNALS = /SQLITE_|sqlite3|syntax error at|relation "|node_modules|\.ts:\d+:\d+|\n\s+at /;
 
-export function problemWith(input: Hostile, status: number, headers: Record<string, unknown>, text: string): string | undefined {
+export function problemWith(
+  input: Hostile,
+  status: number,
+  headers: Record<string, unknown>,
+  text: string,
+): string | undefined {
   if (status >= 500) return `answered ${status}: ${text.slice(0, 200)}`;
-  if (status < 400) return input.mustFail ? `accepted malformed input with ${status}: ${text.slice(0, 120)}` : undefined;
+  if (status < 400)
+    return input.mustFail ? `accepted malformed input with ${status}: ${text.slice(0, 120)}` : undefined;
   const type = String(headers['content-type'] ?? '');
   if (input.oauth && type.startsWith('application/json') && text.startsWith('{"error":')) {
     const body = JSON.parse(text) as Record<string, unknown>;
-    if (typeof body.error !== 'string' || typeof body.error_description !== 'string') return `OAuth error without error and error_description: ${text.slice(0, 160)}`;
+    if (typeof body.error !== 'string' || typeof body.error_description !== 'string')
+      return `OAuth error without error and error_description: ${text.slice(0, 160)}`;
     return undefined;
   }
   const wantJson = ACCEPTS.find((accept) => accept.header === input.headers.accept)!.json;
   let message: unknown;
   let statusCode: unknown;
   if (wantJson) {
-    if (!type.startsWith('application/json')) return `error in ${type || 'no content type'}, not JSON: ${text.slice(0, 120)}`;
+    if (!type.startsWith('application/json'))
+      return `error in ${type || 'no content type'}, not JSON: ${text.slice(0, 120)}`;
     let body: any;
     try {
       body = JSON.parse(text);
     } catch {
       return `error body is not JSON: ${text.slice(0, 120)}`;
     }
-    if (body === null || typeof body !== 'object' || Object.keys(body).sort().join() !== 'message,statusCode') return `error body is not {message, statusCode}: ${text.slice(0, 160)}`;
+    if (body === null || typeof body !== 'object' || Object.keys(body).sort().join() !== 'message,statusCode')
+      return `error body is not {message, statusCode}: ${text.slice(0, 160)}`;
     ({ message, statusCode } = body);
   } else {
-    if (!type.startsWith('application/xml')) return `error in ${type || 'no content type'}, not XML: ${text.slice(0, 120)}`;
-    if (!text.startsWith('<?xml version="1.0" encoding="UTF-8"?><apiExceptionMessage>')) return `error is not an apiExceptionMessage: ${text.slice(0, 160)}`;
+    if (!type.startsWith('application/xml'))
+      return `error in ${type || 'no content type'}, not XML: ${text.slice(0, 120)}`;
+    if (!text.startsWith('<?xml version="1.0" encoding="UTF-8"?><apiExceptionMessage>'))
+      return `error is not an apiExceptionMessage: ${text.slice(0, 160)}`;
     if (NOT_XML.test(text)) return `error XML carries characters XML forbids: ${JSON.stringify(text.slice(0, 160))}`;
     const element = parseXml(text).apiExceptionMessage;
     message = element?.message;

@@ -14,4 +14,6 @@ module.registerHooks?.({
 });
 for (const file of process.argv.slice(2)) await import(pathToFileURL(file).href);
 const commonJs = Object.keys(module.createRequire(import.meta.url).cache).map((file) => pathToFileURL(file).href);
-process.stdout.write(JSON.stringify({ hooked: module.registerHooks !== undefined, urls: [...new Set([...resolved, ...commonJs])] }));
+process.stdout.write(
+  JSON.stringify({ hooked: module.registerHooks !== undefined, urls: [...new Set([...resolved, ...commonJs])] }),
+);

@@ -2,9 +2,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createBubblewrapSandbox, findBwrap, probeBubblewrap } from '../../src/agent/drivers/host/bubblewrap.ts';
-import { DEFAULT_SANDBOX_LIMITS, type Sandbox, type SandboxLimits, type SandboxNetwork } from '../../src/agent/drivers/host/sandbox.ts';
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  type Sandbox,
+  type SandboxLimits,
+  type SandboxNetwork,
+} from '../../src/agent/drivers/host/sandbox.ts';
 
-export function testSandbox(dataDir: string, options: { network?: SandboxNetwork; limits?: Partial<SandboxLimits>; uidBase?: number } = {}): Sandbox {
+export function testSandbox(
+  dataDir: string,
+  options: { network?: SandboxNetwork; limits?: Partial<SandboxLimits>; uidBase?: number } = {},
+): Sandbox {
   const bwrap = findBwrap();
   const stateDir = path.join(dataDir, 'sandbox');
   const problem = probeBubblewrap(bwrap, stateDir);

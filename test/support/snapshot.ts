@@ -21,10 +21,18 @@ export interface StoreSnapshot {
 
 export async function tableNames(database: Database): Promise<string[]> {
   if (database.dialect === 'sqlite') {
-    const { rows } = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`.execute(database.db);
+    const { rows } = await sql<{
+      name: string;
+    }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`.execute(
+      database.db,
+    );
     return rows.map((row) => row.name);
   }
-  const { rows } = await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ${database.schema ?? 'public'} AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(database.db);
+  const { rows } = await sql<{
+    name: string;
+  }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = ${database.schema ?? 'public'} AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(
+    database.db,
+  );
   return rows.map((row) => row.name);
 }
 
@@ -32,13 +40,19 @@ export async function tableNames(database: Database): Promise<string[]> {
 export async function snapshotter(database: Database, blobDir: string): Promise<() => Promise<StoreSnapshot>> {
   const tables = await tableNames(database);
   if (tables.length === 0) throw new Error('no tables found: the snapshot would prove nothing');
-  const newest = () => (database.dialect === 'sqlite' ? sql`total_changes()` : sql`COALESCE(MAX(xmin::text::bigint), 0)::text`);
+  const newest = () =>
+    database.dialect === 'sqlite' ? sql`total_changes()` : sql`COALESCE(MAX(xmin::text::bigint), 0)::text`;
   const counts = sql.join(
-    tables.map((table) => sql`SELECT ${sql.lit(table)} AS name, COUNT(*) AS count, ${newest()} AS version FROM ${sql.table(table)}`),
+    tables.map(
+      (table) =>
+        sql`SELECT ${sql.lit(table)} AS name, COUNT(*) AS count, ${newest()} AS version FROM ${sql.table(table)}`,
+    ),
     sql` UNION ALL `,
   );
   return async () => {
-    const { rows } = await sql<{ name: string; count: number | string; version: number | string }>`${counts}`.execute(database.db);
+    const { rows } = await sql<{ name: string; count: number | string; version: number | string }>`${counts}`.execute(
+      database.db,
+    );
     return {
       rows: Object.fromEntries(rows.map((row) => [row.name, Number(row.count)])),
       blobs: listFiles(blobDir),
@@ -63,7 +77,8 @@ function listFiles(root: string): string[] {
 export function difference(before: StoreSnapshot, after: StoreSnapshot): string {
   const changes: string[] = [];
   for (const table of new Set([...Object.keys(before.rows), ...Object.keys(after.rows)])) {
-    if (before.rows[table] !== after.rows[table]) changes.push(`${table}: ${before.rows[table]} → ${after.rows[table]} rows`);
+    if (before.rows[table] !== after.rows[table])
+      changes.push(`${table}: ${before.rows[table]} → ${after.rows[table]} rows`);
   }
   const was = new Set(before.blobs);
   const is = new Set(after.blobs);

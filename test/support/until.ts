@@ -6,7 +6,12 @@
  * output, a ledger's length) changed. A slow machine that is getting there is waited for; a stuck
  * one fails with the last value.
  */
-export async function until<T>(probe: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000, progress: () => unknown = () => undefined): Promise<T> {
+export async function until<T>(
+  probe: () => T | Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 30_000,
+  progress: () => unknown = () => undefined,
+): Promise<T> {
   let moved = Date.now();
   let last: string | undefined;
   for (;;) {
@@ -16,7 +21,10 @@ export async function until<T>(probe: () => T | Promise<T>, done: (value: T) => 
     if (seen !== last) {
       last = seen;
       moved = Date.now();
-    } else if (Date.now() - moved > timeoutMs) throw new Error(`gave up after ${timeoutMs} ms without progress; last value: ${JSON.stringify(value).slice(0, 2000)}`);
+    } else if (Date.now() - moved > timeoutMs)
+      throw new Error(
+        `gave up after ${timeoutMs} ms without progress; last value: ${JSON.stringify(value).slice(0, 2000)}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

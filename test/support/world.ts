@@ -34,20 +34,52 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
   const projectId = (await ok('POST', '/api/me/projects', { name: `Project ${tag}` })).id;
   const groupId = (await ok('POST', '/api/me/device-groups', { displayName: `Group ${tag}`, osType: 'ANDROID' })).id;
   await ok('POST', `/api/me/device-groups/${groupId}/devices`, { deviceId: String(device.id) });
-  const parameterId = (await ok('POST', `/api/me/projects/${projectId}/config/parameters`, { key: 'K', value: `Value ${tag}` })).id;
+  const parameterId = (
+    await ok('POST', `/api/me/projects/${projectId}/config/parameters`, { key: 'K', value: `Value ${tag}` })
+  ).id;
   const recordingId = (await ok('POST', '/api/me/recordings', { name: `Recording ${tag}` })).id;
-  const app = await fixtures.file(h.ctx, user.user, { name: 'app.apk', inputType: 'APPLICATION', osType: 'ANDROID', properties: { package_name: 'com.example' } });
-  await fixtures.file(h.ctx, user.user, { name: 'legacy.apk', inputType: 'APPLICATION', osType: 'ANDROID', project: { id: projectId, slot: 'application' } });
-  await fixtures.file(h.ctx, user.user, { name: 'legacy-tests.zip', inputType: 'TEST', project: { id: projectId, slot: 'test' } });
-  await fixtures.file(h.ctx, user.user, { name: 'legacy-data.bin', inputType: 'DATA', project: { id: projectId, slot: 'data' } });
+  const app = await fixtures.file(h.ctx, user.user, {
+    name: 'app.apk',
+    inputType: 'APPLICATION',
+    osType: 'ANDROID',
+    properties: { package_name: 'com.example' },
+  });
+  await fixtures.file(h.ctx, user.user, {
+    name: 'legacy.apk',
+    inputType: 'APPLICATION',
+    osType: 'ANDROID',
+    project: { id: projectId, slot: 'application' },
+  });
+  await fixtures.file(h.ctx, user.user, {
+    name: 'legacy-tests.zip',
+    inputType: 'TEST',
+    project: { id: projectId, slot: 'test' },
+  });
+  await fixtures.file(h.ctx, user.user, {
+    name: 'legacy-data.bin',
+    inputType: 'DATA',
+    project: { id: projectId, slot: 'data' },
+  });
   await ok('POST', '/api/me/recorder/authorizations', {});
   // A finished device run (results to read) and a waiting one (something to abort).
   const run = await fixtures.run(h.ctx, user.user, projectId, [device], ['SUCCEEDED', 'WAITING']);
   const [finished] = await h.ctx.store.deviceRuns.ofRuns([run.id]);
-  const screenshot = await fixtures.file(h.ctx, user.user, { name: 'screen.png', inputType: 'DATA', outputOf: finished!.id, tags: ['screenshot'] });
+  const screenshot = await fixtures.file(h.ctx, user.user, {
+    name: 'screen.png',
+    inputType: 'DATA',
+    outputOf: finished!.id,
+    tags: ['screenshot'],
+  });
   return {
     user,
-    secrets: [`Project ${tag}`, `Group ${tag}`, `Recording ${tag}`, `Value ${tag}`, `world-${tag}@example.com`, user.key],
+    secrets: [
+      `Project ${tag}`,
+      `Group ${tag}`,
+      `Recording ${tag}`,
+      `Value ${tag}`,
+      `world-${tag}@example.com`,
+      user.key,
+    ],
     ids: {
       userId: user.user.id,
       accountId: user.user.id,
@@ -69,7 +101,8 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
 export function idFor(path: string, name: string, ids: Ids): number {
   if (name === 'fileId' && /device-(runs|sessions)/.test(path)) return ids.outputFileId!;
   const id = ids[name];
-  if (id === undefined) throw new Error(`no id for path parameter '${name}' of ${path}: add it to test/support/world.ts`);
+  if (id === undefined)
+    throw new Error(`no id for path parameter '${name}' of ${path}: add it to test/support/world.ts`);
   return id;
 }
 

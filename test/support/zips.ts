@@ -6,19 +6,28 @@ export { zip };
 
 /** A zip whose entry name climbs out of the extraction folder (`../`). */
 export async function traversalZip(): Promise<Buffer> {
-  const bytes = await zip([['run-tests.sh', 'echo hi\n'], ['xx/evil.sh', 'echo pwned\n']]);
+  const bytes = await zip([
+    ['run-tests.sh', 'echo hi\n'],
+    ['xx/evil.sh', 'echo pwned\n'],
+  ]);
   // Same length, so offsets stay valid: rewrite the name in the local header and the directory.
   return Buffer.from(bytes.toString('latin1').replaceAll('xx/evil.sh', '../evil.s'.padEnd(10, 'h')), 'latin1');
 }
 
 /** An entry that inflates a thousand times its compressed size. */
 export function bombZip(megabytes = 20): Promise<Buffer> {
-  return zip([['run-tests.sh', 'echo hi\n'], ['zeros.bin', Buffer.alloc(megabytes * 1024 * 1024)]]);
+  return zip([
+    ['run-tests.sh', 'echo hi\n'],
+    ['zeros.bin', Buffer.alloc(megabytes * 1024 * 1024)],
+  ]);
 }
 
 /** A test package with run-tests.sh twice: it cannot be unpacked (the second would replace the first, or fail). */
 export function duplicateEntryZip(): Promise<Buffer> {
-  return zip([['run-tests.sh', 'echo first\n', 0o100755], ['run-tests.sh', 'echo second\n', 0o100755]]);
+  return zip([
+    ['run-tests.sh', 'echo first\n', 0o100755],
+    ['run-tests.sh', 'echo second\n', 0o100755],
+  ]);
 }
 
 /**
@@ -28,7 +37,13 @@ export function duplicateEntryZip(): Promise<Buffer> {
 export function manySmallBombsZip(count = 1000): Buffer {
   const entries = [
     { name: 'run-tests.sh', data: Buffer.from('echo hi\n'), method: 0, crc: zlib.crc32('echo hi\n'), size: 8 },
-    ...Array.from({ length: count }, (_, index) => ({ name: `data/zeros-${index}.bin`, data: DEFLATED_MIB, method: 8, crc: ZEROS_CRC, size: MIB })),
+    ...Array.from({ length: count }, (_, index) => ({
+      name: `data/zeros-${index}.bin`,
+      data: DEFLATED_MIB,
+      method: 8,
+      crc: ZEROS_CRC,
+      size: MIB,
+    })),
   ];
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
@@ -76,7 +91,10 @@ const ZEROS_CRC = zlib.crc32(Buffer.alloc(MIB));
  * `megabytes` MiB. Every check made from the directory passes; only counting what is written stops it.
  */
 export async function lyingZip(megabytes = 8, declared = 1000): Promise<Buffer> {
-  const bytes = await zip([['run-tests.sh', 'echo hi\n', 0o100755], ['zeros.bin', Buffer.alloc(megabytes * 1024 * 1024)]]);
+  const bytes = await zip([
+    ['run-tests.sh', 'echo hi\n', 0o100755],
+    ['zeros.bin', Buffer.alloc(megabytes * 1024 * 1024)],
+  ]);
   for (let at = bytes.indexOf(CENTRAL_HEADER); at !== -1; at = bytes.indexOf(CENTRAL_HEADER, at + 4)) {
     const nameLength = bytes.readUInt16LE(at + 28);
     if (bytes.toString('latin1', at + 46, at + 46 + nameLength) === 'zeros.bin') bytes.writeUInt32LE(declared, at + 24);

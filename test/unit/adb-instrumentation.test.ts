@@ -15,16 +15,29 @@ describe('am instrument -r status stream', () => {
     expect(report).toMatchObject({ runFailure: null, crashed: false, interrupted: null, announced: 4 });
   });
 
-  it('keeps a failure\'s message and whole stack trace, and tells ignored tests from failed assumptions', () => {
+  it("keeps a failure's message and whole stack trace, and tells ignored tests from failed assumptions", () => {
     const report = parseInstrumentation(recording('instrument-failing.txt'));
     const byName = Object.fromEntries(report.testCases.map((testCase) => [testCase.methodName, testCase]));
-    expect(report.testCases.map((testCase) => testCase.result)).toEqual(['PASSED', 'PASSED', 'FAILED', 'SKIPPED', 'SKIPPED']);
-    expect(byName.testPayWithExpiredCard).toMatchObject({ errorMessage: 'java.lang.AssertionError: expected:<PAID> but was:<DECLINED>' });
-    expect(byName.testPayWithExpiredCard!.stacktrace).toContain('at com.devicecloud.sample.CheckoutTest.testPayWithExpiredCard(CheckoutTest.java:58)');
+    expect(report.testCases.map((testCase) => testCase.result)).toEqual([
+      'PASSED',
+      'PASSED',
+      'FAILED',
+      'SKIPPED',
+      'SKIPPED',
+    ]);
+    expect(byName.testPayWithExpiredCard).toMatchObject({
+      errorMessage: 'java.lang.AssertionError: expected:<PAID> but was:<DECLINED>',
+    });
+    expect(byName.testPayWithExpiredCard!.stacktrace).toContain(
+      'at com.devicecloud.sample.CheckoutTest.testPayWithExpiredCard(CheckoutTest.java:58)',
+    );
     expect(byName.testPayWithExpiredCard!.stacktrace!.split('\n')).toHaveLength(10);
     // The stream text after the stack is not part of it.
     expect(byName.testPayWithExpiredCard!.stacktrace).not.toContain('Error in');
-    expect(byName.testPayWithNfc).toMatchObject({ result: 'SKIPPED', errorMessage: 'assumption failed: org.junit.AssumptionViolatedException: got: <false>, expected: is <true>' });
+    expect(byName.testPayWithNfc).toMatchObject({
+      result: 'SKIPPED',
+      errorMessage: 'assumption failed: org.junit.AssumptionViolatedException: got: <false>, expected: is <true>',
+    });
     expect(byName.testPayLater).toMatchObject({ result: 'SKIPPED', errorMessage: null });
     expect(report.runFailure).toBeNull();
   });
@@ -35,7 +48,11 @@ describe('am instrument -r status stream', () => {
       ['testValidLogin', 'PASSED'],
       ['testOpenReceipt', 'FAILED'],
     ]);
-    expect(report).toMatchObject({ crashed: true, runFailure: 'the app crashed: Process crashed.', interrupted: { className: 'com.devicecloud.sample.CheckoutTest', methodName: 'testOpenReceipt' } });
+    expect(report).toMatchObject({
+      crashed: true,
+      runFailure: 'the app crashed: Process crashed.',
+      interrupted: { className: 'com.devicecloud.sample.CheckoutTest', methodName: 'testOpenReceipt' },
+    });
     expect(report.testCases[1]!.errorMessage).toBe('the test did not finish: the app crashed: Process crashed.');
   });
 
@@ -45,8 +62,12 @@ describe('am instrument -r status stream', () => {
     );
     expect(missing.testCases).toEqual([]);
     expect(missing.runFailure).toContain('Unable to find instrumentation info for: ComponentInfo{com.x.test/');
-    const onError = parseInstrumentation('onError: commandError=true message=INSTRUMENTATION_FAILED: com.x.test/androidx.test.runner.AndroidJUnitRunner\n');
-    expect(onError.runFailure).toBe('the instrumentation could not start: INSTRUMENTATION_FAILED: com.x.test/androidx.test.runner.AndroidJUnitRunner');
+    const onError = parseInstrumentation(
+      'onError: commandError=true message=INSTRUMENTATION_FAILED: com.x.test/androidx.test.runner.AndroidJUnitRunner\n',
+    );
+    expect(onError.runFailure).toBe(
+      'the instrumentation could not start: INSTRUMENTATION_FAILED: com.x.test/androidx.test.runner.AndroidJUnitRunner',
+    );
     const cut = parseInstrumentation(recording('instrument-passing.txt').split('INSTRUMENTATION_RESULT')[0]!);
     expect(cut.testCases).toHaveLength(4);
     expect(cut.runFailure).toMatch(/^the instrumentation output ended before the run did/);
@@ -61,9 +82,17 @@ describe('am instrument -r status stream', () => {
     const finished: string[] = [];
     for (let at = 0; at < text.length; at += 37) {
       now += 10;
-      finished.push(...parser.push(text.slice(at, at + 37)).map((testCase) => `${testCase.methodName}:${testCase.result}`));
+      finished.push(
+        ...parser.push(text.slice(at, at + 37)).map((testCase) => `${testCase.methodName}:${testCase.result}`),
+      );
     }
-    expect(finished).toEqual(['testValidLogin:PASSED', 'testAddToCart:PASSED', 'testPayWithExpiredCard:FAILED', 'testPayWithNfc:SKIPPED', 'testPayLater:SKIPPED']);
+    expect(finished).toEqual([
+      'testValidLogin:PASSED',
+      'testAddToCart:PASSED',
+      'testPayWithExpiredCard:FAILED',
+      'testPayWithNfc:SKIPPED',
+      'testPayLater:SKIPPED',
+    ]);
     const report = parser.end();
     expect(report.testCases.every((testCase) => testCase.duration >= 0)).toBe(true);
     expect(report.testCases[0]!.duration).toBeGreaterThan(0);

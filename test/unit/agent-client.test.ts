@@ -19,7 +19,11 @@ describe('the agent protocol client', () => {
 
   it('moves on to the next server when one does not answer, and stays there', async () => {
     const retries: string[] = [];
-    const client = protocolClient({ serverUrls: ['http://127.0.0.1:9', alive], token: 't', onRetry: (what) => retries.push(what) });
+    const client = protocolClient({
+      serverUrls: ['http://127.0.0.1:9', alive],
+      token: 't',
+      onRetry: (what) => retries.push(what),
+    });
     expect(client.serverUrl()).toBe('http://127.0.0.1:9');
     const answer = await client.heartbeat({ running: [], unhealthy: [] }, { maxElapsedMs: 10_000 });
     expect(answer).toEqual({ abort: [] });

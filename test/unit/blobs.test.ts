@@ -21,7 +21,11 @@ describe('directory blob store', () => {
   it('stores by content and reads the same bytes back', async () => {
     const bytes = Buffer.from('hello devices');
     const stored = await blobs.put(Readable.from([bytes]), { maxBytes: 100 });
-    expect(stored).toEqual({ key: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, sha256: stored.key });
+    expect(stored).toEqual({
+      key: createHash('sha256').update(bytes).digest('hex'),
+      size: bytes.length,
+      sha256: stored.key,
+    });
     expect(await readAll(blobs.read(stored.key))).toEqual(bytes);
     expect(await blobs.size(stored.key)).toBe(bytes.length);
     const again = await blobs.put(Readable.from([bytes]), { maxBytes: 100 });
@@ -29,7 +33,9 @@ describe('directory blob store', () => {
   });
 
   it('refuses more than the limit and keeps nothing, not even a temporary file', async () => {
-    await expect(blobs.put(Readable.from([Buffer.alloc(64), Buffer.alloc(64)]), { maxBytes: 100 })).rejects.toBeInstanceOf(BlobTooLargeError);
+    await expect(
+      blobs.put(Readable.from([Buffer.alloc(64), Buffer.alloc(64)]), { maxBytes: 100 }),
+    ).rejects.toBeInstanceOf(BlobTooLargeError);
     expect(fs.readdirSync(path.join(root, 'tmp'))).toEqual([]);
   });
 

@@ -3,8 +3,22 @@ import type { ApiDeviceGroup, ApiDeviceSession, ApiFramework } from '../../src/c
 import { chooseFramework, chooseGroup, parseParams } from '../../src/cli/run-inputs.ts';
 import { exitCodeOf, watchRun } from '../../src/cli/run-watch.ts';
 
-const framework = (id: number, name: string, osType: 'ANDROID' | 'IOS', type: string, available = true): ApiFramework => ({
-  id, name, osType, type, requiredAppExtensions: [], requiredTestExtensions: [], requiresSourceCode: false, available, unavailableReason: available ? null : 'gone',
+const framework = (
+  id: number,
+  name: string,
+  osType: 'ANDROID' | 'IOS',
+  type: string,
+  available = true,
+): ApiFramework => ({
+  id,
+  name,
+  osType,
+  type,
+  requiredAppExtensions: [],
+  requiredTestExtensions: [],
+  requiresSourceCode: false,
+  available,
+  unavailableReason: available ? null : 'gone',
 });
 const FRAMEWORKS = [
   framework(1, 'Android Instrumentation (Espresso)', 'ANDROID', 'INSTRUMENTATION'),
@@ -14,7 +28,13 @@ const FRAMEWORKS = [
   framework(18, 'iOS Crawler', 'IOS', 'CRAWLER'),
   framework(19, 'iOS UI Automation', 'IOS', 'XCTEST', false),
 ];
-const group = (id: number, displayName: string, osType: 'ANDROID' | 'IOS', deviceCount = 2): ApiDeviceGroup => ({ id, displayName, osType, deviceCount, isPublic: false });
+const group = (id: number, displayName: string, osType: 'ANDROID' | 'IOS', deviceCount = 2): ApiDeviceGroup => ({
+  id,
+  displayName,
+  osType,
+  deviceCount,
+  isPublic: false,
+});
 
 describe('devicecloud run inputs', () => {
   it('infers the framework from the files, or takes it by id or unique name', () => {
@@ -23,27 +43,42 @@ describe('devicecloud run inputs', () => {
     expect(chooseFramework(FRAMEWORKS, 'IOS', { crawler: true }).id).toBe(18);
     expect(chooseFramework(FRAMEWORKS, 'ANDROID', { crawler: false, framework: 'espresso' }).id).toBe(1);
     expect(chooseFramework(FRAMEWORKS, 'ANDROID', { crawler: false, framework: '6' }).id).toBe(6);
-    expect(() => chooseFramework(FRAMEWORKS, 'ANDROID', { crawler: false, framework: '17' })).toThrow(/no ANDROID framework/);
-    expect(() => chooseFramework(FRAMEWORKS, 'IOS', { crawler: false, framework: '19' })).toThrow(/cannot be used: gone/);
+    expect(() => chooseFramework(FRAMEWORKS, 'ANDROID', { crawler: false, framework: '17' })).toThrow(
+      /no ANDROID framework/,
+    );
+    expect(() => chooseFramework(FRAMEWORKS, 'IOS', { crawler: false, framework: '19' })).toThrow(
+      /cannot be used: gone/,
+    );
     expect(() => chooseFramework(FRAMEWORKS, 'ANDROID', { crawler: false })).toThrow(/Give --tests FILE, or --crawler/);
   });
 
   it('finds groups by id or name, and suggests the closest names for unknown ones', () => {
-    const groups = [group(1, 'All Android devices', 'ANDROID'), group(2, 'All iOS devices', 'IOS'), group(3, 'Pixels', 'ANDROID'), group(4, 'Empty', 'ANDROID', 0)];
+    const groups = [
+      group(1, 'All Android devices', 'ANDROID'),
+      group(2, 'All iOS devices', 'IOS'),
+      group(3, 'Pixels', 'ANDROID'),
+      group(4, 'Empty', 'ANDROID', 0),
+    ];
     expect(chooseGroup(groups, 'ANDROID', 'pixels').id).toBe(3);
     expect(chooseGroup(groups, 'ANDROID', '1').id).toBe(1);
-    expect(() => chooseGroup(groups, 'ANDROID', 'Pixel phones')).toThrow("no ANDROID device group of that id or name; did you mean: 'Pixels', 'Empty', 'All Android devices'?");
+    expect(() => chooseGroup(groups, 'ANDROID', 'Pixel phones')).toThrow(
+      "no ANDROID device group of that id or name; did you mean: 'Pixels', 'Empty', 'All Android devices'?",
+    );
     expect(() => chooseGroup(groups, 'ANDROID', '2')).toThrow(/holds IOS devices, but the app is for ANDROID/);
     expect(() => chooseGroup(groups, 'ANDROID', 'Empty')).toThrow(/has no devices/);
   });
 
   it('parses KEY=VALUE parameters, values may hold =', () => {
-    expect(parseParams(['A=1', 'URL=http://x/?a=b'])).toEqual([{ key: 'A', value: '1' }, { key: 'URL', value: 'http://x/?a=b' }]);
+    expect(parseParams(['A=1', 'URL=http://x/?a=b'])).toEqual([
+      { key: 'A', value: '1' },
+      { key: 'URL', value: 'http://x/?a=b' },
+    ]);
     expect(() => parseParams(['=x'])).toThrow(/expected KEY=VALUE/);
   });
 
   it('maps outcomes to exit codes: failed tests 1 before infrastructure 2, all succeeded 0', () => {
-    const session = (state: ApiDeviceSession['state'], failed = 0) => ({ state, testCaseFailedCount: failed }) as ApiDeviceSession;
+    const session = (state: ApiDeviceSession['state'], failed = 0) =>
+      ({ state, testCaseFailedCount: failed }) as ApiDeviceSession;
     expect(exitCodeOf([session('SUCCEEDED'), session('SUCCEEDED')])).toBe(0);
     expect(exitCodeOf([session('SUCCEEDED'), session('EXCLUDED')])).toBe(0);
     expect(exitCodeOf([session('FAILED', 1), session('WARNING')])).toBe(1);
@@ -57,14 +92,25 @@ describe('devicecloud run inputs', () => {
 describe('following a run', () => {
   const device = (displayName: string) => ({ id: 1, displayName }) as ApiDeviceSession['device'];
   const session = (id: number, state: ApiDeviceSession['state'], passed = 0) =>
-    ({ id, device: device(`Phone ${id}`), state, excludeReason: null, testCaseAllCount: passed, testCasePassedCount: passed, testCaseFailedCount: 0 }) as unknown as ApiDeviceSession;
+    ({
+      id,
+      device: device(`Phone ${id}`),
+      state,
+      excludeReason: null,
+      testCaseAllCount: passed,
+      testCasePassedCount: passed,
+      testCaseFailedCount: 0,
+    }) as unknown as ApiDeviceSession;
   /** A client that answers the polls from a script of states. */
-  const scripted = (polls: ReadonlyArray<{ state: string; sessions: ApiDeviceSession[]; steps: Record<number, string> }>) => {
+  const scripted = (
+    polls: ReadonlyArray<{ state: string; sessions: ApiDeviceSession[]; steps: Record<number, string> }>,
+  ) => {
     let at = -1;
     return {
       run: async () => ({ id: 7, state: polls[Math.min(++at, polls.length - 1)]!.state, message: null }),
       deviceSessions: async () => polls[Math.min(at, polls.length - 1)]!.sessions,
-      currentSteps: async () => new Map(Object.entries(polls[Math.min(at, polls.length - 1)]!.steps).map(([id, step]) => [Number(id), step])),
+      currentSteps: async () =>
+        new Map(Object.entries(polls[Math.min(at, polls.length - 1)]!.steps).map(([id, step]) => [Number(id), step])),
     } as never;
   };
   type Poll = { state: string; sessions: ApiDeviceSession[]; steps: Record<number, string> };
@@ -75,7 +121,10 @@ describe('following a run', () => {
   ];
   const capture = (isTTY: boolean) => {
     const written: string[] = [];
-    return { written, out: { isTTY, columns: 80, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream };
+    return {
+      written,
+      out: { isTTY, columns: 80, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream,
+    };
   };
 
   it('prints one line per change when the output is a log', async () => {

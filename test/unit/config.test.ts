@@ -17,7 +17,11 @@ describe('configuration', () => {
   it('takes a file, then the environment, then flags, each over the one before', () => {
     const file = path.join(dir, 'layers.json');
     fs.writeFileSync(file, JSON.stringify({ port: 9000, flavour: 'public', host: '0.0.0.0' }));
-    const config = loadConfig({ file, env: { DEVICECLOUD_PORT: '9001', DEVICECLOUD_FLAVOUR: 'enterprise' }, flags: { port: '9002' } });
+    const config = loadConfig({
+      file,
+      env: { DEVICECLOUD_PORT: '9001', DEVICECLOUD_FLAVOUR: 'enterprise' },
+      flags: { port: '9002' },
+    });
     expect(config).toMatchObject({ port: 9002, flavour: 'enterprise', host: '0.0.0.0' });
   });
 

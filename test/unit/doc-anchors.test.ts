@@ -33,7 +33,10 @@ function slug(heading: string): string {
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/[`*]/g, '')
     .trim();
-  return text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
 }
 
 /** The anchors a markdown file has: its headings' (a repeated one gets -1, -2, …) and its `<a id>`s. */
@@ -74,7 +77,8 @@ function citationsIn(relative: string, text: string): Citation[] {
     for (const match of line.matchAll(/\]\(([^)\s#]*)#([^)\s]+)\)/g)) {
       const target = match[1] ?? '';
       if (/^[a-z]+:/i.test(target)) continue;
-      const file = target === '' ? relative : path.posix.normalize(path.posix.join(path.posix.dirname(relative), target));
+      const file =
+        target === '' ? relative : path.posix.normalize(path.posix.join(path.posix.dirname(relative), target));
       citations.push({ where, file, anchor: match[2] ?? '' });
     }
   });
@@ -90,7 +94,12 @@ describe('doc citations', () => {
     expect(slug('Abort, retry, timeout')).toBe('abort-retry-timeout');
     expect(slug('The `run-tests.sh` entry_point')).toBe('the-run-testssh-entry_point');
     expect(slug('Links: [drivers](drivers.md) & more')).toBe('links-drivers--more');
-    expect([...anchorsOf('# A\n## A\n```\n# not\n```\n## A\n<a id="x-y"></a>text')]).toEqual(['a', 'a-1', 'a-2', 'x-y']);
+    expect([...anchorsOf('# A\n## A\n```\n# not\n```\n## A\n<a id="x-y"></a>text')]).toEqual([
+      'a',
+      'a-1',
+      'a-2',
+      'x-y',
+    ]);
   });
 
   it('name anchors that exist', () => {
@@ -104,7 +113,8 @@ describe('doc citations', () => {
         if (!anchors.has(citation.file)) {
           anchors.set(citation.file, fs.existsSync(target) ? anchorsOf(fs.readFileSync(target, 'utf8')) : new Set());
         }
-        if (!anchors.get(citation.file)?.has(citation.anchor)) missing.push(`${citation.where}: ${citation.file}#${citation.anchor}`);
+        if (!anchors.get(citation.file)?.has(citation.anchor))
+          missing.push(`${citation.where}: ${citation.file}#${citation.anchor}`);
       }
     }
     expect(count).toBeGreaterThan(50);
@@ -113,7 +123,10 @@ describe('doc citations', () => {
 
   it('never cite documents the repository does not hold', () => {
     // Built from parts so that this file does not match itself.
-    const gone = [new RegExp(['API', 'md'].join('\\.')), new RegExp(`\\bseed (?:${'§'}|rules? \\d|endpoints? \\d)`, 'i')];
+    const gone = [
+      new RegExp(['API', 'md'].join('\\.')),
+      new RegExp(`\\bseed (?:${'§'}|rules? \\d|endpoints? \\d)`, 'i'),
+    ];
     const left: string[] = [];
     for (const [file, text] of texts) {
       text.split('\n').forEach((line, index) => {

@@ -13,7 +13,10 @@ describe('examples/dist', () => {
       const built = await buildExamples(dir);
       expect(fs.readdirSync(COMMITTED).sort()).toEqual(Object.keys(built).sort());
       for (const [name, file] of Object.entries(built)) {
-        expect(fs.readFileSync(path.join(COMMITTED, name)).equals(fs.readFileSync(file)), `${name} differs: run npm run examples`).toBe(true);
+        expect(
+          fs.readFileSync(path.join(COMMITTED, name)).equals(fs.readFileSync(file)),
+          `${name} differs: run npm run examples`,
+        ).toBe(true);
       }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

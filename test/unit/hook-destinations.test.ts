@@ -51,17 +51,28 @@ describe('hook destinations', () => {
     expect(rules.refusal(address)).toContain(reason);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '93.184.216.34', '172.32.0.1', '100.128.0.1', '169.255.0.1', '2606:4700:4700::1111', '2001:4860:4860::8888', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])(
-    'allows %s, outside any internal network',
-    (address) => {
-      expect(rules.refusal(address)).toBeNull();
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.216.34',
+    '172.32.0.1',
+    '100.128.0.1',
+    '169.255.0.1',
+    '2606:4700:4700::1111',
+    '2001:4860:4860::8888',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ])('allows %s, outside any internal network', (address) => {
+    expect(rules.refusal(address)).toBeNull();
+  });
 
   it('allows the networks the operator lists, and only those', () => {
     const allowing = hookDestinationRules(['127.0.0.0/8', '10.20.0.0/16', 'fd00::/8']);
-    for (const address of ['127.0.0.1', '::ffff:127.0.0.1', '10.20.3.4', 'fd00::1']) expect(allowing.refusal(address), address).toBeNull();
-    for (const address of ['::1', '10.21.0.1', '169.254.169.254', 'fc00::1']) expect(allowing.refusal(address), address).not.toBeNull();
+    for (const address of ['127.0.0.1', '::ffff:127.0.0.1', '10.20.3.4', 'fd00::1'])
+      expect(allowing.refusal(address), address).toBeNull();
+    for (const address of ['::1', '10.21.0.1', '169.254.169.254', 'fc00::1'])
+      expect(allowing.refusal(address), address).not.toBeNull();
   });
 
   it.each([
@@ -104,17 +115,37 @@ describe('hook destinations', () => {
 
   it('answers a socket lookup with the allowed addresses only, or a refusal', async () => {
     const answers: Record<string, Array<{ address: string; family: number }>> = {
-      mixed: [{ address: '127.0.0.1', family: 4 }, { address: '8.8.8.8', family: 4 }, { address: 'fd00::1', family: 6 }, { address: '2001:4860:4860::8888', family: 6 }],
-      internal: [{ address: '169.254.169.254', family: 4 }, { address: '::1', family: 6 }],
+      mixed: [
+        { address: '127.0.0.1', family: 4 },
+        { address: '8.8.8.8', family: 4 },
+        { address: 'fd00::1', family: 6 },
+        { address: '2001:4860:4860::8888', family: 6 },
+      ],
+      internal: [
+        { address: '169.254.169.254', family: 4 },
+        { address: '::1', family: 6 },
+      ],
     };
     const lookup = checkedLookup(rules, (name, callback) => callback(null, answers[name] ?? []));
     const ask = (name: string, options: { all?: boolean; family?: number }) =>
-      new Promise<unknown>((resolve) => lookup(name, options as never, (error: Error | null, address: unknown, family?: number) => resolve(error ?? { address, family })));
-    expect(await ask('mixed', { all: true })).toEqual({ address: [{ address: '8.8.8.8', family: 4 }, { address: '2001:4860:4860::8888', family: 6 }], family: undefined });
+      new Promise<unknown>((resolve) =>
+        lookup(name, options as never, (error: Error | null, address: unknown, family?: number) =>
+          resolve(error ?? { address, family }),
+        ),
+      );
+    expect(await ask('mixed', { all: true })).toEqual({
+      address: [
+        { address: '8.8.8.8', family: 4 },
+        { address: '2001:4860:4860::8888', family: 6 },
+      ],
+      family: undefined,
+    });
     expect(await ask('mixed', {})).toEqual({ address: '8.8.8.8', family: 4 });
     expect(await ask('mixed', { family: 6 })).toEqual({ address: '2001:4860:4860::8888', family: 6 });
     const refused = (await ask('internal', { all: true })) as Error;
-    expect(refused.message).toBe('refused: internal resolves to 169.254.169.254, a link-local address (cloud metadata services live there)');
+    expect(refused.message).toBe(
+      'refused: internal resolves to 169.254.169.254, a link-local address (cloud metadata services live there)',
+    );
     expect((refused as Error & { code: string }).code).toBe('EHOOKREFUSED');
   });
 });
@@ -125,24 +156,49 @@ describe('sending a hook', () => {
     body: new URLSearchParams({ testRunId: '1' }),
     timeoutMs: 5000,
     rules,
-    resolve: (_name: string, callback: (error: Error | null, addresses: Array<{ address: string; family: number }>) => void) => callback(null, resolved.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))),
+    resolve: (
+      _name: string,
+      callback: (error: Error | null, addresses: Array<{ address: string; family: number }>) => void,
+    ) =>
+      callback(
+        null,
+        resolved.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      ),
   });
 
-  it.each(['http', 'https'])('refuses over %s before any connection, whether the address is in the URL or resolved', async (scheme) => {
-    await expect(postHook(request(`${scheme}://ci.example.test/hook`, ['10.0.0.7', 'fd00::7']))).rejects.toThrow(new HookRefusedError('refused: ci.example.test resolves to 10.0.0.7, a private address'));
-    await expect(postHook(request(`${scheme}://[::ffff:a9fe:a9fe]/hook`, []))).rejects.toThrow(new HookRefusedError('refused: [::ffff:a9fe:a9fe] is a link-local address (cloud metadata services live there)'));
-    await expect(postHook(request(`${scheme}://localhost:1/hook`, ['127.0.0.1']))).rejects.toBeInstanceOf(HookRefusedError);
-  });
+  it.each(['http', 'https'])(
+    'refuses over %s before any connection, whether the address is in the URL or resolved',
+    async (scheme) => {
+      await expect(postHook(request(`${scheme}://ci.example.test/hook`, ['10.0.0.7', 'fd00::7']))).rejects.toThrow(
+        new HookRefusedError('refused: ci.example.test resolves to 10.0.0.7, a private address'),
+      );
+      await expect(postHook(request(`${scheme}://[::ffff:a9fe:a9fe]/hook`, []))).rejects.toThrow(
+        new HookRefusedError(
+          'refused: [::ffff:a9fe:a9fe] is a link-local address (cloud metadata services live there)',
+        ),
+      );
+      await expect(postHook(request(`${scheme}://localhost:1/hook`, ['127.0.0.1']))).rejects.toBeInstanceOf(
+        HookRefusedError,
+      );
+    },
+  );
 });
 
 describe('--hook-allow-networks', () => {
   it('is none by default, and takes networks and addresses separated by commas', () => {
     expect(loadConfig({ env: {} }).hookAllowNetworks).toEqual([]);
-    expect(loadConfig({ env: { DEVICECLOUD_HOOK_ALLOW_NETWORKS: '10.20.0.0/16, 127.0.0.1,fd00::/8' } }).hookAllowNetworks).toEqual(['10.20.0.0/16', '127.0.0.1/32', 'fd00::/8']);
+    expect(
+      loadConfig({ env: { DEVICECLOUD_HOOK_ALLOW_NETWORKS: '10.20.0.0/16, 127.0.0.1,fd00::/8' } }).hookAllowNetworks,
+    ).toEqual(['10.20.0.0/16', '127.0.0.1/32', 'fd00::/8']);
     expect(loadConfig({ flags: { hookAllowNetworks: '' } }).hookAllowNetworks).toEqual([]);
   });
 
-  it.each(['10.0.0.0/33', 'example.com', '10.0.0.0/8/8', 'fd00::/129', '10.0.0.0/x'])('stops the start on %s, naming the setting', (value) => {
-    expect(() => loadConfig({ flags: { hookAllowNetworks: value } })).toThrow(/^Invalid --hook-allow-networks: .* must be networks separated by commas/);
-  });
+  it.each(['10.0.0.0/33', 'example.com', '10.0.0.0/8/8', 'fd00::/129', '10.0.0.0/x'])(
+    'stops the start on %s, naming the setting',
+    (value) => {
+      expect(() => loadConfig({ flags: { hookAllowNetworks: value } })).toThrow(
+        /^Invalid --hook-allow-networks: .* must be networks separated by commas/,
+      );
+    },
+  );
 });

@@ -26,14 +26,23 @@ afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
 function input(name: string, bytes: Buffer) {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return { wanted: { sha256, name }, fetch: async (target: string) => {
-    fetches.push(name);
-    fs.writeFileSync(target, bytes);
-  } };
+  return {
+    wanted: { sha256, name },
+    fetch: async (target: string) => {
+      fetches.push(name);
+      fs.writeFileSync(target, bytes);
+    },
+  };
 }
 
 function cacheOf(maxBytes: number, retentionMs = 3_600_000): InputCache {
-  return inputCache({ dir: path.join(root, 'cache'), maxBytes, retentionMs: () => retentionMs, log: (line) => logs.push(line), now: () => clock });
+  return inputCache({
+    dir: path.join(root, 'cache'),
+    maxBytes,
+    retentionMs: () => retentionMs,
+    log: (line) => logs.push(line),
+    now: () => clock,
+  });
 }
 
 const cached = () => fs.readdirSync(path.join(root, 'cache')).sort();
@@ -65,7 +74,7 @@ describe('the input cache', () => {
     expect(fetches).toHaveLength(3);
   });
 
-  it('keeps a run\'s copy apart from the cache, and the cache for the agent alone', async () => {
+  it("keeps a run's copy apart from the cache, and the cache for the agent alone", async () => {
     const cache = cacheOf(100 * MIB);
     const app = input('app.apk', Buffer.from('app'));
     const copy = target('copy');
@@ -83,7 +92,9 @@ describe('the input cache', () => {
     await Promise.all([1, 2, 3].map((n) => cache.provide(app.wanted, target(`run${n}`), app.fetch)));
     expect(fetches).toEqual(['app.apk']);
     const liar = { sha256: 'a'.repeat(64), name: 'liar.zip' };
-    await expect(cache.provide(liar, target('liar'), async (file) => fs.writeFileSync(file, 'not it'))).rejects.toThrow('was corrupted');
+    await expect(cache.provide(liar, target('liar'), async (file) => fs.writeFileSync(file, 'not it'))).rejects.toThrow(
+      'was corrupted',
+    );
     expect(cached()).toEqual([app.wanted.sha256]);
   });
 

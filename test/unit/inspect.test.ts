@@ -40,7 +40,8 @@ describe('inspecting uploads', () => {
         min_sdk: '24',
         target_sdk: '34',
         main_activity: 'com.devicecloud.sample.MainActivity',
-        activities: 'com.devicecloud.sample.MainActivity,com.devicecloud.sample.SettingsActivity,com.devicecloud.sample.AboutActivity',
+        activities:
+          'com.devicecloud.sample.MainActivity,com.devicecloud.sample.SettingsActivity,com.devicecloud.sample.AboutActivity',
         exported_activities: 'com.devicecloud.sample.MainActivity,com.devicecloud.sample.SettingsActivity',
         label: 'Sample Shop',
         virus_scan_status: 'disabled',
@@ -51,14 +52,30 @@ describe('inspecting uploads', () => {
   it('recognises a test APK by its instrumentation', async () => {
     const inspection = await inspectFile(files['sample-app-tests.apk']!, 'tests.apk');
     expect(inspection.inputType).toBe('TEST');
-    expect(inspection.properties).toMatchObject({ instrumentation_name: 'androidx.test.runner.AndroidJUnitRunner', target_package_name: 'com.devicecloud.sample' });
+    expect(inspection.properties).toMatchObject({
+      instrumentation_name: 'androidx.test.runner.AndroidJUnitRunner',
+      target_package_name: 'com.devicecloud.sample',
+    });
   });
 
   it('reads iOS apps with XML and binary Info.plist, and the kind of build', async () => {
-    for (const [name, distribution] of [['sample-app.ipa', 'development'], ['binary-plist.ipa', 'development'], ['adhoc.ipa', 'ad-hoc']] as const) {
+    for (const [name, distribution] of [
+      ['sample-app.ipa', 'development'],
+      ['binary-plist.ipa', 'development'],
+      ['adhoc.ipa', 'ad-hoc'],
+    ] as const) {
       const inspection = await inspectFile(files[name]!, name);
       expect(inspection).toMatchObject({ inputType: 'APPLICATION', osType: 'IOS' });
-      expect(inspection.properties).toMatchObject({ bundle_identifier: 'com.devicecloud.sample', bundle_name: 'Sample Shop', version_name: '1.0', min_os_version: '15.0', screens: 'Home,Settings,About', distribution, team_identifier: 'DEVCLOUD01', expiration_date: '2030-01-01T00:00:00.000Z' });
+      expect(inspection.properties).toMatchObject({
+        bundle_identifier: 'com.devicecloud.sample',
+        bundle_name: 'Sample Shop',
+        version_name: '1.0',
+        min_os_version: '15.0',
+        screens: 'Home,Settings,About',
+        distribution,
+        team_identifier: 'DEVCLOUD01',
+        expiration_date: '2030-01-01T00:00:00.000Z',
+      });
     }
   });
 
@@ -76,21 +93,60 @@ describe('inspecting uploads', () => {
   });
 
   it('recognises test packages by their run-tests.sh, at the root or in one folder', async () => {
-    expect(await inspectFile(files['tests-green.zip']!, 'tests.zip')).toMatchObject({ inputType: 'TEST', osType: null, properties: { entry_script: 'run-tests.sh' } });
-    const nested = await write('nested.zip', await zip([['suite/run-tests.sh', 'echo'], ['suite/lib/a.py', 'x']]));
+    expect(await inspectFile(files['tests-green.zip']!, 'tests.zip')).toMatchObject({
+      inputType: 'TEST',
+      osType: null,
+      properties: { entry_script: 'run-tests.sh' },
+    });
+    const nested = await write(
+      'nested.zip',
+      await zip([
+        ['suite/run-tests.sh', 'echo'],
+        ['suite/lib/a.py', 'x'],
+      ]),
+    );
     expect((await inspectFile(nested, 'nested.zip')).properties.entry_script).toBe('suite/run-tests.sh');
     expect(findEntryScript(['a/run-tests.sh', 'b/x'])).toBeNull();
   });
 
   it('recognises iOS tests: an XCUITest runner zipped or as an .ipa, and an XCTest bundle', async () => {
-    const runner = await write('SampleUITests-Runner.zip', await runnerZip({ bundleId: 'com.example.SampleUITests.xctrunner', xctest: 'SampleUITests.xctest', scenario: 'passing' }));
-    expect(await inspectFile(runner, 'SampleUITests-Runner.zip')).toMatchObject({ inputType: 'TEST', osType: 'IOS', properties: { test_bundle: 'SampleUITests.xctest' } });
+    const runner = await write(
+      'SampleUITests-Runner.zip',
+      await runnerZip({
+        bundleId: 'com.example.SampleUITests.xctrunner',
+        xctest: 'SampleUITests.xctest',
+        scenario: 'passing',
+      }),
+    );
+    expect(await inspectFile(runner, 'SampleUITests-Runner.zip')).toMatchObject({
+      inputType: 'TEST',
+      osType: 'IOS',
+      properties: { test_bundle: 'SampleUITests.xctest' },
+    });
     const xctest = await write('SampleTests.zip', await xctestZip('SampleTests.xctest', 'passing'));
-    expect(await inspectFile(xctest, 'SampleTests.zip')).toMatchObject({ inputType: 'TEST', osType: 'IOS', properties: { test_bundle: 'SampleTests.xctest' } });
-    const runnerIpa = await write('runner.ipa', await ipa({ bundleId: 'com.example.SampleUITests.xctrunner', executable: 'SampleUITests-Runner', plugins: { 'SampleUITests.xctest': 'passing' } }));
-    expect(await inspectFile(runnerIpa, 'runner.ipa')).toMatchObject({ inputType: 'TEST', osType: 'IOS', properties: { bundle_identifier: 'com.example.SampleUITests.xctrunner' } });
+    expect(await inspectFile(xctest, 'SampleTests.zip')).toMatchObject({
+      inputType: 'TEST',
+      osType: 'IOS',
+      properties: { test_bundle: 'SampleTests.xctest' },
+    });
+    const runnerIpa = await write(
+      'runner.ipa',
+      await ipa({
+        bundleId: 'com.example.SampleUITests.xctrunner',
+        executable: 'SampleUITests-Runner',
+        plugins: { 'SampleUITests.xctest': 'passing' },
+      }),
+    );
+    expect(await inspectFile(runnerIpa, 'runner.ipa')).toMatchObject({
+      inputType: 'TEST',
+      osType: 'IOS',
+      properties: { bundle_identifier: 'com.example.SampleUITests.xctrunner' },
+    });
     // An app that merely carries tests in its PlugIns is still the app.
-    const app = await write('app-with-tests.ipa', await ipa({ bundleId: 'com.example.app', executable: 'App', plugins: { 'AppTests.xctest': 'passing' } }));
+    const app = await write(
+      'app-with-tests.ipa',
+      await ipa({ bundleId: 'com.example.app', executable: 'App', plugins: { 'AppTests.xctest': 'passing' } }),
+    );
     expect(await inspectFile(app, 'app-with-tests.ipa')).toMatchObject({ inputType: 'APPLICATION', osType: 'IOS' });
   });
 
@@ -98,7 +154,11 @@ describe('inspecting uploads', () => {
     const zipWithout = await write('data.zip', await zip([['fixtures/users.json', '[]']]));
     expect(await inspectFile(zipWithout, 'data.zip')).toMatchObject({ inputType: 'DATA', mimetype: 'application/zip' });
     const text = await write('notes.txt', 'hello');
-    expect(await inspectFile(text, 'notes.txt')).toMatchObject({ inputType: 'DATA', osType: null, mimetype: 'text/plain' });
+    expect(await inspectFile(text, 'notes.txt')).toMatchObject({
+      inputType: 'DATA',
+      osType: null,
+      mimetype: 'text/plain',
+    });
   });
 
   it('refuses zips that escape their folder or expand like a bomb', async () => {

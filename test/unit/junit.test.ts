@@ -21,7 +21,11 @@ describe('JUnit parsing', () => {
       ['testErrors', 'FAILED', 100],
       ['testLater', 'SKIPPED', 0],
     ]);
-    expect(cases[1]).toMatchObject({ className: 'com.example.LoginTest', suiteName: 'com.example.LoginTest', errorMessage: 'expected:<1> but was:<2>' });
+    expect(cases[1]).toMatchObject({
+      className: 'com.example.LoginTest',
+      suiteName: 'com.example.LoginTest',
+      errorMessage: 'expected:<1> but was:<2>',
+    });
     expect(cases[1]!.stacktrace).toContain('at com.example.LoginTest.testFails(LoginTest.java:20)');
     expect(cases[2]).toMatchObject({ errorMessage: 'boom', stacktrace: 'java.lang.NullPointerException: boom' });
   });
@@ -42,7 +46,9 @@ describe('JUnit parsing', () => {
   });
 
   it('takes the first line of a failure without message as its message', () => {
-    const [testCase] = parseJUnit('<testsuite><testcase name="t"><failure>Boom happened\n  at x</failure></testcase></testsuite>');
+    const [testCase] = parseJUnit(
+      '<testsuite><testcase name="t"><failure>Boom happened\n  at x</failure></testcase></testsuite>',
+    );
     expect(testCase).toMatchObject({ className: 'unknown', errorMessage: 'Boom happened', result: 'FAILED' });
   });
 

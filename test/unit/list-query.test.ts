@@ -57,7 +57,10 @@ describe('list query grammar', () => {
   });
 
   it('parses filters with type prefixes, several items and repeated parameters', () => {
-    const query = parseListQuery({ filter: ['s_name_eq_My_Project;n_id_in_1|2|3', 'state_noteq_waiting', 'b_online_eq_TRUE'] }, SPEC);
+    const query = parseListQuery(
+      { filter: ['s_name_eq_My_Project;n_id_in_1|2|3', 'state_noteq_waiting', 'b_online_eq_TRUE'] },
+      SPEC,
+    );
     expect(query.filters).toEqual([
       { field: 'name', op: 'eq', values: ['My_Project'] },
       { field: 'id', op: 'in', values: [1, 2, 3] },

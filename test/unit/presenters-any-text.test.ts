@@ -22,7 +22,18 @@ import { anyText, notStrictJson, notWellFormed } from '../support/any-text.ts';
 
 const PRESENT_DIR = path.resolve(import.meta.dirname, '../../src/api/present');
 /** Exports of src/api/present/ that build parts of answers, or their schemas, rather than answers. */
-const HELPERS = new Set(['rep', 'repList', 'isRep', 'userPath', 'KIND', 'entity', 'entitySchema', 'Nested', 'Nullable', 'listSchema']);
+const HELPERS = new Set([
+  'rep',
+  'repList',
+  'isRep',
+  'userPath',
+  'KIND',
+  'entity',
+  'entitySchema',
+  'Nested',
+  'Nullable',
+  'listSchema',
+]);
 
 /** Hands out the generated texts in turn (and again from the start when they run out). */
 interface Texts {
@@ -42,105 +53,364 @@ function textsFrom(values: readonly string[], keys: readonly string[]): Texts {
 }
 
 function user(s: Texts): User {
-  return { id: 1, email: s(), firstName: s(), lastName: s(), organization: s(), country: s(), timeZone: s(), status: s.as(), role: s.as(), plan: s.as(), createTime: 1, lastLoginTime: null, lastLaunchedTestTime: 2 };
+  return {
+    id: 1,
+    email: s(),
+    firstName: s(),
+    lastName: s(),
+    organization: s(),
+    country: s(),
+    timeZone: s(),
+    status: s.as(),
+    role: s.as(),
+    plan: s.as(),
+    createTime: 1,
+    lastLoginTime: null,
+    lastLaunchedTestTime: 2,
+  };
 }
 function context(s: Texts): PresentContext {
   return { user: user(s), baseUrl: s(), now: 1000 };
 }
 function device(s: Texts): Device {
-  return { id: 3, displayName: s(), manufacturer: s(), osType: s.as(), platform: s(), releaseVersion: s(), apiLevel: 34, creditsPrice: 1, enabled: true, online: true, state: s.as(), serial: s(), agentId: 1, executionKinds: [], stateReason: s() };
+  return {
+    id: 3,
+    displayName: s(),
+    manufacturer: s(),
+    osType: s.as(),
+    platform: s(),
+    releaseVersion: s(),
+    apiLevel: 34,
+    creditsPrice: 1,
+    enabled: true,
+    online: true,
+    state: s.as(),
+    serial: s(),
+    agentId: 1,
+    executionKinds: [],
+    stateReason: s(),
+  };
 }
 function group(s: Texts): DeviceGroup {
   return { id: 4, userId: 1, displayName: s(), osType: s.as(), shared: false, deviceCount: 1 };
 }
 function file(s: Texts): UserFile {
   return {
-    id: 5, userId: 1, projectId: null, projectSlot: null, deviceRunId: 9, name: s(), size: 10, mimetype: s(), sha256: s(), blobKey: s(), state: s.as(),
-    direction: s.as(), inputType: s.as(), osType: s.as(), duplicate: false, properties: s.dict(), tags: [s(), s()], createTime: 1,
+    id: 5,
+    userId: 1,
+    projectId: null,
+    projectSlot: null,
+    deviceRunId: 9,
+    name: s(),
+    size: 10,
+    mimetype: s(),
+    sha256: s(),
+    blobKey: s(),
+    state: s.as(),
+    direction: s.as(),
+    inputType: s.as(),
+    osType: s.as(),
+    duplicate: false,
+    properties: s.dict(),
+    tags: [s(), s()],
+    createTime: 1,
   } as UserFile;
 }
 function testRun(s: Texts): TestRun {
   const config: TestRun['config'] = {
-    v: 1, osType: s.as(), frameworkId: 1, projectId: 7, deviceGroupId: null, deviceIds: [1], files: [{ id: 1, action: s.as() }], testRunName: s(), timeout: 60,
-    testRunParameters: [{ key: s(), value: s() }], scheduler: s.as(), hookURL: s(), maxAutoRetriesCount: 0, deviceLanguageCode: s(), limitationType: s.as(),
-    limitationValue: s(), instrumentationRunner: s(), withAnnotation: s(), withoutAnnotation: s(), applicationUsername: s(), launchApp: true,
-    deviceLocale: s(), wifiEnabled: null, googleAccountEmail: s(),
+    v: 1,
+    osType: s.as(),
+    frameworkId: 1,
+    projectId: 7,
+    deviceGroupId: null,
+    deviceIds: [1],
+    files: [{ id: 1, action: s.as() }],
+    testRunName: s(),
+    timeout: 60,
+    testRunParameters: [{ key: s(), value: s() }],
+    scheduler: s.as(),
+    hookURL: s(),
+    maxAutoRetriesCount: 0,
+    deviceLanguageCode: s(),
+    limitationType: s.as(),
+    limitationValue: s(),
+    instrumentationRunner: s(),
+    withAnnotation: s(),
+    withoutAnnotation: s(),
+    applicationUsername: s(),
+    launchApp: true,
+    deviceLocale: s(),
+    wifiEnabled: null,
+    googleAccountEmail: s(),
   };
   return {
-    id: 6, projectId: 7, userId: 1, number: 1, name: s(), state: s.as(), createTime: 1, startTime: 2, endTime: null,
-    config, frameworkId: 1, startedById: 1, osType: s.as(), finalTallies: null,
+    id: 6,
+    projectId: 7,
+    userId: 1,
+    number: 1,
+    name: s(),
+    state: s.as(),
+    createTime: 1,
+    startTime: 2,
+    endTime: null,
+    config,
+    frameworkId: 1,
+    startedById: 1,
+    osType: s.as(),
+    finalTallies: null,
   };
 }
 function deviceRun(s: Texts): DeviceRun {
   return {
-    id: 9, testRunId: 6, projectId: 7, userId: 1, deviceId: 3, state: s.as(), excludeReason: s.as(), createTime: 1, installTime: 2, startTime: 3, endTime: null, timeLimit: 60,
-    testCaseAllCount: 1, testCasePassedCount: 1, testCaseFailedCount: 0, testCaseSkippedCount: 0, retryState: s.as(), autoRetriesLeftCount: 0, currentStep: s.as(),
-    currentStepStartTime: 3, failReason: s(), superseded: false, agentId: 1, frameworkKind: s(), retriedFromId: null, priority: 1, serialGroup: null, singleGroup: null,
+    id: 9,
+    testRunId: 6,
+    projectId: 7,
+    userId: 1,
+    deviceId: 3,
+    state: s.as(),
+    excludeReason: s.as(),
+    createTime: 1,
+    installTime: 2,
+    startTime: 3,
+    endTime: null,
+    timeLimit: 60,
+    testCaseAllCount: 1,
+    testCasePassedCount: 1,
+    testCaseFailedCount: 0,
+    testCaseSkippedCount: 0,
+    retryState: s.as(),
+    autoRetriesLeftCount: 0,
+    currentStep: s.as(),
+    currentStepStartTime: 3,
+    failReason: s(),
+    superseded: false,
+    agentId: 1,
+    frameworkKind: s(),
+    retriedFromId: null,
+    priority: 1,
+    serialGroup: null,
+    singleGroup: null,
   };
 }
 function runView(s: Texts): RunView {
-  return { run: testRun(s), projectName: s(), startedByEmail: s(), stats: EMPTY_RUN_STATS, queue: { message: s(), position: 1 }, deviceRuns: [{ deviceRun: deviceRun(s), device: device(s) }] };
+  return {
+    run: testRun(s),
+    projectName: s(),
+    startedByEmail: s(),
+    stats: EMPTY_RUN_STATS,
+    queue: { message: s(), position: 1 },
+    deviceRuns: [{ deviceRun: deviceRun(s), device: device(s) }],
+  };
 }
 function testCase(s: Texts) {
-  return { id: 1, deviceRunId: 9, suiteName: s(), className: s(), methodName: s(), duration: 5, result: s.as() as 'FAILED', errorMessage: s(), stacktrace: s() };
+  return {
+    id: 1,
+    deviceRunId: 9,
+    suiteName: s(),
+    className: s(),
+    methodName: s(),
+    duration: 5,
+    result: s.as() as 'FAILED',
+    errorMessage: s(),
+    stacktrace: s(),
+  };
 }
 
 /** One case per presenter: its name (as exported) and how to call it with generated text. */
 const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
-  presentAgent: async (s) => (await import('../../src/api/present/agent.ts')).presentAgent({ id: 1, name: s(), hostname: s(), version: s(), createTime: 1, lastSeenTime: 2 }, [device(s)]),
+  presentAgent: async (s) =>
+    (await import('../../src/api/present/agent.ts')).presentAgent(
+      { id: 1, name: s(), hostname: s(), version: s(), createTime: 1, lastSeenTime: 2 },
+      [device(s)],
+    ),
   presentDevice: async (s) => (await import('../../src/api/present/device.ts')).presentDevice(device(s)),
   presentManagedDevice: async (s) => (await import('../../src/api/present/device.ts')).presentManagedDevice(device(s)),
   presentDeviceGroup: async (s) => (await import('../../src/api/present/device.ts')).presentDeviceGroup(group(s)),
-  presentDeviceRun: async (s) => (await import('../../src/api/present/device-run.ts')).presentDeviceRun({ deviceRun: deviceRun(s), device: device(s) }, context(s)),
-  presentDeviceSession: async (s) => (await import('../../src/api/present/device-run.ts')).presentDeviceSession({ deviceRun: deviceRun(s), device: device(s) }, context(s)),
-  presentStep: async (s) => (await import('../../src/api/present/device-run.ts')).presentStep({ id: 1, deviceRunId: 9, type: s.as(), startTime: 1, finishTime: 2, failReason: s() }),
-  presentLegacyState: async (s) => (await import('../../src/api/present/device-run.ts')).presentLegacyState({ id: 1, deviceRunId: 9, type: s.as(), startTime: 1, finishTime: null, failReason: s() }, s()),
+  presentDeviceRun: async (s) =>
+    (await import('../../src/api/present/device-run.ts')).presentDeviceRun(
+      { deviceRun: deviceRun(s), device: device(s) },
+      context(s),
+    ),
+  presentDeviceSession: async (s) =>
+    (await import('../../src/api/present/device-run.ts')).presentDeviceSession(
+      { deviceRun: deviceRun(s), device: device(s) },
+      context(s),
+    ),
+  presentStep: async (s) =>
+    (await import('../../src/api/present/device-run.ts')).presentStep({
+      id: 1,
+      deviceRunId: 9,
+      type: s.as(),
+      startTime: 1,
+      finishTime: 2,
+      failReason: s(),
+    }),
+  presentLegacyState: async (s) =>
+    (await import('../../src/api/present/device-run.ts')).presentLegacyState(
+      { id: 1, deviceRunId: 9, type: s.as(), startTime: 1, finishTime: null, failReason: s() },
+      s(),
+    ),
   presentError: async (s) => (await import('../../src/api/present/error.ts')).presentError(400, s()),
   presentFile: async (s) => (await import('../../src/api/present/file.ts')).presentFile(file(s), context(s)),
   presentFramework: async (s) =>
-    (await import('../../src/api/present/framework.ts')).presentFramework({ ...frameworkById(1)!, name: s(), kind: s.as(), description: s(), requiredAppExtensions: [s()], requiredTestExtensions: [s()], forProjects: [s()], unavailableReason: s() }),
+    (await import('../../src/api/present/framework.ts')).presentFramework({
+      ...frameworkById(1)!,
+      name: s(),
+      kind: s.as(),
+      description: s(),
+      requiredAppExtensions: [s()],
+      requiredTestExtensions: [s()],
+      forProjects: [s()],
+      unavailableReason: s(),
+    }),
   presentList: async (s) => {
     const { presentList } = await import('../../src/api/present/list.ts');
     const { presentDevice } = await import('../../src/api/present/device.ts');
     const query = { offset: 1, limit: 1, search: s(), sort: [], filters: [], raw: { sort: s(), filter: [s()] } };
     return presentList([presentDevice(device(s))], 5, query, { selfURI: s(), url: s(), extra: s.dict() });
   },
-  presentWholeList: async (s) => (await import('../../src/api/present/list.ts')).presentWholeList([], { selfURI: s(), url: s() }),
+  presentWholeList: async (s) =>
+    (await import('../../src/api/present/list.ts')).presentWholeList([], { selfURI: s(), url: s() }),
   presentProjectConfig: async (s) => {
     const config = {
-      projectId: 7, mode: s.as(), usedDeviceGroupId: 4, scheduler: s.as(), timeout: 60, deviceLanguageCode: s(), hookURL: s(), instrumentationRunner: s(), limitationType: s.as(), limitationValue: s(),
-      withAnnotation: s(), withoutAnnotation: s(), applicationUsername: s(), applicationPassword: s(), autoScreenshots: true, screenshotDir: s(), launchApp: true, videoRecordingEnabled: false, maxAutoRetriesCount: 0,
+      projectId: 7,
+      mode: s.as(),
+      usedDeviceGroupId: 4,
+      scheduler: s.as(),
+      timeout: 60,
+      deviceLanguageCode: s(),
+      hookURL: s(),
+      instrumentationRunner: s(),
+      limitationType: s.as(),
+      limitationValue: s(),
+      withAnnotation: s(),
+      withoutAnnotation: s(),
+      applicationUsername: s(),
+      applicationPassword: s(),
+      autoScreenshots: true,
+      screenshotDir: s(),
+      launchApp: true,
+      videoRecordingEnabled: false,
+      maxAutoRetriesCount: 0,
     } as const;
-    return (await import('../../src/api/present/project-config.ts')).presentProjectConfig({ config, usedDeviceGroupName: s(), runAvailable: true }, context(s));
+    return (await import('../../src/api/present/project-config.ts')).presentProjectConfig(
+      { config, usedDeviceGroupName: s(), runAvailable: true },
+      context(s),
+    );
   },
-  presentConfigParameter: async (s) => (await import('../../src/api/present/project-config.ts')).presentConfigParameter({ id: 1, projectId: 7, key: s(), value: s() }, context(s)),
+  presentConfigParameter: async (s) =>
+    (await import('../../src/api/present/project-config.ts')).presentConfigParameter(
+      { id: 1, projectId: 7, key: s(), value: s() },
+      context(s),
+    ),
   presentProject: async (s) => {
-    const project = { id: 7, userId: 1, name: s(), description: s(), type: s.as(), osType: s.as(), createTime: 1, archiveTime: null, archivingStrategy: s.as(), archivingItemCount: 3, common: false, shared: false, readOnly: false } as const;
-    return (await import('../../src/api/present/project.ts')).presentProject({ project, figures: { testRunCount: 1, successRatio: 0.5 }, testRuns: [runView(s)] }, context(s));
+    const project = {
+      id: 7,
+      userId: 1,
+      name: s(),
+      description: s(),
+      type: s.as(),
+      osType: s.as(),
+      createTime: 1,
+      archiveTime: null,
+      archivingStrategy: s.as(),
+      archivingItemCount: 3,
+      common: false,
+      shared: false,
+      readOnly: false,
+    } as const;
+    return (await import('../../src/api/present/project.ts')).presentProject(
+      { project, figures: { testRunCount: 1, successRatio: 0.5 }, testRuns: [runView(s)] },
+      context(s),
+    );
   },
   presentRecording: async (s) =>
-    (await import('../../src/api/present/recording.ts')).presentRecording({ recording: { id: 1, userId: 1, name: s(), osType: s.as(), authorizationId: null, state: s.as(), stepCount: 1, createTime: 1, endTime: null }, authorized: false }, context(s)),
-  presentRecordingStep: async (s) => (await import('../../src/api/present/recording.ts')).presentRecordingStep({ position: 1, action: s.as(), target: s(), value: s(), time: 1 }),
-  presentRecorderAuthorization: async (s) => (await import('../../src/api/present/recording.ts')).presentRecorderAuthorization({ id: 1, userId: 1, createTime: 1, endTime: null }, s()),
+    (await import('../../src/api/present/recording.ts')).presentRecording(
+      {
+        recording: {
+          id: 1,
+          userId: 1,
+          name: s(),
+          osType: s.as(),
+          authorizationId: null,
+          state: s.as(),
+          stepCount: 1,
+          createTime: 1,
+          endTime: null,
+        },
+        authorized: false,
+      },
+      context(s),
+    ),
+  presentRecordingStep: async (s) =>
+    (await import('../../src/api/present/recording.ts')).presentRecordingStep({
+      position: 1,
+      action: s.as(),
+      target: s(),
+      value: s(),
+      time: 1,
+    }),
+  presentRecorderAuthorization: async (s) =>
+    (await import('../../src/api/present/recording.ts')).presentRecorderAuthorization(
+      { id: 1, userId: 1, createTime: 1, endTime: null },
+      s(),
+    ),
   presentTestCaseRun: async (s) => (await import('../../src/api/present/results.ts')).presentTestCaseRun(testCase(s)),
-  presentSamples: async (s) => (await import('../../src/api/present/results.ts')).presentSamples([{ timestamp: 1, cpuUsage: 0.5, memUsage: 2, packageName: s() }]),
-  presentScreenshot: async (s) => (await import('../../src/api/present/results.ts')).presentScreenshot(file(s), context(s)),
+  presentSamples: async (s) =>
+    (await import('../../src/api/present/results.ts')).presentSamples([
+      { timestamp: 1, cpuUsage: 0.5, memUsage: 2, packageName: s() },
+    ]),
+  presentScreenshot: async (s) =>
+    (await import('../../src/api/present/results.ts')).presentScreenshot(file(s), context(s)),
   presentRunPlan: async (s) => {
-    const request = Object.fromEntries(['testRunName', 'hookURL', 'deviceLanguageCode', 'limitationType', 'limitationValue', 'instrumentationRunner', 'withAnnotation', 'withoutAnnotation', 'applicationUsername', 'applicationPassword'].map((key) => [key, s()]));
+    const request = Object.fromEntries(
+      [
+        'testRunName',
+        'hookURL',
+        'deviceLanguageCode',
+        'limitationType',
+        'limitationValue',
+        'instrumentationRunner',
+        'withAnnotation',
+        'withoutAnnotation',
+        'applicationUsername',
+        'applicationPassword',
+      ].map((key) => [key, s()]),
+    );
     const plan = {
-      project: { newName: s(), type: s.as() }, osType: s.as(), framework: { ...frameworkById(1)!, name: s() }, group: group(s), devices: [{ device: device(s), excludeReason: null }, { device: device(s), excludeReason: s.as() }],
-      files: [{ file: file(s), action: s.as() }], timeout: 60, maxTimeout: 120, scheduler: s.as(), maxAutoRetriesCount: 0, parameters: [{ key: s(), value: s() }],
-      deviceSettings: { locale: s(), wifi: true, googleAccount: { email: s(), password: s() } }, request,
+      project: { newName: s(), type: s.as() },
+      osType: s.as(),
+      framework: { ...frameworkById(1)!, name: s() },
+      group: group(s),
+      devices: [
+        { device: device(s), excludeReason: null },
+        { device: device(s), excludeReason: s.as() },
+      ],
+      files: [{ file: file(s), action: s.as() }],
+      timeout: 60,
+      maxTimeout: 120,
+      scheduler: s.as(),
+      maxAutoRetriesCount: 0,
+      parameters: [{ key: s(), value: s() }],
+      deviceSettings: { locale: s(), wifi: true, googleAccount: { email: s(), password: s() } },
+      request,
     };
     return (await import('../../src/api/present/run-plan.ts')).presentRunPlan(plan as never);
   },
-  presentTestRun: async (s) => (await import('../../src/api/present/test-run.ts')).presentTestRun(runView(s), context(s)),
-  presentStoredConfig: async (s) => (await import('../../src/api/present/test-run.ts')).presentStoredConfig(testRun(s).config),
-  presentUser: async (s) => (await import('../../src/api/present/user.ts')).presentUser(user(s), { usedBytes: 123, quotaBytes: 456 }, s()),
-  presentManagedUser: async (s) => (await import('../../src/api/present/user.ts')).presentManagedUser(user(s), { usedBytes: 123, quotaBytes: 456 }),
+  presentTestRun: async (s) =>
+    (await import('../../src/api/present/test-run.ts')).presentTestRun(runView(s), context(s)),
+  presentStoredConfig: async (s) =>
+    (await import('../../src/api/present/test-run.ts')).presentStoredConfig(testRun(s).config),
+  presentUser: async (s) =>
+    (await import('../../src/api/present/user.ts')).presentUser(user(s), { usedBytes: 123, quotaBytes: 456 }, s()),
+  presentManagedUser: async (s) =>
+    (await import('../../src/api/present/user.ts')).presentManagedUser(user(s), { usedBytes: 123, quotaBytes: 456 }),
 };
 
-const generated = fc.record({ values: fc.array(anyText, { minLength: 1, maxLength: 60 }), keys: fc.array(anyText, { maxLength: 4 }) });
+const generated = fc.record({
+  values: fc.array(anyText, { minLength: 1, maxLength: 60 }),
+  keys: fc.array(anyText, { maxLength: 4 }),
+});
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 150);
 
 describe('every answer parses, whatever text it holds', () => {
@@ -170,7 +440,14 @@ describe('every answer parses, whatever text it holds', () => {
         const s = textsFrom(values, keys);
         const cases = ['PASSED', 'FAILED', 'SKIPPED'].map((result) => ({ ...testCase(s), result: result as 'FAILED' }));
         expect(notWellFormed(junitReport(s(), cases, 0))).toBeNull();
-        expect(notWellFormed(junitSuites(s(), [{ name: s(), testCases: cases, timestamp: null }, { name: s(), testCases: [], timestamp: 1 }]))).toBeNull();
+        expect(
+          notWellFormed(
+            junitSuites(s(), [
+              { name: s(), testCases: cases, timestamp: null },
+              { name: s(), testCases: [], timestamp: 1 },
+            ]),
+          ),
+        ).toBeNull();
       }),
       { numRuns: RUNS * 2 },
     );

@@ -10,19 +10,27 @@ describe('project config rules', () => {
   });
 
   it('takes form text and converts it', () => {
-    const next = applyConfigChange(defaultConfig(1, 'IOS'), { mode: 'ios_crawler', usedDeviceGroupId: '12', timeout: '900', launchApp: 'false' }, context);
+    const next = applyConfigChange(
+      defaultConfig(1, 'IOS'),
+      { mode: 'ios_crawler', usedDeviceGroupId: '12', timeout: '900', launchApp: 'false' },
+      context,
+    );
     expect(next).toMatchObject({ mode: 'IOS_CRAWLER', usedDeviceGroupId: 12, timeout: 900, launchApp: false });
   });
 
   it('allows IOS_CRAWLER only in IOS projects (docs/api.md#project-config)', () => {
-    expect(() => applyConfigChange(defaultConfig(1, 'XCTEST'), { mode: 'IOS_CRAWLER' }, { ...context, projectType: 'XCTEST' })).toThrow(
-      'needs a project of type IOS',
-    );
+    expect(() =>
+      applyConfigChange(defaultConfig(1, 'XCTEST'), { mode: 'IOS_CRAWLER' }, { ...context, projectType: 'XCTEST' }),
+    ).toThrow('needs a project of type IOS');
   });
 
   it('refuses a mode of the other OS and unknown modes, listing the allowed ones', () => {
-    expect(() => applyConfigChange(defaultConfig(1, 'IOS'), { mode: 'APP_CRAWLER' }, context)).toThrow('runs on ANDROID devices');
-    expect(() => applyConfigChange(defaultConfig(1, 'IOS'), { mode: 'TELEPATHY' }, context)).toThrow(/must be one of FULL_RUN, IOS, .*IOS_CRAWLER/);
+    expect(() => applyConfigChange(defaultConfig(1, 'IOS'), { mode: 'APP_CRAWLER' }, context)).toThrow(
+      'runs on ANDROID devices',
+    );
+    expect(() => applyConfigChange(defaultConfig(1, 'IOS'), { mode: 'TELEPATHY' }, context)).toThrow(
+      /must be one of FULL_RUN, IOS, .*IOS_CRAWLER/,
+    );
   });
 
   it.each([
@@ -40,7 +48,14 @@ describe('project config rules', () => {
   });
 
   it('clears optional values with an empty parameter', () => {
-    const withHook = applyConfigChange(defaultConfig(1, 'IOS'), { hookURL: 'https://ci.example.com/hook', usedDeviceGroupId: '3' }, context);
-    expect(applyConfigChange(withHook, { hookURL: '', usedDeviceGroupId: '' }, context)).toMatchObject({ hookURL: null, usedDeviceGroupId: null });
+    const withHook = applyConfigChange(
+      defaultConfig(1, 'IOS'),
+      { hookURL: 'https://ci.example.com/hook', usedDeviceGroupId: '3' },
+      context,
+    );
+    expect(applyConfigChange(withHook, { hookURL: '', usedDeviceGroupId: '' }, context)).toMatchObject({
+      hookURL: null,
+      usedDeviceGroupId: null,
+    });
   });
 });

@@ -21,7 +21,10 @@ describe('TestRunConfig parsing', () => {
       frameworkId: 7,
       projectName: 'Shop',
       deviceIds: [3, 4],
-      files: [{ id: 41, action: 'INSTALL' }, { id: 42, action: null }],
+      files: [
+        { id: 41, action: 'INSTALL' },
+        { id: 42, action: null },
+      ],
       testRunParameters: [{ key: 'ENV', value: 'staging' }],
       timeout: 600,
       scheduler: 'SERIAL',
@@ -31,7 +34,10 @@ describe('TestRunConfig parsing', () => {
   });
 
   it('accepts files and device ids as comma-joined text, as form clients send them', () => {
-    expect(parseRunRequest({ files: '41,42', deviceIds: '3, 4' })).toMatchObject({ files: [{ id: 41 }, { id: 42 }], deviceIds: [3, 4] });
+    expect(parseRunRequest({ files: '41,42', deviceIds: '3, 4' })).toMatchObject({
+      files: [{ id: 41 }, { id: 42 }],
+      deviceIds: [3, 4],
+    });
   });
 
   it('recognises the legacy start that names only a project', () => {

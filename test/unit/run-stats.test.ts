@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type DeviceRunState, errorsDeviceCount, executionRatio, runStateOf, runStats, successRatio } from '../../src/domain/runs.ts';
+import {
+  type DeviceRunState,
+  errorsDeviceCount,
+  executionRatio,
+  runStateOf,
+  runStats,
+  successRatio,
+} from '../../src/domain/runs.ts';
 
 const tally = (state: DeviceRunState, count: number, passed = 0, failed = 0) => ({
   state,
@@ -12,7 +19,14 @@ const tally = (state: DeviceRunState, count: number, passed = 0, failed = 0) => 
 
 describe('run counters', () => {
   it('follow from the device-run states', () => {
-    const stats = runStats([tally('SUCCEEDED', 2, 10), tally('FAILED', 1, 4, 1), tally('WARNING', 1), tally('TIMEOUT', 1), tally('RUNNING', 1), tally('EXCLUDED', 2)]);
+    const stats = runStats([
+      tally('SUCCEEDED', 2, 10),
+      tally('FAILED', 1, 4, 1),
+      tally('WARNING', 1),
+      tally('TIMEOUT', 1),
+      tally('RUNNING', 1),
+      tally('EXCLUDED', 2),
+    ]);
     expect(stats).toMatchObject({
       deviceCount: 8,
       finishedDeviceCount: 7,

@@ -26,7 +26,9 @@ type DeviceRunEvent = keyof typeof DEVICE_RUN_MACHINE.events;
 
 /** Every (from, event, to) the table allows. */
 function allowed<S extends string, E extends string>(machine: StateMachine<S, E>): Array<[S, E, S]> {
-  return (Object.keys(machine.events) as E[]).flatMap((event) => machine.events[event].from.flatMap((from) => machine.events[event].to.map((to): [S, E, S] => [from, event, to])));
+  return (Object.keys(machine.events) as E[]).flatMap((event) =>
+    machine.events[event].from.flatMap((from) => machine.events[event].to.map((to): [S, E, S] => [from, event, to])),
+  );
 }
 
 /** States reachable from `start` by any number of transitions. */
@@ -100,7 +102,8 @@ describe('the device-run machine', () => {
 
   it('reaches every state, and an end from every state', () => {
     expect(reachable(machine, machine.initial)).toEqual(new Set(DEVICE_RUN_STATES));
-    for (const state of DEVICE_RUN_STATES) expect([...reachable(machine, [state])].some((s) => FINAL_DEVICE_RUN_STATES.has(s))).toBe(true);
+    for (const state of DEVICE_RUN_STATES)
+      expect([...reachable(machine, [state])].some((s) => FINAL_DEVICE_RUN_STATES.has(s))).toBe(true);
   });
 });
 
@@ -154,16 +157,25 @@ describe('any machine', () => {
   it('moves only along its table, and refuses the rest without a state to show for it', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom(...machines).chain((machine) =>
-          fc.tuple(fc.constant(machine), fc.constantFrom(...machine.states), fc.constantFrom(...Object.keys(machine.events)), fc.option(fc.constantFrom(...machine.states), { nil: undefined })),
-        ),
+        fc
+          .constantFrom(...machines)
+          .chain((machine) =>
+            fc.tuple(
+              fc.constant(machine),
+              fc.constantFrom(...machine.states),
+              fc.constantFrom(...Object.keys(machine.events)),
+              fc.option(fc.constantFrom(...machine.states), { nil: undefined }),
+            ),
+          ),
         ([machine, from, event, to]) => {
           let next: string | undefined;
           try {
             next = machine.next(from, event, to);
           } catch (error) {
             expect(error).toBeInstanceOf(IllegalTransitionError);
-            expect(machine.can(from, event) && (to === undefined || machine.events[event]!.to.includes(to))).toBe(false);
+            expect(machine.can(from, event) && (to === undefined || machine.events[event]!.to.includes(to))).toBe(
+              false,
+            );
             return;
           }
           expect(machine.events[event]!.from).toContain(from);
@@ -194,61 +206,89 @@ describe("the run's state", () => {
   it('is derived from its device runs, by the same sets the store queries with', () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...DEVICE_RUN_STATES), { maxLength: 8 }), (states) => {
-        const update = runUpdate({ state: 'WAITING', startTime: null }, progressOf(states.map((state) => ({ state, superseded: false }))), 1);
+        const update = runUpdate(
+          { state: 'WAITING', startTime: null },
+          progressOf(states.map((state) => ({ state, superseded: false }))),
+          1,
+        );
         expect(update?.state ?? 'WAITING').toBe(runStateOf(states));
       }),
     );
   });
 
   it('follows its device runs through any interleaving of their events and retries', () => {
-    const step = fc.record({ pick: fc.nat(), event: fc.constantFrom<DeviceRunEvent | 'retry'>('claim', 'sendResults', 'end', 'abort', 'exclude', 'retry'), outcome: fc.nat() });
+    const step = fc.record({
+      pick: fc.nat(),
+      event: fc.constantFrom<DeviceRunEvent | 'retry'>('claim', 'sendResults', 'end', 'abort', 'exclude', 'retry'),
+      outcome: fc.nat(),
+    });
     fc.assert(
-      fc.property(fc.array(fc.constantFrom<DeviceRunState>('WAITING', 'EXCLUDED'), { minLength: 1, maxLength: 5 }), fc.array(step, { maxLength: 40 }), (initial, steps) => {
-        const sessions: Session[] = initial.map((state) => ({ state, superseded: false }));
-        let run: Pick<TestRun, 'state' | 'startTime' | 'endTime'> = { state: 'WAITING', startTime: null, endTime: null };
-        const derive = (now: number) => {
-          const before = run.state;
-          const update = runUpdate(run, progressOf(sessions), now);
-          const expected = runStateOf(sessions.filter((session) => !session.superseded).map((session) => session.state));
-          if (update === null) {
-            expect(run.state).toBe(expected);
-            expect(expected).not.toBe('FINISHED');
-            return;
+      fc.property(
+        fc.array(fc.constantFrom<DeviceRunState>('WAITING', 'EXCLUDED'), { minLength: 1, maxLength: 5 }),
+        fc.array(step, { maxLength: 40 }),
+        (initial, steps) => {
+          const sessions: Session[] = initial.map((state) => ({ state, superseded: false }));
+          let run: Pick<TestRun, 'state' | 'startTime' | 'endTime'> = {
+            state: 'WAITING',
+            startTime: null,
+            endTime: null,
+          };
+          const derive = (now: number) => {
+            const before = run.state;
+            const update = runUpdate(run, progressOf(sessions), now);
+            const expected = runStateOf(
+              sessions.filter((session) => !session.superseded).map((session) => session.state),
+            );
+            if (update === null) {
+              expect(run.state).toBe(expected);
+              expect(expected).not.toBe('FINISHED');
+              return;
+            }
+            expect(update.state).toBe(expected);
+            // The start time is set once, the first time the run leaves WAITING.
+            if (update.startTime !== undefined) expect(run.startTime).toBeNull();
+            if (update.state !== 'WAITING' && run.startTime === null) expect(update.startTime).toBe(now);
+            if (update.state === 'FINISHED') {
+              expect(update.justFinished).toBe(before !== 'FINISHED');
+              expect(update.endTime).toBe(update.justFinished ? now : undefined);
+            }
+            run = {
+              state: update.state,
+              startTime: update.startTime ?? run.startTime,
+              endTime: update.state === 'FINISHED' ? (update.endTime ?? run.endTime) : null,
+            };
+          };
+          derive(0);
+          for (const [index, { pick, event, outcome }] of steps.entries()) {
+            const current = sessions.filter((session) => !session.superseded);
+            const session = current[pick % current.length]!;
+            if (event === 'retry') {
+              if (!FINAL_DEVICE_RUN_STATES.has(session.state) || session.state === 'EXCLUDED') continue;
+              session.superseded = true;
+              sessions.push({ state: 'WAITING', superseded: false });
+            } else {
+              if (!DEVICE_RUN_MACHINE.can(session.state, event)) continue;
+              const targets = DEVICE_RUN_MACHINE.events[event].to;
+              session.state = DEVICE_RUN_MACHINE.next(session.state, event, targets[outcome % targets.length]);
+            }
+            derive(index + 1);
           }
-          expect(update.state).toBe(expected);
-          // The start time is set once, the first time the run leaves WAITING.
-          if (update.startTime !== undefined) expect(run.startTime).toBeNull();
-          if (update.state !== 'WAITING' && run.startTime === null) expect(update.startTime).toBe(now);
-          if (update.state === 'FINISHED') {
-            expect(update.justFinished).toBe(before !== 'FINISHED');
-            expect(update.endTime).toBe(update.justFinished ? now : undefined);
-          }
-          run = { state: update.state, startTime: update.startTime ?? run.startTime, endTime: update.state === 'FINISHED' ? (update.endTime ?? run.endTime) : null };
-        };
-        derive(0);
-        for (const [index, { pick, event, outcome }] of steps.entries()) {
-          const current = sessions.filter((session) => !session.superseded);
-          const session = current[pick % current.length]!;
-          if (event === 'retry') {
-            if (!FINAL_DEVICE_RUN_STATES.has(session.state) || session.state === 'EXCLUDED') continue;
-            session.superseded = true;
-            sessions.push({ state: 'WAITING', superseded: false });
-          } else {
-            if (!DEVICE_RUN_MACHINE.can(session.state, event)) continue;
-            const targets = DEVICE_RUN_MACHINE.events[event].to;
-            session.state = DEVICE_RUN_MACHINE.next(session.state, event, targets[outcome % targets.length]);
-          }
-          derive(index + 1);
-        }
-        expect(run.state === 'FINISHED').toBe(sessions.every((session) => session.superseded || FINAL_DEVICE_RUN_STATES.has(session.state)));
-        if (run.state !== 'WAITING') expect(run.startTime).not.toBeNull();
-      }),
+          expect(run.state === 'FINISHED').toBe(
+            sessions.every((session) => session.superseded || FINAL_DEVICE_RUN_STATES.has(session.state)),
+          );
+          if (run.state !== 'WAITING') expect(run.startTime).not.toBeNull();
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('may follow any state from any other', () => {
-    const progress = { WAITING: { unfinished: true, started: false }, RUNNING: { unfinished: true, started: true }, FINISHED: { unfinished: false, started: true } } as const;
+    const progress = {
+      WAITING: { unfinished: true, started: false },
+      RUNNING: { unfinished: true, started: true },
+      FINISHED: { unfinished: false, started: true },
+    } as const;
     const states: TestRunState[] = ['WAITING', 'RUNNING', 'FINISHED'];
     for (const from of states) {
       for (const to of states) {

@@ -50,27 +50,35 @@ function findOldNode(): string | undefined {
 
 const oldNode = findOldNode();
 if (oldNode === undefined) {
-  console.warn('SKIPPED: no Node.js older than 22 found (set DEVICECLOUD_TEST_OLD_NODE); the old-Node start is not tested');
+  console.warn(
+    'SKIPPED: no Node.js older than 22 found (set DEVICECLOUD_TEST_OLD_NODE); the old-Node start is not tested',
+  );
 }
 
 describe.skipIf(oldNode === undefined)('started on an old Node', () => {
-  it.each([['--version'], ['serve', '--port', '0'], ['local', '--port', '0'], ['admin', 'list-users'], ['run', '--help']])(
-    '`devicecloud %s` says which versions it needs in one line and exits 3 before loading SQLite',
-    async (...args) => {
-      // A data dir of its own: had the command gone on, SQLite would have been opened there (and
-      // better-sqlite3 13 crashes on Node 20, which would show as a signal, not exit code 3).
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-old-node-'));
-      const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = execFile(oldNode as string, [BIN, ...args], { env: { ...process.env, DEVICECLOUD_DATA_DIR: dataDir }, timeout: 30_000 }, (_error, stdout, stderr) =>
-          resolve({ code: child.exitCode, stdout, stderr }),
-        );
-      });
-      expect(result.code).toBe(3);
-      expect(result.stdout).toBe('');
-      expect(result.stderr.trim().split('\n')).toHaveLength(1);
-      expect(result.stderr).toMatch(/needs Node\.js 22 .*24 or 26; this is Node\.js \d+\./);
-      expect(fs.readdirSync(dataDir)).toEqual([]);
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  );
+  it.each([
+    ['--version'],
+    ['serve', '--port', '0'],
+    ['local', '--port', '0'],
+    ['admin', 'list-users'],
+    ['run', '--help'],
+  ])('`devicecloud %s` says which versions it needs in one line and exits 3 before loading SQLite', async (...args) => {
+    // A data dir of its own: had the command gone on, SQLite would have been opened there (and
+    // better-sqlite3 13 crashes on Node 20, which would show as a signal, not exit code 3).
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-old-node-'));
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(
+        oldNode as string,
+        [BIN, ...args],
+        { env: { ...process.env, DEVICECLOUD_DATA_DIR: dataDir }, timeout: 30_000 },
+        (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
+      );
+    });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/needs Node\.js 22 .*24 or 26; this is Node\.js \d+\./);
+    expect(fs.readdirSync(dataDir)).toEqual([]);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
 });

@@ -29,11 +29,24 @@ describe('one representation, two encodings', () => {
       shared: false,
       ratio: 0.5,
       tags: ['x', 'y'],
-      testRuns: [{ id: 1, state: 'WAITING' }, { id: 2, state: 'FINISHED' }],
+      testRuns: [
+        { id: 1, state: 'WAITING' },
+        { id: 2, state: 'FINISHED' },
+      ],
       empty: [],
       nested: { releaseVersion: '14', apiLevel: 34 },
     });
-    expect(Object.keys(json)).toEqual(['id', 'name', 'description', 'shared', 'ratio', 'tags', 'testRuns', 'empty', 'nested']);
+    expect(Object.keys(json)).toEqual([
+      'id',
+      'name',
+      'description',
+      'shared',
+      'ratio',
+      'tags',
+      'testRuns',
+      'empty',
+      'nested',
+    ]);
   });
 
   it('writes well-formed XML that round-trips every character, nulls omitted, arrays wrapped', () => {
@@ -51,23 +64,32 @@ describe('one representation, two encodings', () => {
 
 describe('XML lists', () => {
   it('keeps the order of items of different types and writes an empty list as an empty element', () => {
-    const xml = encodeXml(rep('apiList', { data: [rep('a', { id: 1 }), rep('b', { id: 2 }), rep('a', { id: 3 })], none: [] }));
+    const xml = encodeXml(
+      rep('apiList', { data: [rep('a', { id: 1 }), rep('b', { id: 2 }), rep('a', { id: 3 })], none: [] }),
+    );
     expect(xml).toContain('<data><a><id>1</id></a><b><id>2</id></b><a><id>3</id></a></data><none></none>');
   });
 });
 
 describe('text XML 1.0 cannot carry', () => {
-  const entity = rep('apiTestCaseRun', { errorMessage: 'bell\u0007 \u001b[31mred\u001b[0m vt\u000b nul\u0000 \ufffe\uffff lone\ud800 pair\ud83d\ude00 back\\slash' });
+  const entity = rep('apiTestCaseRun', {
+    errorMessage:
+      'bell\u0007 \u001b[31mred\u001b[0m vt\u000b nul\u0000 \ufffe\uffff lone\ud800 pair\ud83d\ude00 back\\slash',
+  });
 
   it('is shown as \\uXXXX in XML, a lone surrogate as U+FFFD; the rest is kept', () => {
     const xml = encodeXml(entity);
-    expect(xml).toContain('<errorMessage>bell\\u0007 \\u001b[31mred\\u001b[0m vt\\u000b nul\\u0000 \\ufffe\\uffff lone\ufffd pair\ud83d\ude00 back\\slash</errorMessage>');
+    expect(xml).toContain(
+      '<errorMessage>bell\\u0007 \\u001b[31mred\\u001b[0m vt\\u000b nul\\u0000 \\ufffe\\uffff lone\ufffd pair\ud83d\ude00 back\\slash</errorMessage>',
+    );
   });
 
   it('is kept exactly in JSON, except a lone surrogate, which is no character (U+FFFD)', () => {
     const text = encodeJson(entity);
     expect(text).toContain('\\u001b[31m');
-    expect(JSON.parse(text).errorMessage).toBe('bell\u0007 \u001b[31mred\u001b[0m vt\u000b nul\u0000 \ufffe\uffff lone\ufffd pair\ud83d\ude00 back\\slash');
+    expect(JSON.parse(text).errorMessage).toBe(
+      'bell\u0007 \u001b[31mred\u001b[0m vt\u000b nul\u0000 \ufffe\uffff lone\ufffd pair\ud83d\ude00 back\\slash',
+    );
     // A backslash before `ud800` in the text is text, not an escape.
     expect(JSON.parse(encodeJson(rep('x', { a: '\\ud800', b: '\\\ud800' })))).toEqual({ a: '\\ud800', b: '\\\ufffd' });
   });

@@ -24,11 +24,20 @@ export function createDriver(name: DriverName, options: DriverOptions): Driver {
   switch (name) {
     case 'virtual': {
       const ios = Math.floor(options.virtualDevices / 3);
-      return createVirtualDriver({ dataDir: path.join(options.dataDir, 'virtual'), devices: defaultVirtualDevices(options.virtualDevices - ios, ios, options.virtualPrefix), sandbox: options.sandbox });
+      return createVirtualDriver({
+        dataDir: path.join(options.dataDir, 'virtual'),
+        devices: defaultVirtualDevices(options.virtualDevices - ios, ios, options.virtualPrefix),
+        sandbox: options.sandbox,
+      });
     }
     case 'adb':
       // The ADB server is found the way the adb command line finds it (ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT).
-      return createAdbDriver({ dataDir: path.join(options.dataDir, 'adb'), server: adbServerFromEnv(process.env), hostEnv: process.env, sandbox: options.sandbox });
+      return createAdbDriver({
+        dataDir: path.join(options.dataDir, 'adb'),
+        server: adbServerFromEnv(process.env),
+        hostEnv: process.env,
+        sandbox: options.sandbox,
+      });
     case 'ios':
       try {
         return iosDriverFromSettings({ dataDir: path.join(options.dataDir, 'ios'), ...options.ios });

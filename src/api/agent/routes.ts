@@ -6,9 +6,26 @@ import type { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { ArtifactQuery, CleanedReport, ClaimRequest, DevicesRequest, HeartbeatRequest, HelloRequest, PROTOCOL_PREFIX, ProgressReport, REPORT_BODY_LIMIT_BYTES, ResultReport } from '../../protocol/v1.ts';
+import {
+  ArtifactQuery,
+  CleanedReport,
+  ClaimRequest,
+  DevicesRequest,
+  HeartbeatRequest,
+  HelloRequest,
+  PROTOCOL_PREFIX,
+  ProgressReport,
+  REPORT_BODY_LIMIT_BYTES,
+  ResultReport,
+} from '../../protocol/v1.ts';
 import { NotFoundError } from '../../domain/errors.ts';
-import { openAssignedFile, reportCleaned, reportProgress, reportResult, storeArtifact } from '../../services/agent-reports.ts';
+import {
+  openAssignedFile,
+  reportCleaned,
+  reportProgress,
+  reportResult,
+  storeArtifact,
+} from '../../services/agent-reports.ts';
 import { addDevices, claim, heartbeat, hello } from '../../services/agent-session.ts';
 import type { Context } from '../../services/context.ts';
 import type { Agent } from '../../domain/agents.ts';
@@ -55,11 +72,21 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context): v
   const agentOf = (request: FastifyRequest): Agent => request.agent!;
   const json = <T>(value: T) => value;
 
-  app.post(`${PROTOCOL_PREFIX}/hello`, { config, preHandler: storable, schema: { ...schema, body: HelloRequest } }, async (request) => json(await hello(ctx, agentOf(request), request.body)));
-  app.post(`${PROTOCOL_PREFIX}/devices`, { config, preHandler: storable, schema: { ...schema, body: DevicesRequest } }, async (request) => json(await addDevices(ctx, agentOf(request), request.body)));
+  app.post(
+    `${PROTOCOL_PREFIX}/hello`,
+    { config, preHandler: storable, schema: { ...schema, body: HelloRequest } },
+    async (request) => json(await hello(ctx, agentOf(request), request.body)),
+  );
+  app.post(
+    `${PROTOCOL_PREFIX}/devices`,
+    { config, preHandler: storable, schema: { ...schema, body: DevicesRequest } },
+    async (request) => json(await addDevices(ctx, agentOf(request), request.body)),
+  );
 
-  app.post(`${PROTOCOL_PREFIX}/heartbeat`, { config, preHandler: storable, schema: { ...schema, body: HeartbeatRequest } }, async (request) =>
-    json(await heartbeat(ctx, agentOf(request), request.body)),
+  app.post(
+    `${PROTOCOL_PREFIX}/heartbeat`,
+    { config, preHandler: storable, schema: { ...schema, body: HeartbeatRequest } },
+    async (request) => json(await heartbeat(ctx, agentOf(request), request.body)),
   );
 
   // Long polls end early when their agent hangs up, and all at once when the server closes.
@@ -67,25 +94,35 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context): v
   app.addHook('preClose', async () => {
     for (const poll of polls) poll.abort();
   });
-  app.post(`${PROTOCOL_PREFIX}/claims`, { config, schema: { ...schema, body: ClaimRequest } }, async (request, reply) => {
-    const poll = new AbortController();
-    polls.add(poll);
-    // The response closes before it is sent only when the agent hung up.
-    reply.raw.once('close', () => poll.abort());
-    try {
-      return json(await claim(ctx, agentOf(request), request.body, poll.signal));
-    } finally {
-      polls.delete(poll);
-    }
-  });
-
-  const bodyLimit = REPORT_BODY_LIMIT_BYTES;
-  app.post(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/progress`, { config, preHandler: storable, bodyLimit, schema: { ...schema, params: DeviceRunPath, body: ProgressReport } }, async (request) =>
-    json(await reportProgress(ctx, agentOf(request), id(request.params.deviceRunId, 'Device run'), request.body)),
+  app.post(
+    `${PROTOCOL_PREFIX}/claims`,
+    { config, schema: { ...schema, body: ClaimRequest } },
+    async (request, reply) => {
+      const poll = new AbortController();
+      polls.add(poll);
+      // The response closes before it is sent only when the agent hung up.
+      reply.raw.once('close', () => poll.abort());
+      try {
+        return json(await claim(ctx, agentOf(request), request.body, poll.signal));
+      } finally {
+        polls.delete(poll);
+      }
+    },
   );
 
-  app.post(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/result`, { config, preHandler: storable, bodyLimit, schema: { ...schema, params: DeviceRunPath, body: ResultReport } }, async (request) =>
-    json(await reportResult(ctx, agentOf(request), id(request.params.deviceRunId, 'Device run'), request.body)),
+  const bodyLimit = REPORT_BODY_LIMIT_BYTES;
+  app.post(
+    `${PROTOCOL_PREFIX}/device-runs/:deviceRunId/progress`,
+    { config, preHandler: storable, bodyLimit, schema: { ...schema, params: DeviceRunPath, body: ProgressReport } },
+    async (request) =>
+      json(await reportProgress(ctx, agentOf(request), id(request.params.deviceRunId, 'Device run'), request.body)),
+  );
+
+  app.post(
+    `${PROTOCOL_PREFIX}/device-runs/:deviceRunId/result`,
+    { config, preHandler: storable, bodyLimit, schema: { ...schema, params: DeviceRunPath, body: ResultReport } },
+    async (request) =>
+      json(await reportResult(ctx, agentOf(request), id(request.params.deviceRunId, 'Device run'), request.body)),
   );
 
   // Artifacts stream in as raw bytes: the body is not parsed, only piped to the blob store.
@@ -94,22 +131,49 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context): v
     scope.removeAllContentTypeParsers();
     // The body is then the request stream itself (a Readable), which no schema describes.
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-    scope.put(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/artifacts`, { config, schema: { ...schema, params: DeviceRunPath, querystring: ArtifactQuery } }, async (request, reply) => {
-      const stored = await storeArtifact(ctx, agentOf(request), id(request.params.deviceRunId, 'Device run'), request.query, request.body as Readable, declaredLength(request.headers['content-length']));
-      return reply.code(201).send(stored);
-    });
+    scope.put(
+      `${PROTOCOL_PREFIX}/device-runs/:deviceRunId/artifacts`,
+      { config, schema: { ...schema, params: DeviceRunPath, querystring: ArtifactQuery } },
+      async (request, reply) => {
+        const stored = await storeArtifact(
+          ctx,
+          agentOf(request),
+          id(request.params.deviceRunId, 'Device run'),
+          request.query,
+          request.body as Readable,
+          declaredLength(request.headers['content-length']),
+        );
+        return reply.code(201).send(stored);
+      },
+    );
   });
 
-  app.get(`${PROTOCOL_PREFIX}/device-runs/:deviceRunId/files/:fileId`, { config, schema: { ...schema, params: FilePath } }, async (request, reply) => {
-    const { file, stream } = await openAssignedFile(ctx, agentOf(request), id(request.params.deviceRunId, 'Device run'), id(request.params.fileId, 'File'));
-    return reply.type('application/octet-stream').header('content-length', file.size).send(stream);
-  });
-
-  app.post(`${PROTOCOL_PREFIX}/devices/:deviceId/cleaned`, { config, preHandler: storable, schema: { ...schema, params: DevicePath, body: CleanedReport } }, async (request) =>
-    json(await reportCleaned(ctx, agentOf(request), id(request.params.deviceId, 'Device'), request.body)),
+  app.get(
+    `${PROTOCOL_PREFIX}/device-runs/:deviceRunId/files/:fileId`,
+    { config, schema: { ...schema, params: FilePath } },
+    async (request, reply) => {
+      const { file, stream } = await openAssignedFile(
+        ctx,
+        agentOf(request),
+        id(request.params.deviceRunId, 'Device run'),
+        id(request.params.fileId, 'File'),
+      );
+      return reply.type('application/octet-stream').header('content-length', file.size).send(stream);
+    },
   );
 
-  app.get(`${PROTOCOL_PREFIX}/ping`, { config, schema: { ...schema, response: { 200: Type.Object({ ok: Type.Boolean() }) } } }, async () => ({ ok: true }));
+  app.post(
+    `${PROTOCOL_PREFIX}/devices/:deviceId/cleaned`,
+    { config, preHandler: storable, schema: { ...schema, params: DevicePath, body: CleanedReport } },
+    async (request) =>
+      json(await reportCleaned(ctx, agentOf(request), id(request.params.deviceId, 'Device'), request.body)),
+  );
+
+  app.get(
+    `${PROTOCOL_PREFIX}/ping`,
+    { config, schema: { ...schema, response: { 200: Type.Object({ ok: Type.Boolean() }) } } },
+    async () => ({ ok: true }),
+  );
 }
 
 /** The Content-Length of a request, when it is a plain number (a chunked body has none). */

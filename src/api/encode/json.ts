@@ -47,7 +47,9 @@ export function jsonSerializer({ schema }: { schema: object }): Stringify {
 }
 
 function compile(schema: object): Stringify {
-  const stringify = fastJsonStringify(forSerializer(schema as Schema) as Parameters<typeof fastJsonStringify>[0]) as Stringify;
+  const stringify = fastJsonStringify(
+    forSerializer(schema as Schema) as Parameters<typeof fastJsonStringify>[0],
+  ) as Stringify;
   compiled.set(schema, stringify);
   return stringify;
 }
@@ -70,7 +72,11 @@ function forSerializer(schema: Schema): Schema {
   const { properties, items } = schema;
   return {
     ...schema,
-    ...(properties !== undefined && { properties: Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, forSerializer(property)])) }),
+    ...(properties !== undefined && {
+      properties: Object.fromEntries(
+        Object.entries(properties).map(([name, property]) => [name, forSerializer(property)]),
+      ),
+    }),
     ...(items !== undefined && { items: forSerializer(items) }),
   };
 }

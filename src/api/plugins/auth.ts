@@ -50,7 +50,9 @@ export function registerAuth(app: FastifyInstance, ctx: Context): void {
       request.agent = (await authenticateAgentRequest(ctx, request)) ?? null;
       if (request.agent === null) {
         reply.header('WWW-Authenticate', `Bearer realm="${REALM}-agents"`);
-        throw new UnauthorizedError('Agents authenticate with their token: Authorization: Bearer <token> (devicecloud admin create-agent-token)');
+        throw new UnauthorizedError(
+          'Agents authenticate with their token: Authorization: Bearer <token> (devicecloud admin create-agent-token)',
+        );
       }
       return;
     }
@@ -88,8 +90,13 @@ async function authenticateSession(ctx: Context, request: FastifyRequest): Promi
   if (token === undefined || token === '') return null;
   const session = await sessionOf(ctx, token);
   if (session === undefined) return null;
-  if (!SAFE_METHODS.has(request.method) && !csrfMatches(session.csrfToken, request.headers['x-csrf-token'] as string | undefined)) {
-    throw new ForbiddenError('This change needs the X-CSRF-Token header of the signed-in session (GET /auth/session answers it)');
+  if (
+    !SAFE_METHODS.has(request.method) &&
+    !csrfMatches(session.csrfToken, request.headers['x-csrf-token'] as string | undefined)
+  ) {
+    throw new ForbiddenError(
+      'This change needs the X-CSRF-Token header of the signed-in session (GET /auth/session answers it)',
+    );
   }
   return { user: session.user, credential: { kind: 'session', session } };
 }

@@ -22,8 +22,12 @@ export function registerErrorHandling(app: FastifyInstance, ctx: Context): void 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     // OAuth clients read RFC 6749/6750 errors, in JSON, whatever they accept.
     if (error instanceof OAuthError) {
-      if (error.error === 'invalid_token') reply.header('WWW-Authenticate', `Bearer realm="${REALM}", error="invalid_token"`);
-      return reply.code(error.statusCode).header('cache-control', 'no-store').send({ error: error.error, error_description: error.message });
+      if (error.error === 'invalid_token')
+        reply.header('WWW-Authenticate', `Bearer realm="${REALM}", error="invalid_token"`);
+      return reply
+        .code(error.statusCode)
+        .header('cache-control', 'no-store')
+        .send({ error: error.error, error_description: error.message });
     }
     const unavailable = ctx.store.asUnavailable(error);
     if (unavailable !== undefined) {
@@ -31,7 +35,8 @@ export function registerErrorHandling(app: FastifyInstance, ctx: Context): void 
       reply.header('retry-after', String(unavailable.retryAfterSeconds));
       return send(reply, request, unavailable.statusCode, unavailable.message);
     }
-    if (error instanceof TooManyRequestsError && error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+    if (error instanceof TooManyRequestsError && error.retryAfterSeconds !== undefined)
+      reply.header('retry-after', String(error.retryAfterSeconds));
     const { status, message } = describe(error, request);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     return send(reply, request, status, message);
@@ -83,7 +88,11 @@ function validationMessage(issues: readonly ValidationIssue[]): string {
   if (issue === undefined) return 'Invalid request';
   const missing = issue.params.missingProperty;
   if (typeof missing === 'string') return `Parameter '${missing}' is required`;
-  const name = issue.instancePath.split('/').filter((part) => part !== '' && !/^\d+$/.test(part)).join('.') || 'body';
+  const name =
+    issue.instancePath
+      .split('/')
+      .filter((part) => part !== '' && !/^\d+$/.test(part))
+      .join('.') || 'body';
   if (issue.keyword === 'enum') {
     return `Parameter '${name}' must be one of ${(issue.params.allowedValues as unknown[]).join(', ')}`;
   }

@@ -41,7 +41,11 @@ function decide(accept: string): boolean {
 }
 
 /** Encodes a representation in the negotiated format; JSON with `stringify` when given (encode/json.ts). */
-export function encodeFor(accept: string | undefined, body: Rep, stringify?: Stringify): { contentType: string; payload: string } {
+export function encodeFor(
+  accept: string | undefined,
+  body: Rep,
+  stringify?: Stringify,
+): { contentType: string; payload: string } {
   return prefersJson(accept)
     ? { contentType: JSON_CONTENT_TYPE, payload: encodeJson(body, stringify) }
     : { contentType: XML_CONTENT_TYPE, payload: encodeXml(body) };

@@ -18,7 +18,8 @@ declare module 'fastify' {
 export function registerPasswordGuesses(app: FastifyInstance, ctx: Context): void {
   app.decorateRequest('passwordGuess', null);
   app.addHook('preHandler', async (request) => {
-    if (request.routeOptions.config.takesPassword === true) request.passwordGuess = await startAddressGuess(ctx, request.ip);
+    if (request.routeOptions.config.takesPassword === true)
+      request.passwordGuess = await startAddressGuess(ctx, request.ip);
   });
   // Before the answer leaves (not after it, as onResponse would): the client's next attempt must
   // find this one already forgotten.
@@ -26,7 +27,11 @@ export function registerPasswordGuesses(app: FastifyInstance, ctx: Context): voi
     const guess = request.passwordGuess;
     if (guess !== null && reply.statusCode !== 400 && reply.statusCode !== 401) {
       request.passwordGuess = null;
-      await guess.forget().catch((error: unknown) => request.log.warn(`a sign-in attempt could not be forgotten: ${(error as Error).message}`));
+      await guess
+        .forget()
+        .catch((error: unknown) =>
+          request.log.warn(`a sign-in attempt could not be forgotten: ${(error as Error).message}`),
+        );
     }
     return payload;
   });

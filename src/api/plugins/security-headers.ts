@@ -8,7 +8,8 @@
 import type { FastifyInstance } from 'fastify';
 
 /** The dashboard: its own scripts, styles and images (screenshots are API answers), nothing inline. */
-const DASHBOARD_POLICY = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const DASHBOARD_POLICY =
+  "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 /** API answers and downloads: data, never a document that does anything. */
 const DATA_POLICY = "default-src 'none'; sandbox; frame-ancestors 'none'";
 

@@ -64,7 +64,13 @@ export const ApiDeviceSession = entitySchema('apiDeviceSession', {
   uiLink: Url,
 });
 
-export const ApiDeviceSessionStep = entitySchema('apiDeviceSessionStep', { id: Id, type: Str, startTimeMS: Time, finishTimeMS: MaybeTime, failReason: MaybeStr });
+export const ApiDeviceSessionStep = entitySchema('apiDeviceSessionStep', {
+  id: Id,
+  type: Str,
+  startTimeMS: Time,
+  finishTimeMS: MaybeTime,
+  failReason: MaybeStr,
+});
 
 /** The legacy "device run" view of a device session. */
 export function presentDeviceRun(view: DeviceRunView, context: PresentContext): Rep {

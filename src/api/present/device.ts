@@ -16,7 +16,11 @@ export const ApiSoftwareVersion = entitySchema('apiSoftwareVersion', {
 });
 
 /** The legacy device run's own copy of its device's release, without the number. */
-export const ApiSoftwareRelease = entitySchema('apiSoftwareVersion', { releaseVersion: Str, apiLevel: MaybeInt }, { title: 'apiSoftwareRelease' });
+export const ApiSoftwareRelease = entitySchema(
+  'apiSoftwareVersion',
+  { releaseVersion: Str, apiLevel: MaybeInt },
+  { title: 'apiSoftwareRelease' },
+);
 
 const deviceFields = {
   id: Id,

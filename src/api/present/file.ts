@@ -35,10 +35,15 @@ export function presentFile(file: UserFile, context: PresentContext): Rep {
     state: file.state,
     direction: file.direction,
     inputType: file.inputType,
-    directUrl: file.deviceRunId === null ? `${context.baseUrl}/api/v2${base}/file` : `${context.baseUrl}/api/v2${userPath(context)}/device-sessions/${file.deviceRunId}/output-file-set/files/${file.id}/file`,
+    directUrl:
+      file.deviceRunId === null
+        ? `${context.baseUrl}/api/v2${base}/file`
+        : `${context.baseUrl}/api/v2${userPath(context)}/device-sessions/${file.deviceRunId}/output-file-set/files/${file.id}/file`,
     iconDirectUrl: null,
     duplicate: file.duplicate,
-    fileProperties: Object.entries(file.properties).map(([key, value], index) => entity(ApiFileProperty, { id: index + 1, key, value })),
+    fileProperties: Object.entries(file.properties).map(([key, value], index) =>
+      entity(ApiFileProperty, { id: index + 1, key, value }),
+    ),
     tags: [...file.tags],
   });
 }

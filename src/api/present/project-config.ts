@@ -30,7 +30,12 @@ export const ApiProjectConfig = entitySchema('apiProjectConfig', {
   runAvailable: Bool,
 });
 
-export const ApiTestRunParameter = entitySchema('apiTestRunParameter', { id: Id, selfURI: SelfURI, key: Str, value: Str });
+export const ApiTestRunParameter = entitySchema('apiTestRunParameter', {
+  id: Id,
+  selfURI: SelfURI,
+  key: Str,
+  value: Str,
+});
 
 export function presentProjectConfig(view: ConfigView, context: PresentContext): Rep {
   const { config } = view;

@@ -23,7 +23,9 @@ export const ApiProject = entitySchema('apiProject', {
   userId: Id,
   userEmail: MaybeStr,
   testRunCount: Count,
-  testRuns: Type.Optional(Type.Array(Nested(ApiTestRun), { description: 'Only in the listing: the newest runs (embedRuns)' })),
+  testRuns: Type.Optional(
+    Type.Array(Nested(ApiTestRun), { description: 'Only in the listing: the newest runs (embedRuns)' }),
+  ),
 });
 
 export function presentProject(view: ProjectView, context: PresentContext): Rep {

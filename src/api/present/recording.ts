@@ -19,9 +19,19 @@ export const ApiRecording = entitySchema('apiRecording', {
   endTime: MaybeTime,
 });
 
-export const ApiRecordingStep = entitySchema('apiRecordingStep', { position: Count, action: Str, target: MaybeStr, value: MaybeStr, time: Time });
+export const ApiRecordingStep = entitySchema('apiRecordingStep', {
+  position: Count,
+  action: Str,
+  target: MaybeStr,
+  value: MaybeStr,
+  time: Time,
+});
 
-export const ApiRecorderAuthorization = entitySchema('apiRecorderAuthorization', { id: Id, createTime: Time, endTime: MaybeTime });
+export const ApiRecorderAuthorization = entitySchema('apiRecorderAuthorization', {
+  id: Id,
+  createTime: Time,
+  endTime: MaybeTime,
+});
 
 /** The answer that created the authorization: the only one with its token. */
 export const ApiNewRecorderAuthorization = entitySchema(
@@ -47,11 +57,19 @@ export function presentRecording({ recording, authorized }: RecordingView, conte
 }
 
 export function presentRecordingStep(step: RecordingStep): Rep {
-  return entity(ApiRecordingStep, { position: step.position, action: step.action, target: step.target, value: step.value, time: step.time });
+  return entity(ApiRecordingStep, {
+    position: step.position,
+    action: step.action,
+    target: step.target,
+    value: step.value,
+    time: step.time,
+  });
 }
 
 /** The token appears only in the answer that created it. */
 export function presentRecorderAuthorization(authorization: RecorderAuthorization, token?: string): Rep {
   const { id, createTime, endTime } = authorization;
-  return token === undefined ? entity(ApiRecorderAuthorization, { id, createTime, endTime }) : entity(ApiNewRecorderAuthorization, { id, token, createTime, endTime });
+  return token === undefined
+    ? entity(ApiRecorderAuthorization, { id, createTime, endTime })
+    : entity(ApiNewRecorderAuthorization, { id, token, createTime, endTime });
 }

@@ -37,9 +37,17 @@ export function repList(kind: string, items: readonly Value[]): Rep {
  * of the compiled JSON serializer, which writes exactly the fields declared here and drops any
  * other: test/integration/openapi-answers.test.ts checks presented answers against it strictly.
  */
-export function entitySchema<P extends TProperties>(kind: string, properties: P, options: { readonly title?: string; readonly description?: string } = {}) {
+export function entitySchema<P extends TProperties>(
+  kind: string,
+  properties: P,
+  options: { readonly title?: string; readonly description?: string } = {},
+) {
   // `title` names the schema for client generators; `xml.name` is the element XML answers use.
-  return Type.Object(properties, { title: options.title ?? kind, xml: { name: kind }, ...(options.description !== undefined && { description: options.description }) });
+  return Type.Object(properties, {
+    title: options.title ?? kind,
+    xml: { name: kind },
+    ...(options.description !== undefined && { description: options.description }),
+  });
 }
 
 /** Tags `fields`, checked against `schema` by the compiler, as an entity of the schema's kind. */

@@ -27,9 +27,18 @@ export const ApiDeviceRunPerformance = entitySchema('apiDeviceRunPerformance', {
 });
 
 /** A plain JSON array (no envelope); in XML, `<list>` of `<apiDeviceRunPerformance>`. */
-export const ApiPerformance = Type.Array(Nested(ApiDeviceRunPerformance), { title: 'apiDeviceRunPerformanceArray', xml: { name: PLAIN_ARRAY, wrapped: true } });
+export const ApiPerformance = Type.Array(Nested(ApiDeviceRunPerformance), {
+  title: 'apiDeviceRunPerformanceArray',
+  xml: { name: PLAIN_ARRAY, wrapped: true },
+});
 
-export const ApiScreenshot = entitySchema('apiScreenshot', { id: Id, selfURI: SelfURI, originalName: Str, createTime: Time, size: Count });
+export const ApiScreenshot = entitySchema('apiScreenshot', {
+  id: Id,
+  selfURI: SelfURI,
+  originalName: Str,
+  createTime: Time,
+  size: Count,
+});
 
 export function presentTestCaseRun(testCase: StoredTestCase): Rep {
   return entity(ApiTestCaseRun, {

@@ -27,10 +27,19 @@ const configFields = {
   projectName: opt(MaybeStr),
   deviceGroupId: opt(Nullable(Id)),
   deviceIds: opt(Type.Array(Id)),
-  files: opt(Type.Array(entitySchema('apiTestRunConfigFile', { id: Id, action: Type.String({ description: 'INSTALL, RUN_TEST or COPY_TO_DEVICE' }) }))),
+  files: opt(
+    Type.Array(
+      entitySchema('apiTestRunConfigFile', {
+        id: Id,
+        action: Type.String({ description: 'INSTALL, RUN_TEST or COPY_TO_DEVICE' }),
+      }),
+    ),
+  ),
   testRunName: opt(MaybeStr),
   timeout: opt(Type.Integer({ minimum: 0, description: 'Seconds per device' })),
-  testRunParameters: opt(Type.Array(entitySchema('apiTestRunParameter', { key: Str, value: Str }, { title: 'apiTestRunConfigParameter' }))),
+  testRunParameters: opt(
+    Type.Array(entitySchema('apiTestRunParameter', { key: Str, value: Str }, { title: 'apiTestRunConfigParameter' })),
+  ),
   scheduler: opt(Str),
   hookURL: opt(MaybeStr),
   maxAutoRetriesCount: opt(Count),
@@ -47,7 +56,11 @@ const configFields = {
   googleAccountEmail: opt(MaybeStr),
 };
 
-export const ApiTestRunConfig = Type.Object(configFields, { title: 'apiTestRunConfig', xml: { name: 'apiTestRunConfig' }, additionalProperties: true });
+export const ApiTestRunConfig = Type.Object(configFields, {
+  title: 'apiTestRunConfig',
+  xml: { name: 'apiTestRunConfig' },
+  additionalProperties: true,
+});
 
 /** `POST /me/runs/config`: the config filled in, with what a start would do. */
 export const ApiTestRunPlan = Type.Object(
@@ -55,7 +68,9 @@ export const ApiTestRunPlan = Type.Object(
     ...configFields,
     runAvailable: Bool,
     computedDevices: Type.Array(Id),
-    excludedDevices: Type.Array(entitySchema('apiExcludedDevice', { deviceId: Id, displayName: Str, excludeReason: MaybeStr })),
+    excludedDevices: Type.Array(
+      entitySchema('apiExcludedDevice', { deviceId: Id, displayName: Str, excludeReason: MaybeStr }),
+    ),
     maxTestTimeout: entitySchema('apiTimeout', { unit: Type.String({ description: 'SECONDS' }), value: Count }),
   },
   { title: 'apiTestRunPlan', xml: { name: 'apiTestRunConfig' }, additionalProperties: true },
@@ -145,7 +160,8 @@ export function presentTestRun(view: RunView, context: PresentContext): Rep {
     uiLink: `${context.baseUrl}/#/projects/${run.projectId}/runs/${run.id}`,
     tags: [],
   };
-  if (view.deviceRuns !== undefined) fields.deviceRuns = view.deviceRuns.map((deviceRun) => presentDeviceRun(deviceRun, context));
+  if (view.deviceRuns !== undefined)
+    fields.deviceRuns = view.deviceRuns.map((deviceRun) => presentDeviceRun(deviceRun, context));
   return entity(ApiTestRun, fields);
 }
 
@@ -163,7 +179,8 @@ export function presentStoredConfig(settings: RunSettings, extra: Readonly<Recor
 
 function jsonFields(object: Readonly<Record<string, unknown>>, kind: string): Record<string, Value> {
   const fields: Record<string, Value> = {};
-  for (const [key, value] of Object.entries(object)) fields[key] = jsonValue(value, CONFIG_ITEM_KINDS[key] ?? `${kind}Item`);
+  for (const [key, value] of Object.entries(object))
+    fields[key] = jsonValue(value, CONFIG_ITEM_KINDS[key] ?? `${kind}Item`);
   return fields;
 }
 

@@ -32,7 +32,11 @@ const planFields = { plan: Str, roles: Type.Array(Nested(ApiRole)), accountId: I
 export const ApiUser = entitySchema('apiUser', { ...accountFields, ...planFields });
 
 /** The account with its API key: to its owner, authenticated with the key itself or just given a new one. */
-export const ApiUserWithKey = entitySchema('apiUser', { ...accountFields, apiKey: Str, ...planFields }, { title: 'apiUserWithKey' });
+export const ApiUserWithKey = entitySchema(
+  'apiUser',
+  { ...accountFields, apiKey: Str, ...planFields },
+  { title: 'apiUserWithKey' },
+);
 
 /** What `/me` answers: the key is in its place only when shown. */
 export const ApiMe = Type.Union([ApiUserWithKey, ApiUser], { title: 'apiMe' });
@@ -91,7 +95,9 @@ export function presentUser(user: User, storage: Storage, apiKey?: string): Rep 
     isMainUser: true,
     ...presentStorage(storage),
   };
-  return apiKey === undefined ? entity(ApiUser, { ...account, ...plan }) : entity(ApiUserWithKey, { ...account, apiKey, ...plan });
+  return apiKey === undefined
+    ? entity(ApiUser, { ...account, ...plan })
+    : entity(ApiUserWithKey, { ...account, apiKey, ...plan });
 }
 
 /** Bytes of files and artifacts the account keeps, and its quota (domain/storage.ts). */

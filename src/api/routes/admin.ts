@@ -4,7 +4,15 @@
  * kept out of its route table; they answer under /api/admin and /api/v2/admin like the rest.
  */
 import Type from 'typebox';
-import { createAccount, listAccounts, listAgents, requireAccount, returnDeviceToService, setDeviceEnabled, updateAccount } from '../../services/admin.ts';
+import {
+  createAccount,
+  listAccounts,
+  listAgents,
+  requireAccount,
+  returnDeviceToService,
+  setDeviceEnabled,
+  updateAccount,
+} from '../../services/admin.ts';
 import { getDevice } from '../../services/devices.ts';
 import { ApiAgent, presentAgent } from '../present/agent.ts';
 import { ApiManagedDevice, presentManagedDevice } from '../present/device.ts';
@@ -34,7 +42,12 @@ export const adminRoutes: readonly RouteSpec[] = [
     handle: async ({ ctx, listLinks }) => {
       const users = await listAccounts(ctx);
       const storage = await storageOfAccounts(ctx, users);
-      return ok(presentWholeList(users.map((user) => presentManagedUser(user, storage.get(user.id)!)), listLinks()));
+      return ok(
+        presentWholeList(
+          users.map((user) => presentManagedUser(user, storage.get(user.id)!)),
+          listLinks(),
+        ),
+      );
     },
   }),
   route({
@@ -73,8 +86,12 @@ export const adminRoutes: readonly RouteSpec[] = [
     input: Type.Object({
       plan: Type.Optional(Text('PLATINUM, GOLD or SILVER', 20)),
       role: Type.Optional(Text('USER or ADMIN', 20)),
-      enabled: Type.Optional(Type.Boolean({ description: 'false disables the account: its key, tokens and sessions stop working' })),
-      storageQuotaBytes: Type.Optional(Scalar("Storage quota in bytes, overriding the plan's; 'default' (or null) for the plan's default")),
+      enabled: Type.Optional(
+        Type.Boolean({ description: 'false disables the account: its key, tokens and sessions stop working' }),
+      ),
+      storageQuotaBytes: Type.Optional(
+        Scalar("Storage quota in bytes, overriding the plan's; 'default' (or null) for the plan's default"),
+      ),
     }),
     handle: async ({ ctx, user, params, input }) => {
       // Checked before anything changes, so that a bad quota leaves the other changes undone too.
@@ -92,7 +109,12 @@ export const adminRoutes: readonly RouteSpec[] = [
     answers: { 200: AgentList },
     access: 'admin',
     handle: async ({ ctx, listLinks }) =>
-      ok(presentWholeList((await listAgents(ctx)).map(({ agent, devices }) => presentAgent(agent, devices)), listLinks())),
+      ok(
+        presentWholeList(
+          (await listAgents(ctx)).map(({ agent, devices }) => presentAgent(agent, devices)),
+          listLinks(),
+        ),
+      ),
   }),
   route({
     method: 'GET',
@@ -111,7 +133,8 @@ export const adminRoutes: readonly RouteSpec[] = [
     answers: { 200: ApiManagedDevice },
     access: 'admin',
     input: Type.Object({ enabled: Type.Boolean({ description: 'false: the device takes no new device runs' }) }),
-    handle: async ({ ctx, params, input }) => ok(presentManagedDevice(await setDeviceEnabled(ctx, params.deviceId, input.enabled))),
+    handle: async ({ ctx, params, input }) =>
+      ok(presentManagedDevice(await setDeviceEnabled(ctx, params.deviceId, input.enabled))),
   }),
   route({
     method: 'POST',

@@ -58,7 +58,14 @@ export const deviceRoutes: readonly RouteSpec[] = [
       const query = parseListQuery(input, DEVICE_GROUP_LIST);
       const withPublic = input.withPublic === true;
       const page = await listGroups(ctx, user, withPublic, query);
-      return ok(presentList(page.items.map(presentDeviceGroup), page.total, query, listLinks(withPublic ? { withPublic: 'true' } : undefined)));
+      return ok(
+        presentList(
+          page.items.map(presentDeviceGroup),
+          page.total,
+          query,
+          listLinks(withPublic ? { withPublic: 'true' } : undefined),
+        ),
+      );
     },
   }),
   route({
@@ -67,7 +74,10 @@ export const deviceRoutes: readonly RouteSpec[] = [
     summary: 'Create a device group',
     tags: TAGS,
     answers: { 201: ApiDeviceGroup },
-    input: Type.Object({ displayName: Type.Optional(Text('Group name', 1000)), osType: Type.Optional(Text('ANDROID or IOS', 20)) }),
+    input: Type.Object({
+      displayName: Type.Optional(Text('Group name', 1000)),
+      osType: Type.Optional(Text('ANDROID or IOS', 20)),
+    }),
     handle: async ({ ctx, user, input }) => created(presentDeviceGroup(await createGroup(ctx, user, input))),
   }),
   ...[GROUP, '/device-groups/:groupId'].flatMap((path) => [
@@ -86,7 +96,8 @@ export const deviceRoutes: readonly RouteSpec[] = [
       tags: TAGS,
       answers: { 200: ApiDeviceGroup },
       input: Type.Object({ displayName: Type.Optional(Text('Group name', 1000)) }),
-      handle: async ({ ctx, user, params, input }) => ok(presentDeviceGroup(await renameGroup(ctx, user, params.groupId, input))),
+      handle: async ({ ctx, user, params, input }) =>
+        ok(presentDeviceGroup(await renameGroup(ctx, user, params.groupId, input))),
     }),
     route({
       method: 'DELETE',

@@ -17,7 +17,12 @@ import { ListInput, NoInput } from '../schemas.ts';
 const TAGS = ['Files'];
 
 /** Reads the multipart part named `file` and stores it. */
-async function receiveUpload(ctx: Context, user: User, request: FastifyRequest, legacy?: { projectId: number; slot: ProjectFileSlot }): Promise<UserFile> {
+async function receiveUpload(
+  ctx: Context,
+  user: User,
+  request: FastifyRequest,
+  legacy?: { projectId: number; slot: ProjectFileSlot },
+): Promise<UserFile> {
   // Someone else's project is a 404 before a byte of the upload is read.
   if (legacy !== undefined) await requireProject(ctx, user, legacy.projectId);
   let part;
@@ -31,14 +36,23 @@ async function receiveUpload(ctx: Context, user: User, request: FastifyRequest, 
     // body ended before a part did) are plain errors about what the client sent.
     const status = (error as { statusCode?: number }).statusCode;
     if (status !== undefined && status < 500) throw error;
-    throw new InvalidParameterError('file', `The upload is not valid multipart/form-data (${(error as Error).message}); send the file in a part named 'file'`);
+    throw new InvalidParameterError(
+      'file',
+      `The upload is not valid multipart/form-data (${(error as Error).message}); send the file in a part named 'file'`,
+    );
   }
-  if (part === undefined) throw new InvalidParameterError('file', "The upload has no file: send it in a multipart part named 'file'");
+  if (part === undefined)
+    throw new InvalidParameterError('file', "The upload has no file: send it in a multipart part named 'file'");
   if (part.fieldname !== 'file') {
     part.file.resume();
     throw new InvalidParameterError('file', `The file part is named '${part.fieldname}'; name it 'file'`);
   }
-  return uploadFile(ctx, user, { stream: part.file, fileName: part.filename, truncated: () => part.file.truncated }, legacy);
+  return uploadFile(
+    ctx,
+    user,
+    { stream: part.file, fileName: part.filename, truncated: () => part.file.truncated },
+    legacy,
+  );
 }
 
 export const fileRoutes: readonly RouteSpec[] = [
@@ -49,7 +63,8 @@ export const fileRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 201: ApiUserFile },
     upload: true,
-    handle: async ({ ctx, user, request, present }) => created(presentFile(await receiveUpload(ctx, user, request), present)),
+    handle: async ({ ctx, user, request, present }) =>
+      created(presentFile(await receiveUpload(ctx, user, request), present)),
   }),
   route({
     method: 'GET',
@@ -61,7 +76,14 @@ export const fileRoutes: readonly RouteSpec[] = [
     handle: async ({ ctx, user, input, present, listLinks }) => {
       const query = parseListQuery(input, FILE_LIST);
       const page = await listFiles(ctx, user, query);
-      return ok(presentList(page.items.map((file) => presentFile(file, present)), page.total, query, listLinks()));
+      return ok(
+        presentList(
+          page.items.map((file) => presentFile(file, present)),
+          page.total,
+          query,
+          listLinks(),
+        ),
+      );
     },
   }),
   ...['/me/files/:fileId', '/files/:fileId'].flatMap((path) => [
@@ -71,15 +93,22 @@ export const fileRoutes: readonly RouteSpec[] = [
       summary: 'Read a file record',
       tags: TAGS,
       answers: { 200: ApiUserFile },
-      handle: async ({ ctx, user, params, present }) => ok(presentFile(await requireFile(ctx, user, params.fileId), present)),
+      handle: async ({ ctx, user, params, present }) =>
+        ok(presentFile(await requireFile(ctx, user, params.fileId), present)),
     }),
     route({
       method: 'GET',
       path: `${path as '/files/:fileId'}/file`,
       summary: 'Download the file: the stored bytes, unchanged',
       tags: TAGS,
-      answers: { 200: bytesOf('application/octet-stream', 'The stored bytes, unchanged; answered with the type the file was stored with') },
-      handle: async ({ ctx, user, params }) => bytes(fileAnswer(openFile(ctx, await requireFile(ctx, user, params.fileId)))),
+      answers: {
+        200: bytesOf(
+          'application/octet-stream',
+          'The stored bytes, unchanged; answered with the type the file was stored with',
+        ),
+      },
+      handle: async ({ ctx, user, params }) =>
+        bytes(fileAnswer(openFile(ctx, await requireFile(ctx, user, params.fileId)))),
     }),
     route({
       method: 'DELETE',
@@ -110,8 +139,14 @@ export const fileRoutes: readonly RouteSpec[] = [
       path: `/me/projects/:projectId/files/${slot}`,
       summary: `Download the project's newest ${slot} file (legacy)`,
       tags: TAGS,
-      answers: { 200: bytesOf('application/octet-stream', 'The stored bytes, unchanged; answered with the type the file was stored with') },
-      handle: async ({ ctx, user, params }) => bytes(fileAnswer(openFile(ctx, await projectFile(ctx, user, params.projectId, slot)))),
+      answers: {
+        200: bytesOf(
+          'application/octet-stream',
+          'The stored bytes, unchanged; answered with the type the file was stored with',
+        ),
+      },
+      handle: async ({ ctx, user, params }) =>
+        bytes(fileAnswer(openFile(ctx, await projectFile(ctx, user, params.projectId, slot)))),
     }),
   ]),
 ];

@@ -25,7 +25,14 @@ export function infoRoutes(info: DeploymentInfo): readonly RouteSpec[] {
       answers: { 200: ApiInfo },
       access: 'anonymous',
       handle: async ({ present }) =>
-        ok(entity(ApiInfo, { version: info.version, cloudUrl: present.baseUrl, frontendUrl: present.baseUrl, flavour: info.flavour })),
+        ok(
+          entity(ApiInfo, {
+            version: info.version,
+            cloudUrl: present.baseUrl,
+            frontendUrl: present.baseUrl,
+            flavour: info.flavour,
+          }),
+        ),
     }),
   ];
 }

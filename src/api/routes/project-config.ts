@@ -9,7 +9,12 @@ import {
   updateProjectConfig,
 } from '../../services/project-config.ts';
 import { listSchema, presentWholeList } from '../present/list.ts';
-import { ApiProjectConfig, ApiTestRunParameter, presentConfigParameter, presentProjectConfig } from '../present/project-config.ts';
+import {
+  ApiProjectConfig,
+  ApiTestRunParameter,
+  presentConfigParameter,
+  presentProjectConfig,
+} from '../present/project-config.ts';
 import { type RouteSpec, created, noContent, ok, route } from '../route.ts';
 import { NoInput, Scalar, Text } from '../schemas.ts';
 
@@ -17,7 +22,9 @@ const TAGS = ['Project config'];
 const ParameterList = listSchema(ApiTestRunParameter);
 
 const ConfigInput = Type.Object({
-  mode: Type.Optional(Scalar('FULL_RUN, IOS, APP_CRAWLER, IOS_CRAWLER (IOS projects only), UIAUTOMATOR, CALABASH, ...')),
+  mode: Type.Optional(
+    Scalar('FULL_RUN, IOS, APP_CRAWLER, IOS_CRAWLER (IOS projects only), UIAUTOMATOR, CALABASH, ...'),
+  ),
   usedDeviceGroupId: Type.Optional(Scalar('Device group the runs use (required to start a run from the config)')),
   scheduler: Type.Optional(Scalar('PARALLEL, SERIAL or SINGLE')),
   timeout: Type.Optional(Scalar('Test timeout in seconds')),
@@ -40,55 +47,66 @@ const ConfigInput = Type.Object({
 const CONFIG_PATHS = ['/projects/:projectId/config', '/me/projects/:projectId/config'] as const;
 
 export const projectConfigRoutes: readonly RouteSpec[] = CONFIG_PATHS.flatMap((path) => [
-    route({
-      method: 'GET',
-      path: path as '/projects/:projectId/config',
-      summary: 'Read the project config',
-      tags: TAGS,
-      answers: { 200: ApiProjectConfig },
-      handle: async ({ ctx, user, params, present }) => ok(presentProjectConfig(await getProjectConfig(ctx, user, params.projectId), present)),
+  route({
+    method: 'GET',
+    path: path as '/projects/:projectId/config',
+    summary: 'Read the project config',
+    tags: TAGS,
+    answers: { 200: ApiProjectConfig },
+    handle: async ({ ctx, user, params, present }) =>
+      ok(presentProjectConfig(await getProjectConfig(ctx, user, params.projectId), present)),
+  }),
+  route({
+    method: 'POST',
+    path: path as '/projects/:projectId/config',
+    summary: 'Change the project config; answers the whole updated config',
+    tags: TAGS,
+    answers: { 201: ApiProjectConfig },
+    input: ConfigInput,
+    handle: async ({ ctx, user, params, input, present }) =>
+      created(
+        presentProjectConfig(await updateProjectConfig(ctx, user, params.projectId, input as RawConfigChange), present),
+      ),
+  }),
+  route({
+    method: 'GET',
+    path: `${path as '/projects/:projectId/config'}/parameters`,
+    summary: 'List the config parameters (handed to tests as environment variables)',
+    tags: TAGS,
+    answers: { 200: ParameterList },
+    handle: async ({ ctx, user, params, present, listLinks }) => {
+      const parameters = await listConfigParameters(ctx, user, params.projectId);
+      return ok(
+        presentWholeList(
+          parameters.map((parameter) => presentConfigParameter(parameter, present)),
+          listLinks(),
+        ),
+      );
+    },
+  }),
+  route({
+    method: 'POST',
+    path: `${path as '/projects/:projectId/config'}/parameters`,
+    summary: 'Add a config parameter',
+    tags: TAGS,
+    answers: { 201: ApiTestRunParameter },
+    input: Type.Object({
+      key: Type.Optional(Text('Environment variable name', 200)),
+      value: Type.Optional(Text('Value', 5000)),
     }),
-    route({
-      method: 'POST',
-      path: path as '/projects/:projectId/config',
-      summary: 'Change the project config; answers the whole updated config',
-      tags: TAGS,
-      answers: { 201: ApiProjectConfig },
-      input: ConfigInput,
-      handle: async ({ ctx, user, params, input, present }) =>
-        created(presentProjectConfig(await updateProjectConfig(ctx, user, params.projectId, input as RawConfigChange), present)),
-    }),
-    route({
-      method: 'GET',
-      path: `${path as '/projects/:projectId/config'}/parameters`,
-      summary: 'List the config parameters (handed to tests as environment variables)',
-      tags: TAGS,
-      answers: { 200: ParameterList },
-      handle: async ({ ctx, user, params, present, listLinks }) => {
-        const parameters = await listConfigParameters(ctx, user, params.projectId);
-        return ok(presentWholeList(parameters.map((parameter) => presentConfigParameter(parameter, present)), listLinks()));
-      },
-    }),
-    route({
-      method: 'POST',
-      path: `${path as '/projects/:projectId/config'}/parameters`,
-      summary: 'Add a config parameter',
-      tags: TAGS,
-      answers: { 201: ApiTestRunParameter },
-      input: Type.Object({ key: Type.Optional(Text('Environment variable name', 200)), value: Type.Optional(Text('Value', 5000)) }),
-      handle: async ({ ctx, user, params, input, present }) =>
-        created(presentConfigParameter(await addConfigParameter(ctx, user, params.projectId, input), present)),
-    }),
-    route({
-      method: 'DELETE',
-      path: `${path as '/projects/:projectId/config'}/parameters/:parameterId`,
-      summary: 'Delete a config parameter',
-      tags: TAGS,
-      answers: { 204: 'empty' },
-      input: NoInput,
-      handle: async ({ ctx, user, params }) => {
-        await deleteConfigParameter(ctx, user, params.projectId, params.parameterId);
-        return noContent();
-      },
-    }),
-  ]);
+    handle: async ({ ctx, user, params, input, present }) =>
+      created(presentConfigParameter(await addConfigParameter(ctx, user, params.projectId, input), present)),
+  }),
+  route({
+    method: 'DELETE',
+    path: `${path as '/projects/:projectId/config'}/parameters/:parameterId`,
+    summary: 'Delete a config parameter',
+    tags: TAGS,
+    answers: { 204: 'empty' },
+    input: NoInput,
+    handle: async ({ ctx, user, params }) => {
+      await deleteConfigParameter(ctx, user, params.projectId, params.parameterId);
+      return noContent();
+    },
+  }),
+]);

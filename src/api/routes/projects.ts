@@ -2,7 +2,14 @@
 import Type from 'typebox';
 import { parseListQuery } from '../../domain/list-query.ts';
 import { PROJECT_LIST } from '../../domain/projects.ts';
-import { createProject, deleteProject, getProject, listProjects, parseEmbedRuns, updateProject } from '../../services/projects.ts';
+import {
+  createProject,
+  deleteProject,
+  getProject,
+  listProjects,
+  parseEmbedRuns,
+  updateProject,
+} from '../../services/projects.ts';
 import { listSchema, presentList } from '../present/list.ts';
 import { ApiProject, presentProject } from '../present/project.ts';
 import { type RouteSpec, created, noContent, ok, route } from '../route.ts';
@@ -32,13 +39,22 @@ export const projectRoutes: readonly RouteSpec[] = [
     answers: { 200: listSchema(ApiProject) },
     input: Type.Object({
       ...ListInput.properties,
-      embedRuns: Type.Optional(Type.String({ maxLength: 10, description: 'Runs embedded per project, 0..100 (default 10)' })),
+      embedRuns: Type.Optional(
+        Type.String({ maxLength: 10, description: 'Runs embedded per project, 0..100 (default 10)' }),
+      ),
     }),
     handle: async ({ ctx, user, input, present, listLinks }) => {
       const query = parseListQuery(input, PROJECT_LIST);
       const page = await listProjects(ctx, user, query, parseEmbedRuns(input.embedRuns));
       const extra = input.embedRuns === undefined ? undefined : { embedRuns: String(input.embedRuns) };
-      return ok(presentList(page.items.map((view) => presentProject(view, present)), page.total, query, listLinks(extra)));
+      return ok(
+        presentList(
+          page.items.map((view) => presentProject(view, present)),
+          page.total,
+          query,
+          listLinks(extra),
+        ),
+      );
     },
   }),
   route({
@@ -48,7 +64,8 @@ export const projectRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 201: ApiProject },
     input: ProjectInput,
-    handle: async ({ ctx, user, input, present }) => created(presentProject(await createProject(ctx, user, input), present)),
+    handle: async ({ ctx, user, input, present }) =>
+      created(presentProject(await createProject(ctx, user, input), present)),
   }),
   ...['/me/projects/:projectId', '/projects/:projectId'].flatMap((path) => [
     route({
@@ -57,7 +74,8 @@ export const projectRoutes: readonly RouteSpec[] = [
       summary: 'Read a project',
       tags: TAGS,
       answers: { 200: ApiProject },
-      handle: async ({ ctx, user, params, present }) => ok(presentProject(await getProject(ctx, user, params.projectId), present)),
+      handle: async ({ ctx, user, params, present }) =>
+        ok(presentProject(await getProject(ctx, user, params.projectId), present)),
     }),
     route({
       method: 'POST',

@@ -14,7 +14,15 @@ import {
   startRecording,
 } from '../../services/recordings.ts';
 import { listSchema, presentList, presentWholeList } from '../present/list.ts';
-import { ApiNewRecorderAuthorization, ApiRecorderAuthorization, ApiRecording, ApiRecordingStep, presentRecorderAuthorization, presentRecording, presentRecordingStep } from '../present/recording.ts';
+import {
+  ApiNewRecorderAuthorization,
+  ApiRecorderAuthorization,
+  ApiRecording,
+  ApiRecordingStep,
+  presentRecorderAuthorization,
+  presentRecording,
+  presentRecordingStep,
+} from '../present/recording.ts';
 import { type RouteSpec, created, noContent, ok, route } from '../route.ts';
 import { ListInput, NoInput, Scalar, Text } from '../schemas.ts';
 
@@ -57,7 +65,7 @@ export const recorderRoutes: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/me/recordings',
-    summary: 'Start a recording; with the authorization token of the account\'s current recorder it has no step limit',
+    summary: "Start a recording; with the authorization token of the account's current recorder it has no step limit",
     tags: TAGS,
     answers: { 201: ApiRecording },
     input: Type.Object({
@@ -65,7 +73,8 @@ export const recorderRoutes: readonly RouteSpec[] = [
       osType: Type.Optional(Text('ANDROID or IOS', 20)),
       authorizationToken: Type.Optional(Text('Token from POST /me/recorder/authorizations', 200)),
     }),
-    handle: async ({ ctx, user, input, present }) => created(presentRecording(await startRecording(ctx, user, input), present)),
+    handle: async ({ ctx, user, input, present }) =>
+      created(presentRecording(await startRecording(ctx, user, input), present)),
   }),
   route({
     method: 'GET',
@@ -77,7 +86,14 @@ export const recorderRoutes: readonly RouteSpec[] = [
     handle: async ({ ctx, user, input, present, listLinks }) => {
       const query = parseListQuery(input, RECORDING_LIST);
       const page = await listRecordings(ctx, user, query);
-      return ok(presentList(page.items.map((view) => presentRecording(view, present)), page.total, query, listLinks()));
+      return ok(
+        presentList(
+          page.items.map((view) => presentRecording(view, present)),
+          page.total,
+          query,
+          listLinks(),
+        ),
+      );
     },
   }),
   route({
@@ -86,7 +102,8 @@ export const recorderRoutes: readonly RouteSpec[] = [
     summary: 'Read a recording',
     tags: TAGS,
     answers: { 200: ApiRecording },
-    handle: async ({ ctx, user, params, present }) => ok(presentRecording(await getRecording(ctx, user, params.recordingId), present)),
+    handle: async ({ ctx, user, params, present }) =>
+      ok(presentRecording(await getRecording(ctx, user, params.recordingId), present)),
   }),
   route({
     method: 'GET',
@@ -94,7 +111,10 @@ export const recorderRoutes: readonly RouteSpec[] = [
     summary: "A recording's steps, in order",
     tags: TAGS,
     answers: { 200: listSchema(ApiRecordingStep) },
-    handle: async ({ ctx, user, params, listLinks }) => ok(presentWholeList((await recordingSteps(ctx, user, params.recordingId)).map(presentRecordingStep), listLinks())),
+    handle: async ({ ctx, user, params, listLinks }) =>
+      ok(
+        presentWholeList((await recordingSteps(ctx, user, params.recordingId)).map(presentRecordingStep), listLinks()),
+      ),
   }),
   route({
     method: 'POST',
@@ -107,7 +127,8 @@ export const recorderRoutes: readonly RouteSpec[] = [
       target: Type.Optional(Scalar('What the step acts on (an element, coordinates)')),
       value: Type.Optional(Scalar('Text typed, expected value, duration')),
     }),
-    handle: async ({ ctx, user, params, input }) => created(presentRecordingStep(await recordStep(ctx, user, params.recordingId, input))),
+    handle: async ({ ctx, user, params, input }) =>
+      created(presentRecordingStep(await recordStep(ctx, user, params.recordingId, input))),
   }),
   route({
     method: 'POST',
@@ -116,6 +137,7 @@ export const recorderRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: ApiRecording },
     input: NoInput,
-    handle: async ({ ctx, user, params, present }) => ok(presentRecording(await finishRecording(ctx, user, params.recordingId), present)),
+    handle: async ({ ctx, user, params, present }) =>
+      ok(presentRecording(await finishRecording(ctx, user, params.recordingId), present)),
   }),
 ];

@@ -14,7 +14,14 @@ import { ApiDeviceSessionStep, presentStep } from '../present/device-run.ts';
 import { ApiUserFile, presentFile } from '../present/file.ts';
 import { junitReport } from '../../results/junit-report.ts';
 import { listSchema, presentWholeList } from '../present/list.ts';
-import { ApiPerformance, ApiScreenshot, ApiTestCaseRun, presentSamples, presentScreenshot, presentTestCaseRun } from '../present/results.ts';
+import {
+  ApiPerformance,
+  ApiScreenshot,
+  ApiTestCaseRun,
+  presentSamples,
+  presentScreenshot,
+  presentTestCaseRun,
+} from '../present/results.ts';
 import { type RouteSpec, bytes, bytesOf, ok, route, text } from '../route.ts';
 
 const TAGS = ['Results'];
@@ -53,7 +60,12 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       tags: TAGS,
       answers: { 200: TestCaseRunList },
       handle: async ({ ctx, user, params, listLinks }) =>
-        ok(presentWholeList((await testCaseRuns(ctx, user, idOf(params), scopeOf(params))).map(presentTestCaseRun), listLinks())),
+        ok(
+          presentWholeList(
+            (await testCaseRuns(ctx, user, idOf(params), scopeOf(params))).map(presentTestCaseRun),
+            listLinks(),
+          ),
+        ),
     }),
     route({
       method: 'GET',
@@ -61,7 +73,8 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       summary: 'CPU (0..1) and memory (KB) samples of the app under test: a plain JSON array',
       tags: TAGS,
       answers: { 200: ApiPerformance },
-      handle: async ({ ctx, user, params }) => ok(presentSamples(await performance(ctx, user, idOf(params), scopeOf(params)))),
+      handle: async ({ ctx, user, params }) =>
+        ok(presentSamples(await performance(ctx, user, idOf(params), scopeOf(params)))),
     }),
     route({
       method: 'GET',
@@ -71,7 +84,12 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       answers: { 200: ScreenshotList },
       handle: async ({ ctx, user, params, present, listLinks }) => {
         const files = await outputFiles(ctx, user, idOf(params), ['screenshot'], scopeOf(params));
-        return ok(presentWholeList(files.map((file) => presentScreenshot(file, present)), listLinks()));
+        return ok(
+          presentWholeList(
+            files.map((file) => presentScreenshot(file, present)),
+            listLinks(),
+          ),
+        );
       },
     }),
     route({
@@ -80,7 +98,8 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       summary: 'One screenshot: the image',
       tags: TAGS,
       answers: { 200: bytesOf('image/png', 'The image') },
-      handle: async ({ ctx, user, params }) => bytes(fileAnswer(await openOutput(ctx, user, idOf(params), params.fileId, scopeOf(params), 'screenshot'))),
+      handle: async ({ ctx, user, params }) =>
+        bytes(fileAnswer(await openOutput(ctx, user, idOf(params), params.fileId, scopeOf(params), 'screenshot'))),
     }),
     route({
       method: 'GET',
@@ -91,7 +110,12 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       input: Type.Object({ tag: Type.Optional(Type.Array(Type.String({ maxLength: 50 }), { maxItems: 20 })) }),
       handle: async ({ ctx, user, params, input, present, listLinks }) => {
         const files = await outputFiles(ctx, user, idOf(params), input.tag ?? [], scopeOf(params));
-        return ok(presentWholeList(files.map((file) => presentFile(file, present)), listLinks()));
+        return ok(
+          presentWholeList(
+            files.map((file) => presentFile(file, present)),
+            listLinks(),
+          ),
+        );
       },
     }),
     route({
@@ -99,8 +123,14 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       path: `${path}/output-file-set/files/:fileId/file`,
       summary: 'Download one output file',
       tags: TAGS,
-      answers: { 200: bytesOf('application/octet-stream', 'The stored bytes, unchanged; answered with the type the file was stored with') },
-      handle: async ({ ctx, user, params }) => bytes(fileAnswer(await openOutput(ctx, user, idOf(params), params.fileId, scopeOf(params)))),
+      answers: {
+        200: bytesOf(
+          'application/octet-stream',
+          'The stored bytes, unchanged; answered with the type the file was stored with',
+        ),
+      },
+      handle: async ({ ctx, user, params }) =>
+        bytes(fileAnswer(await openOutput(ctx, user, idOf(params), params.fileId, scopeOf(params)))),
     }),
     route({
       method: 'GET',
@@ -116,7 +146,13 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
             for (const log of logs) yield* log.stream;
           })(),
         );
-        return bytes({ stream, contentType: 'text/plain; charset=utf-8', length, fileName: `device-session-${idOf(params)}.log`, inline: true });
+        return bytes({
+          stream,
+          contentType: 'text/plain; charset=utf-8',
+          length,
+          fileName: `device-session-${idOf(params)}.log`,
+          inline: true,
+        });
       },
     }),
     route({
@@ -129,7 +165,10 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
         const view = await getDeviceRun(ctx, user, idOf(params), scopeOf(params));
         const { run } = await requireRun(ctx, user, view.deviceRun.testRunId);
         const cases = await testCaseRuns(ctx, user, view.deviceRun.id);
-        return text('application/xml; charset=utf-8', junitReport(`${displayName(run)} on ${view.device.displayName}`, cases, view.deviceRun.startTime));
+        return text(
+          'application/xml; charset=utf-8',
+          junitReport(`${displayName(run)} on ${view.device.displayName}`, cases, view.deviceRun.startTime),
+        );
       },
     }),
     route({
@@ -139,7 +178,12 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       tags: TAGS,
       answers: { 200: StepList },
       handle: async ({ ctx, user, params, listLinks }) =>
-        ok(presentWholeList((await deviceRunSteps(ctx, user, idOf(params), scopeOf(params))).map(presentStep), listLinks())),
+        ok(
+          presentWholeList(
+            (await deviceRunSteps(ctx, user, idOf(params), scopeOf(params))).map(presentStep),
+            listLinks(),
+          ),
+        ),
     }),
   ];
 });

@@ -32,7 +32,8 @@ export const runControlRoutes: readonly RouteSpec[] = [
       tags: TAGS,
       answers: { 200: ApiTestRun },
       input: NoInput,
-      handle: async ({ ctx, user, params, present }) => ok(presentTestRun(await abortRun(ctx, user, params.runId, params.projectId), present)),
+      handle: async ({ ctx, user, params, present }) =>
+        ok(presentTestRun(await abortRun(ctx, user, params.runId, params.projectId), present)),
     }),
     route({
       method: 'POST',

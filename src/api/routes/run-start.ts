@@ -20,7 +20,7 @@ const field = (description: string) => Type.Optional(Type.Unknown({ description 
 
 /** Documents the TestRunConfig; values are checked by domain/run-config.ts, which names what is wrong. */
 const RunConfigInput = Type.Object({
-  osType: field('ANDROID or IOS (default: the framework\'s)'),
+  osType: field("ANDROID or IOS (default: the framework's)"),
   frameworkId: field('From /me/available-frameworks; without it (and without devices) the project config is used'),
   projectId: field('An existing project'),
   projectName: field('A project name: found, or created'),
@@ -46,11 +46,21 @@ const RunConfigInput = Type.Object({
 
 /** The IDE plug-in says who it is in a header (domain/clients.ts). */
 const clientOf = (request: FastifyRequest) =>
-  runClientOf({ client: request.headers['x-devicecloud-client'] as string | undefined, userAgent: request.headers['user-agent'] });
+  runClientOf({
+    client: request.headers['x-devicecloud-client'] as string | undefined,
+    userAgent: request.headers['user-agent'],
+  });
 
-async function runRequest(ctx: Context, user: User, input: Record<string, unknown>, http: FastifyRequest): Promise<RunRequest> {
+async function runRequest(
+  ctx: Context,
+  user: User,
+  input: Record<string, unknown>,
+  http: FastifyRequest,
+): Promise<RunRequest> {
   const parsed = parseRunRequest(input, clientOf(http));
-  return isLegacyRequest(parsed) && parsed.projectId !== null ? legacyRunRequest(ctx, user, parsed.projectId, parsed) : parsed;
+  return isLegacyRequest(parsed) && parsed.projectId !== null
+    ? legacyRunRequest(ctx, user, parsed.projectId, parsed)
+    : parsed;
 }
 
 export const runStartRoutes: readonly RouteSpec[] = [
@@ -62,7 +72,8 @@ export const runStartRoutes: readonly RouteSpec[] = [
       tags: TAGS,
       answers: { 201: ApiTestRun },
       input: RunConfigInput,
-      handle: async ({ ctx, user, input, present, request }) => created(presentTestRun(await startRun(ctx, user, await runRequest(ctx, user, input, request)), present)),
+      handle: async ({ ctx, user, input, present, request }) =>
+        created(presentTestRun(await startRun(ctx, user, await runRequest(ctx, user, input, request)), present)),
     }),
   ),
   route({
@@ -72,7 +83,8 @@ export const runStartRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: ApiTestRunPlan },
     input: RunConfigInput,
-    handle: async ({ ctx, user, input, request }) => ok(presentRunPlan(await planRun(ctx, user, await runRequest(ctx, user, input, request)))),
+    handle: async ({ ctx, user, input, request }) =>
+      ok(presentRunPlan(await planRun(ctx, user, await runRequest(ctx, user, input, request)))),
   }),
   route({
     method: 'POST',
@@ -83,7 +95,9 @@ export const runStartRoutes: readonly RouteSpec[] = [
     input: Type.Object({
       ...RunConfigInput.properties,
       name: field('Name of the run'),
-      usedDeviceIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { description: 'Devices instead of the config\'s group' })),
+      usedDeviceIds: Type.Optional(
+        Type.Array(Type.Integer({ minimum: 1 }), { description: "Devices instead of the config's group" }),
+      ),
     }),
     handle: async ({ ctx, user, params, input, present, request }) => {
       const parsed = parseRunRequest({ ...input, projectId: params.projectId }, clientOf(request));

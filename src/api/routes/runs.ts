@@ -5,7 +5,14 @@
 import { parseListQuery } from '../../domain/list-query.ts';
 import { DEVICE_RUN_LIST, RUN_LIST, legacyRunStatus } from '../../domain/runs.ts';
 import { deleteRun, deviceRunSteps, getDeviceRun, getRun, listDeviceRuns, listRuns } from '../../services/runs.ts';
-import { ApiDeviceRun, ApiDeviceRunState, ApiDeviceSession, presentDeviceRun, presentDeviceSession, presentLegacyState } from '../present/device-run.ts';
+import {
+  ApiDeviceRun,
+  ApiDeviceRunState,
+  ApiDeviceSession,
+  presentDeviceRun,
+  presentDeviceSession,
+  presentLegacyState,
+} from '../present/device-run.ts';
 import { listSchema, presentList, presentWholeList } from '../present/list.ts';
 import { ApiTestRun, presentTestRun } from '../present/test-run.ts';
 import { type RouteSpec, noContent, ok, route } from '../route.ts';
@@ -28,7 +35,14 @@ export const runRoutes: readonly RouteSpec[] = [
     handle: async ({ ctx, user, params, input, present, listLinks }) => {
       const query = parseListQuery(input, RUN_LIST);
       const page = await listRuns(ctx, user, params.projectId, query);
-      return ok(presentList(page.items.map((view) => presentTestRun(view, present)), page.total, query, listLinks()));
+      return ok(
+        presentList(
+          page.items.map((view) => presentTestRun(view, present)),
+          page.total,
+          query,
+          listLinks(),
+        ),
+      );
     },
   }),
   ...[RUN, '/me/runs/:runId', '/runs/:runId'].flatMap((path) => [
@@ -38,7 +52,8 @@ export const runRoutes: readonly RouteSpec[] = [
       summary: 'Read a test run',
       tags: TAGS,
       answers: { 200: ApiTestRun },
-      handle: async ({ ctx, user, params, present }) => ok(presentTestRun(await getRun(ctx, user, params.runId, params.projectId), present)),
+      handle: async ({ ctx, user, params, present }) =>
+        ok(presentTestRun(await getRun(ctx, user, params.runId, params.projectId), present)),
     }),
     route({
       method: 'DELETE',
@@ -64,7 +79,14 @@ export const runRoutes: readonly RouteSpec[] = [
       handle: async ({ ctx, user, params, input, present, listLinks }) => {
         const query = parseListQuery(input, DEVICE_RUN_LIST);
         const page = await listDeviceRuns(ctx, user, params.runId, params.projectId, query);
-        return ok(presentList(page.items.map((view) => presentDeviceRun(view, present)), page.total, query, listLinks()));
+        return ok(
+          presentList(
+            page.items.map((view) => presentDeviceRun(view, present)),
+            page.total,
+            query,
+            listLinks(),
+          ),
+        );
       },
     }),
     route({
@@ -77,7 +99,14 @@ export const runRoutes: readonly RouteSpec[] = [
       handle: async ({ ctx, user, params, input, present, listLinks }) => {
         const query = parseListQuery(input, DEVICE_RUN_LIST);
         const page = await listDeviceRuns(ctx, user, params.runId, params.projectId, query);
-        return ok(presentList(page.items.map((view) => presentDeviceSession(view, present)), page.total, query, listLinks()));
+        return ok(
+          presentList(
+            page.items.map((view) => presentDeviceSession(view, present)),
+            page.total,
+            query,
+            listLinks(),
+          ),
+        );
       },
     }),
     route({
@@ -99,7 +128,12 @@ export const runRoutes: readonly RouteSpec[] = [
         const view = await getDeviceRun(ctx, user, params.deviceRunId, params);
         const steps = await deviceRunSteps(ctx, user, params.deviceRunId, params);
         const status = legacyRunStatus(view.deviceRun.state);
-        return ok(presentWholeList(steps.map((step) => presentLegacyState(step, status)), listLinks()));
+        return ok(
+          presentWholeList(
+            steps.map((step) => presentLegacyState(step, status)),
+            listLinks(),
+          ),
+        );
       },
     }),
     route({
@@ -119,7 +153,8 @@ export const runRoutes: readonly RouteSpec[] = [
       summary: 'Read a device session',
       tags: TAGS,
       answers: { 200: ApiDeviceSession },
-      handle: async ({ ctx, user, params, present }) => ok(presentDeviceSession(await getDeviceRun(ctx, user, params.deviceSessionId), present)),
+      handle: async ({ ctx, user, params, present }) =>
+        ok(presentDeviceSession(await getDeviceRun(ctx, user, params.deviceSessionId), present)),
     }),
   ]),
 ];

@@ -17,10 +17,12 @@ const TAGS = ['Account'];
 const keyShownTo = (credential: Credential | null) => (credential?.kind === 'apiKey' ? credential.key : undefined);
 
 /** The account as its owner sees it, with its storage used and quota (and the key, when shown). */
-const me = async (ctx: Context, user: User, apiKey?: string) => presentUser(user, await storageOfUser(ctx.store, user), apiKey);
+const me = async (ctx: Context, user: User, apiKey?: string) =>
+  presentUser(user, await storageOfUser(ctx.store, user), apiKey);
 
 /** The session acting, whose own sign-in survives the change it makes. */
-const actingSession = (credential: Credential | null) => (credential?.kind === 'session' ? credential.session.tokenHash : undefined);
+const actingSession = (credential: Credential | null) =>
+  credential?.kind === 'session' ? credential.session.tokenHash : undefined;
 
 export const userRoutes: readonly RouteSpec[] = [
   route({
@@ -44,7 +46,8 @@ export const userRoutes: readonly RouteSpec[] = [
       country: Type.Optional(Text('Country', 255)),
       timeZone: Type.Optional(Text('Time zone', 255)),
     }),
-    handle: async ({ ctx, user, credential, input }) => ok(await me(ctx, await updateProfile(ctx, user, input), keyShownTo(credential))),
+    handle: async ({ ctx, user, credential, input }) =>
+      ok(await me(ctx, await updateProfile(ctx, user, input), keyShownTo(credential))),
   }),
   route({
     method: 'POST',
@@ -58,7 +61,9 @@ export const userRoutes: readonly RouteSpec[] = [
     handle: async ({ ctx, user, credential }) => {
       // Its answer is a permanent credential: a short-lived one may not obtain it.
       if (credential?.kind === 'oauth') {
-        throw new ForbiddenError('An OAuth token cannot reset the API key: use the key itself, or the account page of the dashboard');
+        throw new ForbiddenError(
+          'An OAuth token cannot reset the API key: use the key itself, or the account page of the dashboard',
+        );
       }
       if (credential?.kind === 'session') requireRecentSignIn(ctx, credential.session);
       const updated = await resetApiKey(ctx, user, actingSession(credential));
@@ -68,7 +73,8 @@ export const userRoutes: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/me/password',
-    summary: 'Change the password (the current one is required); every OAuth token and every other dashboard session of the user stop working',
+    summary:
+      'Change the password (the current one is required); every OAuth token and every other dashboard session of the user stop working',
     tags: TAGS,
     answers: { 204: 'empty' },
     takesPassword: true,

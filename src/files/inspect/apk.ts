@@ -16,12 +16,19 @@ export async function inspectApk(filePath: string, name: string): Promise<ApkFac
   try {
     manifest = await (await ApkReader.open(filePath)).readManifest();
   } catch (error) {
-    throw new InspectionError(`${name} is not a valid APK: its AndroidManifest.xml cannot be read (${(error as Error).message.slice(0, 200)})`);
+    throw new InspectionError(
+      `${name} is not a valid APK: its AndroidManifest.xml cannot be read (${(error as Error).message.slice(0, 200)})`,
+    );
   }
   if (typeof manifest.package !== 'string' || manifest.package === '') {
     throw new InspectionError(`${name} is not a valid APK: its manifest names no package`);
   }
-  const qualify = (activity: string) => (activity.startsWith('.') ? manifest.package + activity : activity.includes('.') ? activity : `${manifest.package}.${activity}`);
+  const qualify = (activity: string) =>
+    activity.startsWith('.')
+      ? manifest.package + activity
+      : activity.includes('.')
+        ? activity
+        : `${manifest.package}.${activity}`;
   const activities = manifest.application?.activities ?? [];
   const launcher = manifest.application?.launcherActivities?.[0] ?? activities.find(isLauncher);
   const properties: Record<string, string> = { package_name: manifest.package };
@@ -34,7 +41,13 @@ export async function inspectApk(filePath: string, name: string): Promise<ApkFac
   set('target_sdk', manifest.usesSdk?.targetSdkVersion);
   set('main_activity', launcher && qualify(launcher.name));
   set('activities', activities.map((activity) => qualify(activity.name)).join(','));
-  set('exported_activities', activities.filter((activity) => activity.exported === true || activity.intentFilters.length > 0).map((activity) => qualify(activity.name)).join(','));
+  set(
+    'exported_activities',
+    activities
+      .filter((activity) => activity.exported === true || activity.intentFilters.length > 0)
+      .map((activity) => qualify(activity.name))
+      .join(','),
+  );
   // Labels are often resource references ("resourceId:0x7f…"); only literal text is worth showing.
   const label = manifest.application?.label;
   if (typeof label === 'string' && !label.startsWith('resourceId:')) set('label', label);
@@ -46,7 +59,9 @@ export async function inspectApk(filePath: string, name: string): Promise<ApkFac
   return { isTest: Boolean(instrumentation), properties };
 }
 
-function isLauncher(activity: { intentFilters: Array<{ actions: Array<{ name: string }>; categories: Array<{ name: string }> }> }): boolean {
+function isLauncher(activity: {
+  intentFilters: Array<{ actions: Array<{ name: string }>; categories: Array<{ name: string }> }>;
+}): boolean {
   return activity.intentFilters.some(
     (filter) =>
       filter.actions.some((action) => action.name === 'android.intent.action.MAIN') &&

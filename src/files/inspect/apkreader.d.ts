@@ -16,7 +16,12 @@ declare module '@devicefarmer/adbkit-apkreader' {
     versionName?: string;
     usesSdk?: { minSdkVersion?: number; targetSdkVersion?: number } | null;
     instrumentation?: { name: string; targetPackage?: string } | null;
-    application?: { label?: unknown; activities: Component[]; activityAliases: Component[]; launcherActivities: Component[] } | null;
+    application?: {
+      label?: unknown;
+      activities: Component[];
+      activityAliases: Component[];
+      launcherActivities: Component[];
+    } | null;
   }
   interface ApkReader {
     readManifest(): Promise<Manifest>;

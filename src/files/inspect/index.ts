@@ -22,7 +22,11 @@ export interface Inspection {
 const SCAN = { virus_scan_status: 'disabled' } as const;
 
 /** `limits`: what a zip may expand to (config.ts); one that breaks them, or cannot unpack, is refused. */
-export async function inspectFile(filePath: string, originalName: string, limits: ZipLimits = DEFAULT_ZIP_LIMITS): Promise<Inspection> {
+export async function inspectFile(
+  filePath: string,
+  originalName: string,
+  limits: ZipLimits = DEFAULT_ZIP_LIMITS,
+): Promise<Inspection> {
   const lower = originalName.toLowerCase();
   const claimsApk = lower.endsWith('.apk');
   const claimsIpa = lower.endsWith('.ipa');
@@ -38,21 +42,43 @@ export async function inspectFile(filePath: string, originalName: string, limits
   const names = new Set(entries.map((entry) => entry.name));
 
   if (names.has('AndroidManifest.xml') || claimsApk) {
-    if (!names.has('AndroidManifest.xml')) throw new InspectionError(`${originalName} is not a valid APK: AndroidManifest.xml is missing`);
+    if (!names.has('AndroidManifest.xml'))
+      throw new InspectionError(`${originalName} is not a valid APK: AndroidManifest.xml is missing`);
     const apk = await inspectApk(filePath, originalName);
-    return { inputType: apk.isTest ? 'TEST' : 'APPLICATION', osType: 'ANDROID', mimetype: 'application/vnd.android.package-archive', properties: { ...apk.properties, ...SCAN } };
+    return {
+      inputType: apk.isTest ? 'TEST' : 'APPLICATION',
+      osType: 'ANDROID',
+      mimetype: 'application/vnd.android.package-archive',
+      properties: { ...apk.properties, ...SCAN },
+    };
   }
   if (entries.some((entry) => /^Payload\/[^/]+\.app\/Info\.plist$/.test(entry.name)) || claimsIpa) {
     const properties = await inspectIpa(filePath, originalName);
     // Xcode names a UI test runner's bundle id <tests>.xctrunner: an .ipa of one is tests, not an app.
     const runner = properties.bundle_identifier!.endsWith('.xctrunner');
-    return { inputType: runner ? 'TEST' : 'APPLICATION', osType: 'IOS', mimetype: 'application/octet-stream', properties: { ...properties, ...SCAN } };
+    return {
+      inputType: runner ? 'TEST' : 'APPLICATION',
+      osType: 'IOS',
+      mimetype: 'application/octet-stream',
+      properties: { ...properties, ...SCAN },
+    };
   }
   const iosTests = findIosTestBundle(entries.map((entry) => entry.name));
-  if (iosTests !== null) return { inputType: 'TEST', osType: 'IOS', mimetype: 'application/zip', properties: { test_bundle: iosTests, ...SCAN } };
+  if (iosTests !== null)
+    return {
+      inputType: 'TEST',
+      osType: 'IOS',
+      mimetype: 'application/zip',
+      properties: { test_bundle: iosTests, ...SCAN },
+    };
   const entryScript = findEntryScript(entries.map((entry) => entry.name));
   if (entryScript !== null) {
-    return { inputType: 'TEST', osType: null, mimetype: 'application/zip', properties: { entry_script: entryScript, ...SCAN } };
+    return {
+      inputType: 'TEST',
+      osType: null,
+      mimetype: 'application/zip',
+      properties: { entry_script: entryScript, ...SCAN },
+    };
   }
   return data(originalName, 'application/zip');
 }

@@ -18,7 +18,8 @@ type Dict = Record<string, unknown>;
 export async function inspectIpa(filePath: string, name: string): Promise<Record<string, string>> {
   const entries = await listEntries(filePath);
   const infoEntry = entries.find((entry) => /^Payload\/[^/]+\.app\/Info\.plist$/.test(entry.name));
-  if (infoEntry === undefined) throw new InspectionError(`${name} is not a valid IPA: Payload/<App>.app/Info.plist is missing`);
+  if (infoEntry === undefined)
+    throw new InspectionError(`${name} is not a valid IPA: Payload/<App>.app/Info.plist is missing`);
   const appDir = infoEntry.name.slice(0, -'Info.plist'.length);
   const info = parsePlist((await readEntry(filePath, infoEntry.name, MAX_PLIST))!.data, `${name}: Info.plist`);
 
@@ -28,12 +29,16 @@ export async function inspectIpa(filePath: string, name: string): Promise<Record
   }
   const profileEntry = await readEntry(filePath, `${appDir}embedded.mobileprovision`, MAX_PROFILE);
   if (profileEntry === undefined) {
-    throw new InspectionError(`${name} has no embedded provisioning profile (embedded.mobileprovision); upload an ad-hoc or development build`);
+    throw new InspectionError(
+      `${name} has no embedded provisioning profile (embedded.mobileprovision); upload an ad-hoc or development build`,
+    );
   }
   const profile = parseProfile(profileEntry.data, name);
   const distribution = distributionOf(profile);
   if (distribution === 'app-store' || distribution === 'enterprise') {
-    throw new InspectionError(`${name} is ${DESCRIBED[distribution]}, which test devices do not take; upload an ad-hoc or development build`);
+    throw new InspectionError(
+      `${name} is ${DESCRIBED[distribution]}, which test devices do not take; upload an ad-hoc or development build`,
+    );
   }
 
   const properties: Record<string, string> = {};
@@ -51,7 +56,8 @@ export async function inspectIpa(filePath: string, name: string): Promise<Record
   set('provisioning_profile_name', profile.Name);
   set('team_identifier', Array.isArray(profile.TeamIdentifier) ? profile.TeamIdentifier[0] : undefined);
   if (profile.ExpirationDate instanceof Date) properties.expiration_date = profile.ExpirationDate.toISOString();
-  if (properties.bundle_identifier === undefined) throw new InspectionError(`${name} is not a valid IPA: Info.plist has no CFBundleIdentifier`);
+  if (properties.bundle_identifier === undefined)
+    throw new InspectionError(`${name} is not a valid IPA: Info.plist has no CFBundleIdentifier`);
   return properties;
 }
 
@@ -70,7 +76,8 @@ function parseProfile(data: Buffer, name: string): Dict {
   const text = data.toString('latin1');
   const start = text.indexOf('<?xml');
   const end = text.indexOf('</plist>');
-  if (start === -1 || end === -1 || end < start) throw new InspectionError(`${name}: the embedded provisioning profile cannot be read`);
+  if (start === -1 || end === -1 || end < start)
+    throw new InspectionError(`${name}: the embedded provisioning profile cannot be read`);
   return parsePlist(data.subarray(start, end + '</plist>'.length), `${name}: embedded.mobileprovision`);
 }
 

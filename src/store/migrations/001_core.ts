@@ -105,7 +105,11 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
     .addColumn('key', 'text', (c) => c.notNull())
     .addColumn('value', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('project_config_parameters_project').on('project_config_parameters').column('project_id').execute();
+  await db.schema
+    .createIndex('project_config_parameters_project')
+    .on('project_config_parameters')
+    .column('project_id')
+    .execute();
 
   await db.schema
     .createTable('test_runs')
@@ -124,7 +128,11 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
     .addColumn('started_by_id', t.id, (c) => c.notNull())
     .addUniqueConstraint('test_runs_project_number', ['project_id', 'number'])
     .execute();
-  await db.schema.createIndex('test_runs_project_time').on('test_runs').columns(['project_id', 'create_time']).execute();
+  await db.schema
+    .createIndex('test_runs_project_time')
+    .on('test_runs')
+    .columns(['project_id', 'create_time'])
+    .execute();
   await db.schema.createIndex('test_runs_user').on('test_runs').column('user_id').execute();
 
   await db.schema

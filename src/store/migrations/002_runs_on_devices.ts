@@ -18,10 +18,19 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
     .execute();
 
   await db.schema.alterTable('devices').addColumn('serial', 'text').execute();
-  await db.schema.alterTable('devices').addColumn('agent_id', t.id, (c) => c.references('agents.id').onDelete('set null')).execute();
-  await db.schema.alterTable('devices').addColumn('execution_kinds', 'text', (c) => c.notNull().defaultTo('')).execute();
+  await db.schema
+    .alterTable('devices')
+    .addColumn('agent_id', t.id, (c) => c.references('agents.id').onDelete('set null'))
+    .execute();
+  await db.schema
+    .alterTable('devices')
+    .addColumn('execution_kinds', 'text', (c) => c.notNull().defaultTo(''))
+    .execute();
   await db.schema.alterTable('devices').addColumn('last_seen_time', t.timestamp).execute();
-  await db.schema.alterTable('devices').addColumn('infra_failure_streak', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('devices')
+    .addColumn('infra_failure_streak', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('devices').addColumn('state_reason', 'text').execute();
   await db.schema.createIndex('devices_serial').on('devices').column('serial').unique().execute();
   await db.schema.createIndex('devices_agent').on('devices').column('agent_id').execute();
@@ -53,17 +62,26 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
   await db.schema.createIndex('files_project_slot').on('files').columns(['project_id', 'project_slot']).execute();
   await db.schema.createIndex('files_blob').on('files').column('blob_key').execute();
 
-  await db.schema.alterTable('test_runs').addColumn('scheduler', 'text', (c) => c.notNull().defaultTo('PARALLEL')).execute();
+  await db.schema
+    .alterTable('test_runs')
+    .addColumn('scheduler', 'text', (c) => c.notNull().defaultTo('PARALLEL'))
+    .execute();
   await db.schema.alterTable('test_runs').addColumn('hook_url', 'text').execute();
 
   const deviceRuns = () => db.schema.alterTable('device_runs');
   // Owner's plan priority, copied so that the queue is one index scan (set-plan updates waiting runs).
-  await deviceRuns().addColumn('priority', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await deviceRuns()
+    .addColumn('priority', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await deviceRuns().addColumn('agent_id', t.id).execute();
   await deviceRuns().addColumn('lease_expires_time', t.timestamp).execute();
-  await deviceRuns().addColumn('last_seq', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await deviceRuns()
+    .addColumn('last_seq', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   // A retried device run stays listed but no longer counts in its run's figures.
-  await deviceRuns().addColumn('superseded', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await deviceRuns()
+    .addColumn('superseded', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await deviceRuns().addColumn('retried_from_id', t.id).execute();
   // SERIAL runs use one device at a time; SINGLE runs use the first device that is free.
   await deviceRuns().addColumn('serial_group', t.id).execute();
@@ -100,7 +118,11 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
     .addColumn('mem_usage', 'integer', (c) => c.notNull())
     .addColumn('package_name', 'text')
     .execute();
-  await db.schema.createIndex('performance_samples_run').on('performance_samples').columns(['device_run_id', 'timestamp']).execute();
+  await db.schema
+    .createIndex('performance_samples_run')
+    .on('performance_samples')
+    .columns(['device_run_id', 'timestamp'])
+    .execute();
 
   await db.schema
     .createTable('hook_deliveries')
@@ -113,5 +135,9 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
     .addColumn('last_error', 'text')
     .addColumn('create_time', t.timestamp, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('hook_deliveries_due').on('hook_deliveries').columns(['status', 'next_attempt_time']).execute();
+  await db.schema
+    .createIndex('hook_deliveries_due')
+    .on('hook_deliveries')
+    .columns(['status', 'next_attempt_time'])
+    .execute();
 }

@@ -12,7 +12,13 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
     .addColumn('end_time', t.timestamp)
     .execute();
   // One current authorization per account, whatever races: the database refuses a second.
-  await db.schema.createIndex('recorder_authorizations_current').on('recorder_authorizations').column('user_id').unique().where(sql.ref('end_time'), 'is', null).execute();
+  await db.schema
+    .createIndex('recorder_authorizations_current')
+    .on('recorder_authorizations')
+    .column('user_id')
+    .unique()
+    .where(sql.ref('end_time'), 'is', null)
+    .execute();
 
   await db.schema
     .createTable('recordings')

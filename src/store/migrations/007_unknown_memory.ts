@@ -23,5 +23,9 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
     SELECT id, device_run_id, timestamp, cpu_usage, mem_usage, package_name FROM performance_samples`.execute(db);
   await db.schema.dropTable('performance_samples').execute();
   await db.schema.alterTable('performance_samples_new').renameTo('performance_samples').execute();
-  await db.schema.createIndex('performance_samples_run').on('performance_samples').columns(['device_run_id', 'timestamp']).execute();
+  await db.schema
+    .createIndex('performance_samples_run')
+    .on('performance_samples')
+    .columns(['device_run_id', 'timestamp'])
+    .execute();
 }

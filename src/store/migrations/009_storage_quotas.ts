@@ -71,7 +71,9 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
       FOR EACH ROW EXECUTE FUNCTION files_usage_updated()`.execute(db);
   }
   // What is stored already counts from the start.
-  await sql`INSERT INTO storage_usage (user_id, used_bytes) SELECT user_id, SUM(size) FROM files GROUP BY user_id`.execute(db);
+  await sql`INSERT INTO storage_usage (user_id, used_bytes) SELECT user_id, SUM(size) FROM files GROUP BY user_id`.execute(
+    db,
+  );
 
   await db.schema
     .createTable('password_guesses')
@@ -79,6 +81,10 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
     .addColumn('account_key', 'text', (c) => c.notNull())
     .addColumn('time', t.timestamp, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('password_guesses_account_time').on('password_guesses').columns(['account_key', 'time']).execute();
+  await db.schema
+    .createIndex('password_guesses_account_time')
+    .on('password_guesses')
+    .columns(['account_key', 'time'])
+    .execute();
   await db.schema.createIndex('password_guesses_time').on('password_guesses').column('time').execute();
 }

@@ -14,7 +14,10 @@ import type { MigrationSecrets } from './008_sealed_api_keys.ts';
 const PASSWORDS = ['applicationPassword', 'googleAccountPassword'] as const;
 
 export async function up(db: Kysely<unknown>, t: ColumnTypes, secrets: MigrationSecrets): Promise<void> {
-  const secureDelete = t.dialect === 'sqlite' ? (await sql<{ secure_delete: number }>`PRAGMA secure_delete`.execute(db)).rows[0]?.secure_delete : undefined;
+  const secureDelete =
+    t.dialect === 'sqlite'
+      ? (await sql<{ secure_delete: number }>`PRAGMA secure_delete`.execute(db)).rows[0]?.secure_delete
+      : undefined;
   if (t.dialect === 'sqlite') await sql`PRAGMA secure_delete = ON`.execute(db);
   await db.schema
     .createTable('test_run_secrets')
@@ -23,7 +26,11 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes, secrets: Migration
     .addColumn('key_id', 'text', (c) => c.notNull())
     .execute();
   // Rotation pages through the rows of keys other than the current one.
-  await db.schema.createIndex('test_run_secrets_key_id').on('test_run_secrets').columns(['key_id', 'test_run_id']).execute();
+  await db.schema
+    .createIndex('test_run_secrets_key_id')
+    .on('test_run_secrets')
+    .columns(['key_id', 'test_run_id'])
+    .execute();
 
   const runs = db as unknown as Kysely<{
     test_runs: { id: number; config_json: string };
@@ -37,12 +44,24 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes, secrets: Migration
     .orderBy('id')
     .execute();
   for (const row of rows) {
-    const { [PASSWORDS[0]]: applicationPassword = null, [PASSWORDS[1]]: googleAccountPassword = null, ...settings } = JSON.parse(row.config_json) as Record<string, unknown>;
+    const {
+      [PASSWORDS[0]]: applicationPassword = null,
+      [PASSWORDS[1]]: googleAccountPassword = null,
+      ...settings
+    } = JSON.parse(row.config_json) as Record<string, unknown>;
     if (applicationPassword === null && googleAccountPassword === null) continue;
-    if (secrets.sealRunSecrets === undefined) throw new Error('sealing the passwords of test runs needs the API key encryption key, and none was given');
+    if (secrets.sealRunSecrets === undefined)
+      throw new Error('sealing the passwords of test runs needs the API key encryption key, and none was given');
     const sealed = secrets.sealRunSecrets(row.id, JSON.stringify({ v: 1, applicationPassword, googleAccountPassword }));
-    await runs.insertInto('test_run_secrets').values({ test_run_id: row.id, sealed: sealed.ciphertext, key_id: sealed.keyId }).execute();
-    await runs.updateTable('test_runs').set({ config_json: JSON.stringify({ v: 1, ...settings }) }).where('id', '=', row.id).execute();
+    await runs
+      .insertInto('test_run_secrets')
+      .values({ test_run_id: row.id, sealed: sealed.ciphertext, key_id: sealed.keyId })
+      .execute();
+    await runs
+      .updateTable('test_runs')
+      .set({ config_json: JSON.stringify({ v: 1, ...settings }) })
+      .where('id', '=', row.id)
+      .execute();
   }
   if (secureDelete !== undefined) await sql.raw(`PRAGMA secure_delete = ${Number(secureDelete)}`).execute(db);
 }

@@ -17,5 +17,10 @@ export function columnTypes(dialect: Dialect): ColumnTypes {
   if (dialect === 'sqlite') {
     return { dialect, id: 'integer', timestamp: 'integer', primaryKey: (c) => c.primaryKey().autoIncrement() };
   }
-  return { dialect, id: 'bigint', timestamp: 'bigint', primaryKey: (c) => c.primaryKey().generatedByDefaultAsIdentity() };
+  return {
+    dialect,
+    id: 'bigint',
+    timestamp: 'bigint',
+    primaryKey: (c) => c.primaryKey().generatedByDefaultAsIdentity(),
+  };
 }

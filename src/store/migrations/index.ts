@@ -54,7 +54,8 @@ export async function migrate(database: Database, options: MigrationOptions = {}
   const applied: string[] = [];
   try {
     await db.transaction().execute(async (trx) => {
-      if (database.dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_KEY.toString()}::bigint)`.execute(trx);
+      if (database.dialect === 'postgres')
+        await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_KEY.toString()}::bigint)`.execute(trx);
       await trx.schema
         .createTable(TABLE)
         .ifNotExists()
@@ -78,11 +79,17 @@ export async function migrate(database: Database, options: MigrationOptions = {}
     });
     // The write-ahead log still holds pages written before (users inserted with their plain API
     // key, runs with their passwords): empty it, so that only the sealed secrets remain on disk.
-    if (database.dialect === 'sqlite' && (applied.includes('008_sealed_api_keys') || applied.includes('010_run_secrets'))) {
+    if (
+      database.dialect === 'sqlite' &&
+      (applied.includes('008_sealed_api_keys') || applied.includes('010_run_secrets'))
+    ) {
       current = 'checkpoint';
       await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(database.db);
     }
   } catch (error) {
-    throw new Error(`Database migration ${current || 'setup'} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `Database migration ${current || 'setup'} failed: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }

@@ -14,7 +14,8 @@ import { osOf } from './runs.js';
 export function condition(device) {
   if (!device.enabled) return { state: 'DISABLED', health: 'Taken out of service by an operator' };
   if (!device.online) return { state: 'OFFLINE', health: 'Its host has not reported it lately' };
-  if (device.lockReason === 'NOT_OPERATIONAL') return { state: 'NOT_OPERATIONAL', health: device.stateReason ?? 'Out of service until an operator acts' };
+  if (device.lockReason === 'NOT_OPERATIONAL')
+    return { state: 'NOT_OPERATIONAL', health: device.stateReason ?? 'Out of service until an operator acts' };
   if (device.lockReason === 'TESTING') return { state: 'TESTING', health: 'Healthy; running a test' };
   if (device.lockReason === 'CLEANING') return { state: 'CLEANING', health: 'Healthy; being cleaned for the next run' };
   return { state: 'IDLE', health: 'Healthy; ready for a run' };
@@ -25,97 +26,172 @@ export async function devicesView() {
   const groupsBox = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
   const status = statusLine();
   const name = h('input', { name: 'displayName', required: true, maxlength: 255, autocomplete: 'off' });
-  const os = h('select', { name: 'osType' }, h('option', { value: 'ANDROID' }, 'Android'), h('option', { value: 'IOS' }, 'iOS'));
-  const form = h('form', {
-    class: 'inline-form',
-    'aria-label': 'New device group',
-    onsubmit: async (/** @type {Event} */ event) => {
-      event.preventDefault();
-      try {
-        /** @type {ApiDeviceGroup} */
-        const group = await api('POST', '/api/me/device-groups', { displayName: name.value, osType: os.value });
-        location.hash = `#/groups/${group.id}`;
-      } catch (error) {
-        status.fail(error);
-      }
+  const os = h(
+    'select',
+    { name: 'osType' },
+    h('option', { value: 'ANDROID' }, 'Android'),
+    h('option', { value: 'IOS' }, 'iOS'),
+  );
+  const form = h(
+    'form',
+    {
+      class: 'inline-form',
+      'aria-label': 'New device group',
+      onsubmit: async (/** @type {Event} */ event) => {
+        event.preventDefault();
+        try {
+          /** @type {ApiDeviceGroup} */
+          const group = await api('POST', '/api/me/device-groups', { displayName: name.value, osType: os.value });
+          location.hash = `#/groups/${group.id}`;
+        } catch (error) {
+          status.fail(error);
+        }
+      },
     },
-  },
-  field('Group name', name),
-  field('OS', os),
-  h('button', { type: 'submit' }, 'Create group'));
+    field('Group name', name),
+    field('OS', os),
+    h('button', { type: 'submit' }, 'Create group'),
+  );
 
-  page('Devices',
+  page(
+    'Devices',
     h('section', {}, h('h1', {}, 'Devices'), devicesBox),
-    h('section', {}, h('h2', {}, 'Device groups'), groupsBox, h('h3', {}, 'New group'), form, status.element));
+    h('section', {}, h('h2', {}, 'Device groups'), groupsBox, h('h3', {}, 'New group'), form, status.element),
+  );
 
-  void poll(devicesBox, async () => {
-    /** @type {ApiList<ApiDevice>} */
-    const devices = await api('GET', '/api/v2/devices?limit=0&sort=displayName_a');
-    return table('Devices', ['Device', 'OS', 'State', 'Health'], devices.data.map((device) => {
-      const { state, health } = condition(device);
-      return h('tr', {},
-        h('td', {}, device.displayName),
-        h('td', {}, osOf(device)),
-        h('td', {}, badge(state)),
-        h('td', {}, health));
-    }), { empty: 'No devices yet: start an agent on a device host.' });
-  }, 5000);
+  void poll(
+    devicesBox,
+    async () => {
+      /** @type {ApiList<ApiDevice>} */
+      const devices = await api('GET', '/api/v2/devices?limit=0&sort=displayName_a');
+      return table(
+        'Devices',
+        ['Device', 'OS', 'State', 'Health'],
+        devices.data.map((device) => {
+          const { state, health } = condition(device);
+          return h(
+            'tr',
+            {},
+            h('td', {}, device.displayName),
+            h('td', {}, osOf(device)),
+            h('td', {}, badge(state)),
+            h('td', {}, health),
+          );
+        }),
+        { empty: 'No devices yet: start an agent on a device host.' },
+      );
+    },
+    5000,
+  );
 
-  void poll(groupsBox, async () => {
-    /** @type {ApiList<ApiDeviceGroup>} */
-    const groups = await api('GET', '/api/me/device-groups?withPublic=true&limit=0&sort=displayName_a');
-    return table('Device groups', ['Group', 'OS', 'Devices', 'Owner'], groups.data.map((group) =>
-      h('tr', {},
-        h('td', {}, h('a', { href: `#/groups/${group.id}` }, group.displayName)),
-        h('td', {}, group.osType === 'IOS' ? 'iOS' : 'Android'),
-        h('td', {}, group.deviceCount),
-        h('td', {}, group.isPublic ? 'The service (everyone)' : 'You'))));
-  }, 10000);
+  void poll(
+    groupsBox,
+    async () => {
+      /** @type {ApiList<ApiDeviceGroup>} */
+      const groups = await api('GET', '/api/me/device-groups?withPublic=true&limit=0&sort=displayName_a');
+      return table(
+        'Device groups',
+        ['Group', 'OS', 'Devices', 'Owner'],
+        groups.data.map((group) =>
+          h(
+            'tr',
+            {},
+            h('td', {}, h('a', { href: `#/groups/${group.id}` }, group.displayName)),
+            h('td', {}, group.osType === 'IOS' ? 'iOS' : 'Android'),
+            h('td', {}, group.deviceCount),
+            h('td', {}, group.isPublic ? 'The service (everyone)' : 'You'),
+          ),
+        ),
+      );
+    },
+    10000,
+  );
 }
 
 /** @param {string} groupId */
 export async function groupView(groupId) {
-  const shown = page('Device group', h('section', {}, h('h1', {}, 'Device group'), h('p', { class: 'muted' }, 'Loading…')));
+  const shown = page(
+    'Device group',
+    h('section', {}, h('h1', {}, 'Device group'), h('p', { class: 'muted' }, 'Loading…')),
+  );
   const path = `/api/me/device-groups/${groupId}`;
   /** @type {[ApiDeviceGroup, ApiList<ApiDevice>, ApiList<ApiDevice>]} */
-  const [group, members, devices] = await Promise.all([api('GET', path), api('GET', `${path}/devices`), api('GET', '/api/v2/devices?limit=0&sort=displayName_a')]);
+  const [group, members, devices] = await Promise.all([
+    api('GET', path),
+    api('GET', `${path}/devices`),
+    api('GET', '/api/v2/devices?limit=0&sort=displayName_a'),
+  ]);
   if (shown !== current()) return;
   const status = statusLine();
   const crumbs = h('nav', { 'aria-label': 'Breadcrumb', class: 'crumbs' }, h('a', { href: '#/devices' }, 'Devices'));
   const memberIds = new Set(members.data.map((device) => device.id));
 
   if (group.isPublic) {
-    page(group.displayName, h('section', {}, crumbs, h('h1', {}, group.displayName),
-      h('p', { class: 'muted' }, 'A group of the service: every device of its OS, kept up to date by the service.'),
-      table('Devices in the group', ['Device', 'OS', 'State'], members.data.map((device) =>
-        h('tr', {}, h('td', {}, device.displayName), h('td', {}, osOf(device)), h('td', {}, badge(condition(device).state)))))));
+    page(
+      group.displayName,
+      h(
+        'section',
+        {},
+        crumbs,
+        h('h1', {}, group.displayName),
+        h('p', { class: 'muted' }, 'A group of the service: every device of its OS, kept up to date by the service.'),
+        table(
+          'Devices in the group',
+          ['Device', 'OS', 'State'],
+          members.data.map((device) =>
+            h(
+              'tr',
+              {},
+              h('td', {}, device.displayName),
+              h('td', {}, osOf(device)),
+              h('td', {}, badge(condition(device).state)),
+            ),
+          ),
+        ),
+      ),
+    );
     return;
   }
 
   const heading = h('h1', {}, group.displayName);
   const count = h('span', {}, `${memberIds.size}`);
-  const rename = h('input', { name: 'displayName', value: group.displayName, required: true, maxlength: 255, autocomplete: 'off' });
-  const renameForm = h('form', {
-    class: 'inline-form',
-    'aria-label': 'Rename the group',
-    onsubmit: async (/** @type {Event} */ event) => {
-      event.preventDefault();
-      try {
-        /** @type {ApiDeviceGroup} */
-        const renamed = await api('POST', path, { displayName: rename.value });
-        heading.textContent = renamed.displayName;
-        document.title = `${renamed.displayName} · devicecloud`;
-        status.ok(`Renamed to ${renamed.displayName}.`);
-      } catch (error) {
-        status.fail(error);
-      }
+  const rename = h('input', {
+    name: 'displayName',
+    value: group.displayName,
+    required: true,
+    maxlength: 255,
+    autocomplete: 'off',
+  });
+  const renameForm = h(
+    'form',
+    {
+      class: 'inline-form',
+      'aria-label': 'Rename the group',
+      onsubmit: async (/** @type {Event} */ event) => {
+        event.preventDefault();
+        try {
+          /** @type {ApiDeviceGroup} */
+          const renamed = await api('POST', path, { displayName: rename.value });
+          heading.textContent = renamed.displayName;
+          document.title = `${renamed.displayName} · devicecloud`;
+          status.ok(`Renamed to ${renamed.displayName}.`);
+        } catch (error) {
+          status.fail(error);
+        }
+      },
     },
-  }, field('Name', rename), h('button', { type: 'submit' }, 'Rename'));
+    field('Name', rename),
+    h('button', { type: 'submit' }, 'Rename'),
+  );
 
   const candidates = devices.data.filter((device) => device.osType === group.osType);
-  const choices = h('fieldset', { class: 'choices' },
+  const choices = h(
+    'fieldset',
+    { class: 'choices' },
     h('legend', {}, 'Devices in the group (', count, ')'),
-    candidates.length === 0 ? h('p', { class: 'muted' }, `No ${group.osType === 'IOS' ? 'iOS' : 'Android'} devices in the cloud yet.`) : '',
+    candidates.length === 0
+      ? h('p', { class: 'muted' }, `No ${group.osType === 'IOS' ? 'iOS' : 'Android'} devices in the cloud yet.`)
+      : '',
     candidates.map((device) => {
       const box = h('input', {
         type: 'checkbox',
@@ -139,22 +215,37 @@ export async function groupView(groupId) {
           }
         },
       });
-      return h('label', { class: 'choice' }, box, ` ${device.displayName} `, h('span', { class: 'muted' }, `${osOf(device)} · `), badge(condition(device).state));
-    }));
+      return h(
+        'label',
+        { class: 'choice' },
+        box,
+        ` ${device.displayName} `,
+        h('span', { class: 'muted' }, `${osOf(device)} · `),
+        badge(condition(device).state),
+      );
+    }),
+  );
 
-  const remove = h('button', {
-    type: 'button',
-    class: 'danger',
-    onclick: async () => {
-      if (!confirm(`Delete the group ${heading.textContent}? Runs already started keep their devices.`)) return;
-      try {
-        await api('DELETE', path);
-        location.hash = '#/devices';
-      } catch (error) {
-        status.fail(error);
-      }
+  const remove = h(
+    'button',
+    {
+      type: 'button',
+      class: 'danger',
+      onclick: async () => {
+        if (!confirm(`Delete the group ${heading.textContent}? Runs already started keep their devices.`)) return;
+        try {
+          await api('DELETE', path);
+          location.hash = '#/devices';
+        } catch (error) {
+          status.fail(error);
+        }
+      },
     },
-  }, 'Delete group');
+    'Delete group',
+  );
 
-  page(group.displayName, h('section', {}, crumbs, heading, renameForm, choices, status.element, h('div', { class: 'row' }, remove)));
+  page(
+    group.displayName,
+    h('section', {}, crumbs, heading, renameForm, choices, status.element, h('div', { class: 'row' }, remove)),
+  );
 }

@@ -6,44 +6,115 @@ import { livePage } from '../page.js';
 /** @import { ApiList, ApiProject, ApiTestRun } from '../../client/api-types.ts' */
 
 export function projectsView() {
-  return livePage('Projects', async () => {
-    /** @type {ApiList<ApiProject>} */
-    const projects = await api('GET', '/api/me/projects?limit=0&sort=createTime_d&embedRuns=1');
-    return h('section', {},
-      h('div', { class: 'title-row' }, h('h1', {}, 'Projects'), h('a', { href: '#/start', class: 'button primary' }, 'Start a run')),
-      projects.data.length === 0
-        ? h('p', { class: 'muted' }, 'No projects yet. ', h('a', { href: '#/start' }, 'Start a run'), ' to create one, or use the API or ', h('code', {}, 'devicecloud run'), '.')
-        : table('Projects', ['Project', 'Type', 'Runs', 'Latest run'], projects.data.map((project) => {
-          const latest = project.testRuns?.[0];
-          return h('tr', {},
-            h('td', {}, h('a', { href: `#/projects/${project.id}` }, project.name)),
-            h('td', {}, project.type),
-            h('td', {}, project.testRunCount ?? ''),
-            h('td', {}, latest ? [h('a', { href: `#/projects/${project.id}/runs/${latest.id}` }, latest.displayName), ' ', badge(latest.state)] : h('span', { class: 'muted' }, 'none')));
-        }), { optional: [1] }));
-  }, 5000);
+  return livePage(
+    'Projects',
+    async () => {
+      /** @type {ApiList<ApiProject>} */
+      const projects = await api('GET', '/api/me/projects?limit=0&sort=createTime_d&embedRuns=1');
+      return h(
+        'section',
+        {},
+        h(
+          'div',
+          { class: 'title-row' },
+          h('h1', {}, 'Projects'),
+          h('a', { href: '#/start', class: 'button primary' }, 'Start a run'),
+        ),
+        projects.data.length === 0
+          ? h(
+              'p',
+              { class: 'muted' },
+              'No projects yet. ',
+              h('a', { href: '#/start' }, 'Start a run'),
+              ' to create one, or use the API or ',
+              h('code', {}, 'devicecloud run'),
+              '.',
+            )
+          : table(
+              'Projects',
+              ['Project', 'Type', 'Runs', 'Latest run'],
+              projects.data.map((project) => {
+                const latest = project.testRuns?.[0];
+                return h(
+                  'tr',
+                  {},
+                  h('td', {}, h('a', { href: `#/projects/${project.id}` }, project.name)),
+                  h('td', {}, project.type),
+                  h('td', {}, project.testRunCount ?? ''),
+                  h(
+                    'td',
+                    {},
+                    latest
+                      ? [
+                          h('a', { href: `#/projects/${project.id}/runs/${latest.id}` }, latest.displayName),
+                          ' ',
+                          badge(latest.state),
+                        ]
+                      : h('span', { class: 'muted' }, 'none'),
+                  ),
+                );
+              }),
+              { optional: [1] },
+            ),
+      );
+    },
+    5000,
+  );
 }
 
 /** @param {string} projectId */
 export function projectRunsView(projectId) {
-  return livePage('Project', async () => {
-    /** @type {[ApiProject, ApiList<ApiTestRun>]} */
-    const [project, runs] = await Promise.all([api('GET', `/api/me/projects/${projectId}`), api('GET', `/api/me/projects/${projectId}/runs?limit=50`)]);
-    // A column that is empty unless a run waits would only take room (on a phone, all of it).
-    const waits = (/** @type {ApiTestRun} */ run) => run.state !== 'FINISHED' && Boolean(run.queuePosition || run.message);
-    const anyWaits = runs.data.some(waits);
-    const view = h('section', {},
-      h('nav', { 'aria-label': 'Breadcrumb', class: 'crumbs' }, h('a', { href: '#/' }, 'Projects')),
-      h('div', { class: 'title-row' }, h('h1', {}, project.name), h('a', { href: `#/projects/${projectId}/start`, class: 'button primary' }, 'Start a run')),
-      table('Runs', ['Run', 'State', 'Devices', 'Tests passed / failed', 'Started', ...(anyWaits ? ['Why it waits'] : [])], runs.data.map((run) =>
-        h('tr', {},
-          h('td', {}, h('a', { href: `#/projects/${projectId}/runs/${run.id}` }, run.displayName)),
-          h('td', {}, badge(run.state)),
-          h('td', {}, `${run.finishedDeviceCount} of ${run.deviceCount} done`),
-          h('td', {}, `${run.successfulTestCaseCount} / ${run.failedTestCaseCount}`),
-          h('td', {}, time(run.createTime)),
-          anyWaits ? h('td', { class: 'muted' }, waits(run) ? [run.queuePosition ? `#${run.queuePosition} in line. ` : '', run.message ?? ''] : '') : '')), { empty: 'No runs in this project yet.', optional: [4] }),
-      runs.total > runs.data.length ? h('p', { class: 'muted' }, `The ${runs.data.length} most recent of ${runs.total} runs.`) : '');
-    return { view, title: project.name };
-  }, 3000);
+  return livePage(
+    'Project',
+    async () => {
+      /** @type {[ApiProject, ApiList<ApiTestRun>]} */
+      const [project, runs] = await Promise.all([
+        api('GET', `/api/me/projects/${projectId}`),
+        api('GET', `/api/me/projects/${projectId}/runs?limit=50`),
+      ]);
+      // A column that is empty unless a run waits would only take room (on a phone, all of it).
+      const waits = (/** @type {ApiTestRun} */ run) =>
+        run.state !== 'FINISHED' && Boolean(run.queuePosition || run.message);
+      const anyWaits = runs.data.some(waits);
+      const view = h(
+        'section',
+        {},
+        h('nav', { 'aria-label': 'Breadcrumb', class: 'crumbs' }, h('a', { href: '#/' }, 'Projects')),
+        h(
+          'div',
+          { class: 'title-row' },
+          h('h1', {}, project.name),
+          h('a', { href: `#/projects/${projectId}/start`, class: 'button primary' }, 'Start a run'),
+        ),
+        table(
+          'Runs',
+          ['Run', 'State', 'Devices', 'Tests passed / failed', 'Started', ...(anyWaits ? ['Why it waits'] : [])],
+          runs.data.map((run) =>
+            h(
+              'tr',
+              {},
+              h('td', {}, h('a', { href: `#/projects/${projectId}/runs/${run.id}` }, run.displayName)),
+              h('td', {}, badge(run.state)),
+              h('td', {}, `${run.finishedDeviceCount} of ${run.deviceCount} done`),
+              h('td', {}, `${run.successfulTestCaseCount} / ${run.failedTestCaseCount}`),
+              h('td', {}, time(run.createTime)),
+              anyWaits
+                ? h(
+                    'td',
+                    { class: 'muted' },
+                    waits(run) ? [run.queuePosition ? `#${run.queuePosition} in line. ` : '', run.message ?? ''] : '',
+                  )
+                : '',
+            ),
+          ),
+          { empty: 'No runs in this project yet.', optional: [4] },
+        ),
+        runs.total > runs.data.length
+          ? h('p', { class: 'muted' }, `The ${runs.data.length} most recent of ${runs.total} runs.`)
+          : '',
+      );
+      return { view, title: project.name };
+    },
+    3000,
+  );
 }

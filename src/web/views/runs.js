@@ -31,49 +31,136 @@ export function runView(runId) {
       api('GET', `/api/v2/runs/${runId}/device-sessions?limit=0`),
       api('GET', `/api/v2/runs/${runId}/device-runs?limit=0`),
     ]);
-    const stepOf = new Map(deviceRuns.data.map((deviceRun) => [deviceRun.id, deviceRun.currentState?.deviceRunStateType]));
-    const retryable = run.failedDeviceCount + run.warningDeviceCount + run.timeoutedDeviceCount + run.abortedDeviceCount > 0;
+    const stepOf = new Map(
+      deviceRuns.data.map((deviceRun) => [deviceRun.id, deviceRun.currentState?.deviceRunStateType]),
+    );
+    const retryable =
+      run.failedDeviceCount + run.warningDeviceCount + run.timeoutedDeviceCount + run.abortedDeviceCount > 0;
     const base = `#/projects/${run.projectId}/runs/${run.id}`;
     const live = run.state !== 'FINISHED';
-    const view = h('section', {},
-      h('nav', { 'aria-label': 'Breadcrumb', class: 'crumbs' }, h('a', { href: '#/' }, 'Projects'), ' / ', h('a', { href: `#/projects/${run.projectId}` }, run.projectName)),
+    const view = h(
+      'section',
+      {},
+      h(
+        'nav',
+        { 'aria-label': 'Breadcrumb', class: 'crumbs' },
+        h('a', { href: '#/' }, 'Projects'),
+        ' / ',
+        h('a', { href: `#/projects/${run.projectId}` }, run.projectName),
+      ),
       h('h1', {}, run.displayName, ' ', badge(run.state)),
       run.state !== 'FINISHED' && (run.message || run.queuePosition)
-        ? h('p', { class: 'waiting', 'aria-live': 'polite' },
-          run.queuePosition ? h('strong', {}, `Queue position ${run.queuePosition}. `) : '',
-          run.message ?? '')
+        ? h(
+            'p',
+            { class: 'waiting', 'aria-live': 'polite' },
+            run.queuePosition ? h('strong', {}, `Queue position ${run.queuePosition}. `) : '',
+            run.message ?? '',
+          )
         : '',
       run.state !== 'FINISHED'
-        ? h('div', { class: 'row' }, h('button', { type: 'button', class: 'danger', onclick: act(run, 'abort', `Abort ${run.displayName}? Device runs in progress stop; what they produced so far is kept.`) }, 'Abort run'))
+        ? h(
+            'div',
+            { class: 'row' },
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'danger',
+                onclick: act(
+                  run,
+                  'abort',
+                  `Abort ${run.displayName}? Device runs in progress stop; what they produced so far is kept.`,
+                ),
+              },
+              'Abort run',
+            ),
+          )
         : '',
-      run.state === 'FINISHED' && retryable ? h('div', { class: 'row' }, h('button', { type: 'button', onclick: act(run, 'retry') }, 'Retry failed devices')) : '',
+      run.state === 'FINISHED' && retryable
+        ? h(
+            'div',
+            { class: 'row' },
+            h('button', { type: 'button', onclick: act(run, 'retry') }, 'Retry failed devices'),
+          )
+        : '',
       status.element,
-      h('dl', { class: 'facts' },
-        fact('Devices', h('span', {},
-          h('progress', { max: Math.max(run.deviceCount, 1), value: run.finishedDeviceCount, 'aria-label': 'Devices finished' }),
-          ` ${run.finishedDeviceCount} of ${run.deviceCount} done`,
-          counts([['waiting', run.waitingDeviceCount], ['running', run.runningDeviceCount], ['succeeded', run.succeededDeviceCount], ['failed', run.failedDeviceCount],
-            ['warning', run.warningDeviceCount], ['timed out', run.timeoutedDeviceCount], ['aborted', run.abortedDeviceCount], ['excluded', run.excludedDeviceCount]]))),
-        fact('Tests', `${run.successfulTestCaseCount} passed, ${run.failedTestCaseCount} failed of ${run.testCaseCount}`),
+      h(
+        'dl',
+        { class: 'facts' },
+        fact(
+          'Devices',
+          h(
+            'span',
+            {},
+            h('progress', {
+              max: Math.max(run.deviceCount, 1),
+              value: run.finishedDeviceCount,
+              'aria-label': 'Devices finished',
+            }),
+            ` ${run.finishedDeviceCount} of ${run.deviceCount} done`,
+            counts([
+              ['waiting', run.waitingDeviceCount],
+              ['running', run.runningDeviceCount],
+              ['succeeded', run.succeededDeviceCount],
+              ['failed', run.failedDeviceCount],
+              ['warning', run.warningDeviceCount],
+              ['timed out', run.timeoutedDeviceCount],
+              ['aborted', run.abortedDeviceCount],
+              ['excluded', run.excludedDeviceCount],
+            ]),
+          ),
+        ),
+        fact(
+          'Tests',
+          `${run.successfulTestCaseCount} passed, ${run.failedTestCaseCount} failed of ${run.testCaseCount}`,
+        ),
         fact('Success', run.deviceCount > 0 ? percent(run.successRatio) : ''),
         fact('Framework', run.frameworkName ?? ''),
         fact('Started by', run.startedByDisplayName ?? ''),
         fact('Created', time(run.createTime)),
         run.startTime ? fact('Started', time(run.startTime)) : '',
-        run.endTime ? fact('Ended', time(run.endTime)) : ''),
+        run.endTime ? fact('Ended', time(run.endTime)) : '',
+      ),
       h('h2', {}, 'Device sessions'),
       // On a phone: device, state and results; the OS and duration are on the session's page.
-      table('Device sessions', ['Device', 'OS', 'State', ...(live ? ['Step'] : []), 'Passed', 'Failed', 'Duration'], sessions.data.map((session) =>
-        h('tr', {},
-          h('td', {}, h('a', { href: `${base}/device-sessions/${session.id}` }, session.device?.displayName ?? `Device session ${session.id}`)),
-          h('td', {}, osOf(session.device)),
-          // A retry lists next to the session it retries: say which row is the newer one.
-          h('td', {}, badge(session.state), session.excludeReason ? h('span', { class: 'muted' }, ` ${session.excludeReason}`) : '',
-            session.retryState && session.retryState !== 'NONE' ? h('span', { class: 'muted' }, ` (${session.retryState === 'AUTO' ? 'automatic retry' : 'retry'})`) : ''),
-          live ? h('td', {}, FINAL_DEVICE_SESSION_STATES.includes(session.state) ? '' : (stepOf.get(session.id) ?? '')) : '',
-          h('td', {}, session.testCasePassedCount),
-          h('td', {}, session.testCaseFailedCount),
-          h('td', {}, session.startTime ? duration(session.duration) : ''))), { optional: [1, live ? 6 : 5] }));
+      table(
+        'Device sessions',
+        ['Device', 'OS', 'State', ...(live ? ['Step'] : []), 'Passed', 'Failed', 'Duration'],
+        sessions.data.map((session) =>
+          h(
+            'tr',
+            {},
+            h(
+              'td',
+              {},
+              h(
+                'a',
+                { href: `${base}/device-sessions/${session.id}` },
+                session.device?.displayName ?? `Device session ${session.id}`,
+              ),
+            ),
+            h('td', {}, osOf(session.device)),
+            // A retry lists next to the session it retries: say which row is the newer one.
+            h(
+              'td',
+              {},
+              badge(session.state),
+              session.excludeReason ? h('span', { class: 'muted' }, ` ${session.excludeReason}`) : '',
+              session.retryState && session.retryState !== 'NONE'
+                ? h('span', { class: 'muted' }, ` (${session.retryState === 'AUTO' ? 'automatic retry' : 'retry'})`)
+                : '',
+            ),
+            live
+              ? h('td', {}, FINAL_DEVICE_SESSION_STATES.includes(session.state) ? '' : (stepOf.get(session.id) ?? ''))
+              : '',
+            h('td', {}, session.testCasePassedCount),
+            h('td', {}, session.testCaseFailedCount),
+            h('td', {}, session.startTime ? duration(session.duration) : ''),
+          ),
+        ),
+        { optional: [1, live ? 6 : 5] },
+      ),
+    );
     return { view, title: `${run.displayName} · ${run.projectName}`, done: run.state === 'FINISHED' };
   });
 }

@@ -24,7 +24,10 @@ export function signInView(message, onSignedIn) {
         button.disabled = true;
         try {
           /** @type {ApiWebSession} */
-          const session = await api('POST', '/auth/session', { email: data.get('email'), password: data.get('password') });
+          const session = await api('POST', '/auth/session', {
+            email: data.get('email'),
+            password: data.get('password'),
+          });
           setCsrfToken(session.csrfToken);
           await onSignedIn();
         } catch (error) {
@@ -37,7 +40,12 @@ export function signInView(message, onSignedIn) {
     },
     h('h1', {}, 'Sign in'),
     h('label', {}, 'E-mail', h('input', { name: 'email', type: 'email', autocomplete: 'username', required: true })),
-    h('label', {}, 'Password', h('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true })),
+    h(
+      'label',
+      {},
+      'Password',
+      h('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true }),
+    ),
     h('button', { type: 'submit', class: 'primary' }, 'Sign in'),
     status,
   );

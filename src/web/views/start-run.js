@@ -10,7 +10,10 @@ const NEW_PROJECT = 'new';
 
 /** @param {string} [projectId] the project to preselect */
 export async function startRunView(projectId) {
-  const shown = page('Start a run', h('section', {}, h('h1', {}, 'Start a run'), h('p', { class: 'muted' }, 'Loading…')));
+  const shown = page(
+    'Start a run',
+    h('section', {}, h('h1', {}, 'Start a run'), h('p', { class: 'muted' }, 'Loading…')),
+  );
   /** @type {[ApiList<ApiProject>, ApiList<ApiFramework>, ApiList<ApiDeviceGroup>]} */
   const [projects, frameworks, groups] = await Promise.all([
     api('GET', '/api/me/projects?limit=0&sort=createTime_d&embedRuns=0'),
@@ -22,15 +25,30 @@ export async function startRunView(projectId) {
   const status = statusLine();
   const progress = h('progress', { max: 1, value: 0, hidden: true, 'aria-label': 'Upload progress' });
 
-  const projectSelect = h('select', { name: 'project', id: 'run-project' },
-    projects.data.map((project) => h('option', { value: project.id, selected: String(project.id) === String(projectId) }, project.name)),
-    h('option', { value: NEW_PROJECT, selected: projects.data.length === 0 }, 'New project…'));
+  const projectSelect = h(
+    'select',
+    { name: 'project', id: 'run-project' },
+    projects.data.map((project) =>
+      h('option', { value: project.id, selected: String(project.id) === String(projectId) }, project.name),
+    ),
+    h('option', { value: NEW_PROJECT, selected: projects.data.length === 0 }, 'New project…'),
+  );
   const projectName = h('input', { name: 'projectName', id: 'run-project-name', autocomplete: 'off', maxlength: 255 });
   const projectNameField = field('New project name', projectName);
 
-  const frameworkSelect = h('select', { name: 'framework', id: 'run-framework' },
-    ['ANDROID', 'IOS'].map((os) => h('optgroup', { label: os === 'IOS' ? 'iOS' : 'Android' },
-      usable.filter((framework) => framework.osType === os).map((framework) => h('option', { value: framework.id }, framework.name)))));
+  const frameworkSelect = h(
+    'select',
+    { name: 'framework', id: 'run-framework' },
+    ['ANDROID', 'IOS'].map((os) =>
+      h(
+        'optgroup',
+        { label: os === 'IOS' ? 'iOS' : 'Android' },
+        usable
+          .filter((framework) => framework.osType === os)
+          .map((framework) => h('option', { value: framework.id }, framework.name)),
+      ),
+    ),
+  );
   const frameworkField = field('Framework', frameworkSelect, ' ');
   const frameworkHelp = /** @type {HTMLElement} */ (frameworkField.querySelector('.help'));
   const appInput = h('input', { type: 'file', name: 'app', id: 'run-app' });
@@ -58,14 +76,22 @@ export async function startRunView(projectId) {
       wrapper.hidden = extensions.length === 0;
       input.required = extensions.length > 0;
       input.accept = extensions.map((extension) => `.${extension}`).join(',');
-      /** @type {HTMLLabelElement} */ (wrapper.querySelector('label')).textContent = extensions.length > 0 ? `${what} (${extensions.map((extension) => `.${extension}`).join(' or ')})` : what;
+      /** @type {HTMLLabelElement} */ (wrapper.querySelector('label')).textContent =
+        extensions.length > 0 ? `${what} (${extensions.map((extension) => `.${extension}`).join(' or ')})` : what;
     };
     needs(appInput, appField, framework.requiredAppExtensions ?? [], 'App');
     needs(testsInput, testsField, framework.requiredTestExtensions ?? [], 'Test package');
     const previous = groupSelect.value;
     const fitting = groups.data.filter((group) => group.osType === framework.osType);
-    groupSelect.replaceChildren(...fitting.map((group) =>
-      h('option', { value: group.id, selected: String(group.id) === previous }, `${group.displayName} (${group.deviceCount} device${group.deviceCount === 1 ? '' : 's'})`)));
+    groupSelect.replaceChildren(
+      ...fitting.map((group) =>
+        h(
+          'option',
+          { value: group.id, selected: String(group.id) === previous },
+          `${group.displayName} (${group.deviceCount} device${group.deviceCount === 1 ? '' : 's'})`,
+        ),
+      ),
+    );
     groupSelect.disabled = fitting.length === 0;
   }
 
@@ -78,57 +104,67 @@ export async function startRunView(projectId) {
   frameworkSelect.addEventListener('change', fit);
   projectSelect.addEventListener('change', fitProject);
 
-  const form = h('form', {
-    class: 'stack wide',
-    'aria-label': 'Start a run',
-    onsubmit: async (/** @type {Event} */ event) => {
-      event.preventDefault();
-      const framework = /** @type {ApiFramework} */ (selectedFramework());
-      submit.disabled = true;
-      try {
-        /** @type {TestRunConfig['files']} */
-        const files = [];
-        /** @type {Array<[HTMLInputElement, 'INSTALL' | 'RUN_TEST', string]>} */
-        const inputs = [[appInput, 'INSTALL', 'app'], [testsInput, 'RUN_TEST', 'test package']];
-        for (const [input, action, what] of inputs) {
-          const file = /** @type {HTMLElement} */ (input.closest('.field')).hidden ? undefined : input.files?.[0];
-          if (!file) continue;
-          progress.hidden = false;
-          progress.value = 0;
-          status.ok(`Uploading the ${what} (${file.name})…`);
-          const uploaded = await uploadFile(file, (fraction) => (progress.value = fraction));
-          files.push({ id: uploaded.id, action });
+  const form = h(
+    'form',
+    {
+      class: 'stack wide',
+      'aria-label': 'Start a run',
+      onsubmit: async (/** @type {Event} */ event) => {
+        event.preventDefault();
+        const framework = /** @type {ApiFramework} */ (selectedFramework());
+        submit.disabled = true;
+        try {
+          /** @type {TestRunConfig['files']} */
+          const files = [];
+          /** @type {Array<[HTMLInputElement, 'INSTALL' | 'RUN_TEST', string]>} */
+          const inputs = [
+            [appInput, 'INSTALL', 'app'],
+            [testsInput, 'RUN_TEST', 'test package'],
+          ];
+          for (const [input, action, what] of inputs) {
+            const file = /** @type {HTMLElement} */ (input.closest('.field')).hidden ? undefined : input.files?.[0];
+            if (!file) continue;
+            progress.hidden = false;
+            progress.value = 0;
+            status.ok(`Uploading the ${what} (${file.name})…`);
+            const uploaded = await uploadFile(file, (fraction) => (progress.value = fraction));
+            files.push({ id: uploaded.id, action });
+          }
+          progress.hidden = true;
+          status.ok('Starting the run…');
+          const isNew = projectSelect.value === NEW_PROJECT;
+          /** @type {ApiTestRun} */
+          const run = await api(
+            'POST',
+            '/api/me/runs',
+            /** @satisfies {TestRunConfig} */ ({
+              osType: framework.osType,
+              frameworkId: framework.id,
+              ...(isNew ? { projectName: projectName.value } : { projectId: Number(projectSelect.value) }),
+              deviceGroupId: Number(groupSelect.value),
+              files,
+              ...(runName.value.trim() === '' ? {} : { testRunName: runName.value }),
+            }),
+          );
+          location.hash = `#/projects/${run.projectId}/runs/${run.id}`;
+        } catch (error) {
+          progress.hidden = true;
+          status.fail(error);
+        } finally {
+          submit.disabled = false;
         }
-        progress.hidden = true;
-        status.ok('Starting the run…');
-        const isNew = projectSelect.value === NEW_PROJECT;
-        /** @type {ApiTestRun} */
-        const run = await api('POST', '/api/me/runs', /** @satisfies {TestRunConfig} */ ({
-          osType: framework.osType,
-          frameworkId: framework.id,
-          ...(isNew ? { projectName: projectName.value } : { projectId: Number(projectSelect.value) }),
-          deviceGroupId: Number(groupSelect.value),
-          files,
-          ...(runName.value.trim() === '' ? {} : { testRunName: runName.value }),
-        }));
-        location.hash = `#/projects/${run.projectId}/runs/${run.id}`;
-      } catch (error) {
-        progress.hidden = true;
-        status.fail(error);
-      } finally {
-        submit.disabled = false;
-      }
+      },
     },
-  },
-  field('Project', projectSelect),
-  projectNameField,
-  frameworkField,
-  appField,
-  testsField,
-  field('Device group', groupSelect),
-  field('Run name (optional)', runName),
-  h('div', { class: 'row' }, submit, progress),
-  status.element);
+    field('Project', projectSelect),
+    projectNameField,
+    frameworkField,
+    appField,
+    testsField,
+    field('Device group', groupSelect),
+    field('Run name (optional)', runName),
+    h('div', { class: 'row' }, submit, progress),
+    status.element,
+  );
 
   fit();
   fitProject();

@@ -10,18 +10,31 @@ import { inspectFile } from '../../../src/files/inspect/index.ts';
 import { encodeAxml } from '../../../examples/lib/axml.ts';
 import { zip } from '../../../examples/lib/zip-writer.ts';
 
-export async function testApk(dir: string, packageName: string, targetPackage = 'com.devicecloud.sample'): Promise<LocalFile> {
+export async function testApk(
+  dir: string,
+  packageName: string,
+  targetPackage = 'com.devicecloud.sample',
+): Promise<LocalFile> {
   const manifest = encodeAxml({
     name: 'manifest',
     attrs: { 'android:versionCode': 1, 'android:versionName': '1.0', package: packageName },
     children: [
       { name: 'uses-sdk', attrs: { 'android:minSdkVersion': 21, 'android:targetSdkVersion': 34 } },
       { name: 'application', attrs: { 'android:label': 'Tests' } },
-      { name: 'instrumentation', attrs: { 'android:name': 'androidx.test.runner.AndroidJUnitRunner', 'android:targetPackage': targetPackage } },
+      {
+        name: 'instrumentation',
+        attrs: { 'android:name': 'androidx.test.runner.AndroidJUnitRunner', 'android:targetPackage': targetPackage },
+      },
     ],
   });
   const file = path.join(dir, `${packageName}.apk`);
-  fs.writeFileSync(file, await zip([['AndroidManifest.xml', manifest], ['classes.dex', Buffer.concat([Buffer.from('dex\n035\0', 'latin1'), Buffer.alloc(104)])]]));
+  fs.writeFileSync(
+    file,
+    await zip([
+      ['AndroidManifest.xml', manifest],
+      ['classes.dex', Buffer.concat([Buffer.from('dex\n035\0', 'latin1'), Buffer.alloc(104)])],
+    ]),
+  );
   return localFile(file);
 }
 

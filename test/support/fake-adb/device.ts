@@ -14,7 +14,9 @@ import type { GoogleUser } from './ui.ts';
 const RECORDINGS = path.join(path.dirname(new URL(import.meta.url).pathname), 'recordings');
 
 export function recording(name: string, values: Readonly<Record<string, string | number>> = {}): string {
-  return fs.readFileSync(path.join(RECORDINGS, name), 'utf8').replace(/\{(\w+)\}/g, (whole, key: string) => (key in values ? String(values[key]) : whole));
+  return fs
+    .readFileSync(path.join(RECORDINGS, name), 'utf8')
+    .replace(/\{(\w+)\}/g, (whole, key: string) => (key in values ? String(values[key]) : whole));
 }
 
 export type DeviceModel = 'pixel7' | 'moto-g5';
@@ -59,7 +61,19 @@ export interface InstalledPackage {
 }
 
 /** Top-level folders of a phone's shared storage, as a fresh phone has them. */
-const STORAGE = ['Alarms', 'Android', 'Android/data', 'DCIM', 'Download', 'Movies', 'Music', 'Notifications', 'Pictures', 'Podcasts', 'Ringtones'];
+const STORAGE = [
+  'Alarms',
+  'Android',
+  'Android/data',
+  'DCIM',
+  'Download',
+  'Movies',
+  'Music',
+  'Notifications',
+  'Pictures',
+  'Podcasts',
+  'Ringtones',
+];
 
 export class FakeDevice {
   readonly serial: string;
@@ -71,7 +85,10 @@ export class FakeDevice {
   /** Absolute paths; a null value is a directory. */
   readonly files = new Map<string, Buffer | null>();
   /** `namespace/key`, as `settings get global wifi_on` reads it. */
-  readonly settings = new Map<string, string>([['global/wifi_on', '1'], ['system/screen_off_timeout', '60000']]);
+  readonly settings = new Map<string, string>([
+    ['global/wifi_on', '1'],
+    ['system/screen_off_timeout', '60000'],
+  ]);
   readonly appLocales = new Map<string, string>();
   /** Running app processes: package → pid. */
   readonly running = new Map<string, number>();
@@ -113,7 +130,8 @@ export class FakeDevice {
     this.rebootGoneMs = options.rebootGoneMs ?? 150;
     this.bootMs = options.bootMs ?? 300;
     this.accounts = [...(options.accounts ?? [])];
-    for (const match of recording(`getprop-${this.model}.txt`).matchAll(/^\[(.*?)\]: \[(.*?)\]$/gm)) this.props.set(match[1]!, match[2]!);
+    for (const match of recording(`getprop-${this.model}.txt`).matchAll(/^\[(.*?)\]: \[(.*?)\]$/gm))
+      this.props.set(match[1]!, match[2]!);
     this.props.set('ro.serialno', this.serial);
     for (const match of recording(`pm-list-packages-${this.model}.txt`).matchAll(/^package:(\S+)$/gm)) {
       this.packages.set(match[1]!, { system: true, activities: [], exported: [], instrumentation: null });
@@ -187,12 +205,14 @@ export class FakeDevice {
   }
 
   writeFile(file: string, content: Buffer): void {
-    for (let dir = path.posix.dirname(file); dir !== '/' && !this.files.has(dir); dir = path.posix.dirname(dir)) this.files.set(dir, null);
+    for (let dir = path.posix.dirname(file); dir !== '/' && !this.files.has(dir); dir = path.posix.dirname(dir))
+      this.files.set(dir, null);
     this.files.set(file, content);
   }
 
   remove(file: string): void {
-    for (const entry of [...this.files.keys()]) if (entry === file || entry.startsWith(`${file}/`)) this.files.delete(entry);
+    for (const entry of [...this.files.keys()])
+      if (entry === file || entry.startsWith(`${file}/`)) this.files.delete(entry);
   }
 
   /** A screenshot: a colour of its own for each activity in front, so screens differ. */

@@ -19,24 +19,34 @@ export class FakeForwards {
   private readonly listeners = new Map<string, Listener>();
 
   list(): string {
-    return [...this.listeners].map(([local, listener]) => `${listener.device.serial} ${local} ${listener.remote}\n`).join('');
+    return [...this.listeners]
+      .map(([local, listener]) => `${listener.device.serial} ${local} ${listener.remote}\n`)
+      .join('');
   }
 
   /** `forward:[norebind:]<local>;<remote>` for `device`: the answer, as the server writes it. */
   async forward(device: FakeDevice, spec: string): Promise<Buffer> {
     const norebind = spec.startsWith('norebind:');
-    const [local, remote] = (norebind ? spec.slice('norebind:'.length) : spec).split(';') as [string, string | undefined];
+    const [local, remote] = (norebind ? spec.slice('norebind:'.length) : spec).split(';') as [
+      string,
+      string | undefined,
+    ];
     const port = /^tcp:(\d+)$/.exec(local);
-    if (port === null || remote === undefined) return Buffer.concat([OKAY, fail(`cannot bind listener: unsupported spec '${local}'`)]);
+    if (port === null || remote === undefined)
+      return Buffer.concat([OKAY, fail(`cannot bind listener: unsupported spec '${local}'`)]);
     const existing = this.listeners.get(local);
     if (existing !== undefined) {
       if (norebind) return Buffer.concat([OKAY, fail('cannot rebind existing socket')]);
       this.listeners.set(local, { ...existing, device, remote });
       return Buffer.concat([OKAY, OKAY, hexValue(port[1]!)]);
     }
-    const server = net.createServer((socket) => this.connect(`tcp:${(server.address() as net.AddressInfo).port}`, socket));
+    const server = net.createServer((socket) =>
+      this.connect(`tcp:${(server.address() as net.AddressInfo).port}`, socket),
+    );
     try {
-      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(Number(port[1]), '127.0.0.1', resolve));
+      await new Promise<void>((resolve, reject) =>
+        server.once('error', reject).listen(Number(port[1]), '127.0.0.1', resolve),
+      );
     } catch (error) {
       return Buffer.concat([OKAY, fail(`cannot bind listener: ${(error as Error).message}`)]);
     }

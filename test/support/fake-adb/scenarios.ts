@@ -16,7 +16,11 @@ export interface Scenario {
   effects?(device: FakeDevice): void;
 }
 
-const replay = (name: string, extra: Partial<Scenario> = {}): Scenario => ({ output: () => recording(name), durationMs: 1600, ...extra });
+const replay = (name: string, extra: Partial<Scenario> = {}): Scenario => ({
+  output: () => recording(name),
+  durationMs: 1600,
+  ...extra,
+});
 
 function status(className: string, test: string, code: number, stack?: string): string {
   return [
@@ -50,7 +54,8 @@ export const SCENARIOS: Readonly<Record<string, Scenario>> = {
     endless: true,
   },
   'com.devicecloud.trace.test': {
-    output: () => `${status('com.devicecloud.trace.TraceTest', 'testLeaveTrace', 1)}\n${status('com.devicecloud.trace.TraceTest', 'testLeaveTrace', 0)}\nINSTRUMENTATION_RESULT: stream=\nOK (1 test)\nINSTRUMENTATION_CODE: -1\n`,
+    output: () =>
+      `${status('com.devicecloud.trace.TraceTest', 'testLeaveTrace', 1)}\n${status('com.devicecloud.trace.TraceTest', 'testLeaveTrace', 0)}\nINSTRUMENTATION_RESULT: stream=\nOK (1 test)\nINSTRUMENTATION_CODE: -1\n`,
     durationMs: 400,
     effects(device) {
       device.writeFile('/sdcard/Download/left-behind.txt', Buffer.from('secret\n'));
@@ -61,7 +66,15 @@ export const SCENARIOS: Readonly<Record<string, Scenario>> = {
   'com.devicecloud.check.test': {
     output(device) {
       const traces = tracesOf(device);
-      const end = traces.length === 0 ? status('com.devicecloud.check.CleanTest', 'testNothingLeftBehind', 0) : status('com.devicecloud.check.CleanTest', 'testNothingLeftBehind', -2, `java.lang.AssertionError: found ${traces.join(', ')}\n\tat com.devicecloud.check.CleanTest.testNothingLeftBehind(CleanTest.java:21)`);
+      const end =
+        traces.length === 0
+          ? status('com.devicecloud.check.CleanTest', 'testNothingLeftBehind', 0)
+          : status(
+              'com.devicecloud.check.CleanTest',
+              'testNothingLeftBehind',
+              -2,
+              `java.lang.AssertionError: found ${traces.join(', ')}\n\tat com.devicecloud.check.CleanTest.testNothingLeftBehind(CleanTest.java:21)`,
+            );
       return `${status('com.devicecloud.check.CleanTest', 'testNothingLeftBehind', 1)}\n${end}\nINSTRUMENTATION_RESULT: stream=\nINSTRUMENTATION_CODE: -1\n`;
     },
     durationMs: 400,

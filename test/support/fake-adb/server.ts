@@ -138,7 +138,8 @@ export class FakeAdbServer {
         continue;
       }
       // `exec:` is `shell:` without a terminal, which the fake's shell never has anyway.
-      if (request.startsWith('shell:') || request.startsWith('exec:')) return this.shell(socket, device, request.slice(request.indexOf(':') + 1));
+      if (request.startsWith('shell:') || request.startsWith('exec:'))
+        return this.shell(socket, device, request.slice(request.indexOf(':') + 1));
       if (request === 'sync:') {
         socket.write(OKAY);
         return serveSync(socket, reader, device);
@@ -162,21 +163,39 @@ export class FakeAdbServer {
   }
 
   /** A host request: answered and done, or a transport now bound to a phone. */
-  private async host(socket: net.Socket, request: string, bound: FakeDevice | null): Promise<'done' | 'continue' | FakeDevice> {
+  private async host(
+    socket: net.Socket,
+    request: string,
+    bound: FakeDevice | null,
+  ): Promise<'done' | 'continue' | FakeDevice> {
     const serviceOf = (prefix: RegExp) => prefix.exec(request)?.slice(1) ?? null;
-    const serial = serviceOf(/^host-serial:(.+?):(features|get-state|get-serialno|get-devpath|wait-for-[a-z-]+|forward:.*|killforward:.*|killforward-all|list-forward)$/);
+    const serial = serviceOf(
+      /^host-serial:(.+?):(features|get-state|get-serialno|get-devpath|wait-for-[a-z-]+|forward:.*|killforward:.*|killforward-all|list-forward)$/,
+    );
     const any = serviceOf(/^host:(features|forward:.*|killforward:.*|killforward-all|list-forward)$/);
-    const [target, service] = serial !== null ? [this.devices.get(serial[0]!) ?? null, serial[1]!] : any !== null ? [bound ?? this.only(), any[0]!] : [null, null];
+    const [target, service] =
+      serial !== null
+        ? [this.devices.get(serial[0]!) ?? null, serial[1]!]
+        : any !== null
+          ? [bound ?? this.only(), any[0]!]
+          : [null, null];
     if (service !== null) {
       if (service === 'list-forward') socket.end(Buffer.concat([OKAY, hexValue(this.forwards.list())]));
       else if (service === 'killforward-all') socket.end(this.forwards.killAll());
       else if (service.startsWith('killforward:')) socket.end(this.forwards.kill(service.slice('killforward:'.length)));
-      else if (target === null) socket.end(fail(serial !== null ? `device '${serial[0]}' not found` : 'more than one device/emulator'));
+      else if (target === null)
+        socket.end(fail(serial !== null ? `device '${serial[0]}' not found` : 'more than one device/emulator'));
       else if (service === 'features') socket.end(Buffer.concat([OKAY, hexValue('')]));
       else if (service === 'get-state') socket.end(Buffer.concat([OKAY, hexValue(target.state)]));
       else if (service === 'get-serialno') socket.end(Buffer.concat([OKAY, hexValue(target.serial)]));
-      else if (service === 'get-devpath') socket.end(Buffer.concat([OKAY, hexValue(`usb:1-1.${target.serial.length % 4}`)]));
-      else if (service.startsWith('wait-for-')) socket.end(target.state === 'device' ? Buffer.concat([OKAY, OKAY]) : fail(`device '${target.serial}' is ${target.state}`));
+      else if (service === 'get-devpath')
+        socket.end(Buffer.concat([OKAY, hexValue(`usb:1-1.${target.serial.length % 4}`)]));
+      else if (service.startsWith('wait-for-'))
+        socket.end(
+          target.state === 'device'
+            ? Buffer.concat([OKAY, OKAY])
+            : fail(`device '${target.serial}' is ${target.state}`),
+        );
       else socket.end(await this.forwards.forward(target, service.slice('forward:'.length)));
       return 'done';
     }
@@ -189,7 +208,8 @@ export class FakeAdbServer {
     const tport = /^host:tport:(?:serial:(.+)|any)$/.exec(request);
     if (tport !== null || request === 'host:transport-any') {
       const device = tport?.[1] !== undefined ? (this.devices.get(tport[1]) ?? null) : this.only();
-      if (device === null) socket.end(fail(tport?.[1] !== undefined ? `device '${tport[1]}' not found` : 'more than one device/emulator'));
+      if (device === null)
+        socket.end(fail(tport?.[1] !== undefined ? `device '${tport[1]}' not found` : 'more than one device/emulator'));
       else if (device.state !== 'device') socket.end(fail(`device ${device.state}`));
       else {
         const id = Buffer.alloc(8);
@@ -215,14 +235,21 @@ export class FakeAdbServer {
     const state = /^host-serial:(.+):get-state$/.exec(request);
     if (state !== null) {
       const device = this.devices.get(state[1]!);
-      socket.end(device === undefined ? fail(`device '${state[1]}' not found`) : Buffer.concat([OKAY, hexValue(device.state)]));
+      socket.end(
+        device === undefined ? fail(`device '${state[1]}' not found`) : Buffer.concat([OKAY, hexValue(device.state)]),
+      );
       return 'done';
     }
     const transport = /^host:transport:(.+)$/.exec(request);
     if (transport !== null) {
       const device = this.devices.get(transport[1]!);
       if (device === undefined) socket.end(fail(`device '${transport[1]}' not found`));
-      else if (device.state === 'unauthorized') socket.end(fail("device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set\nTry 'adb kill-server' if that seems wrong.\nOtherwise check for a confirmation dialog on your device."));
+      else if (device.state === 'unauthorized')
+        socket.end(
+          fail(
+            "device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set\nTry 'adb kill-server' if that seems wrong.\nOtherwise check for a confirmation dialog on your device.",
+          ),
+        );
       else if (device.state === 'offline') socket.end(fail('device offline'));
       else {
         socket.write(OKAY);

@@ -20,7 +20,6 @@ export interface ShellIo {
   onClose(listener: () => void): void;
 }
 
-
 export function runShell(device: FakeDevice, command: string, io: ShellIo): void {
   device.commands.push(command);
   void (async () => {
@@ -51,7 +50,8 @@ function parse(command: string): Array<{ words: string[]; op: ';' | '&&' }> {
       at = close;
     } else if (char === '"') {
       let text = '';
-      for (at++; at < command.length && command[at] !== '"'; at++) text += command[at] === '\\' ? command[++at] : command[at];
+      for (at++; at < command.length && command[at] !== '"'; at++)
+        text += command[at] === '\\' ? command[++at] : command[at];
       word = (word ?? '') + text;
     } else if (char === ' ' || char === '\t') flush();
     else if (char === ';' || (char === '&' && command[at + 1] === '&')) {
@@ -129,12 +129,21 @@ async function run(device: FakeDevice, words: string[], io: ShellIo): Promise<nu
       return monkey(device, args, io, say);
     case 'find': {
       const roots = args.filter((arg) => arg.startsWith('/'));
-      say(roots.flatMap((root) => device.below(root).map((file) => `${root.replace(/\/+$/, '')}/${file.slice(root.replace(/\/+$/, '').length + 1)}`)).join('\n'));
+      say(
+        roots
+          .flatMap((root) =>
+            device
+              .below(root)
+              .map((file) => `${root.replace(/\/+$/, '')}/${file.slice(root.replace(/\/+$/, '').length + 1)}`),
+          )
+          .join('\n'),
+      );
       return 0;
     }
     case 'cat': {
       for (const file of args) {
-        if (file === '/proc/sys/kernel/random/boot_id') say(`5f1c2a4e-0000-4000-8000-${String(device.boots).padStart(12, '0')}`);
+        if (file === '/proc/sys/kernel/random/boot_id')
+          say(`5f1c2a4e-0000-4000-8000-${String(device.boots).padStart(12, '0')}`);
         else {
           const content = device.files.get(file);
           if (content === undefined || content === null) {
@@ -148,7 +157,9 @@ async function run(device: FakeDevice, words: string[], io: ShellIo): Promise<nu
     }
     case 'uiautomator': {
       if (args[0] !== 'dump') {
-        say('Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\nhelp: displays help message\n\nruntest: executes UI automation tests\n\ndump: creates an XML dump of current UI hierarchy\n\nevents: prints out accessibility events until terminated');
+        say(
+          'Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\nhelp: displays help message\n\nruntest: executes UI automation tests\n\ndump: creates an XML dump of current UI hierarchy\n\nevents: prints out accessibility events until terminated',
+        );
         return 1;
       }
       const file = args.slice(1).find((arg) => !arg.startsWith('-')) ?? '/sdcard/window_dump.xml';
@@ -184,7 +195,10 @@ async function pm(device: FakeDevice, args: string[], say: (text: string) => voi
     say(
       [...device.packages]
         .filter(([, pkg]) => pkg.instrumentation !== null)
-        .map(([name, pkg]) => `instrumentation:${name}/${pkg.instrumentation!.runner} (target=${pkg.instrumentation!.target})`)
+        .map(
+          ([name, pkg]) =>
+            `instrumentation:${name}/${pkg.instrumentation!.runner} (target=${pkg.instrumentation!.target})`,
+        )
         .join('\n'),
     );
     return 0;
@@ -206,13 +220,21 @@ async function pm(device: FakeDevice, args: string[], say: (text: string) => voi
       fs.writeFileSync(path.join(temp, 'base.apk'), content);
       const { properties } = await inspectApk(path.join(temp, 'base.apk'), 'base.apk');
       const name = properties.package_name!;
-      const instrumentation = properties.instrumentation_name === undefined ? null : { runner: properties.instrumentation_name, target: properties.target_package_name ?? '' };
+      const instrumentation =
+        properties.instrumentation_name === undefined
+          ? null
+          : { runner: properties.instrumentation_name, target: properties.target_package_name ?? '' };
       if (device.packages.get(name)?.system && !options.includes('-r')) {
         say('Failure [INSTALL_FAILED_ALREADY_EXISTS: Attempt to re-install without first uninstalling.]');
         return 1;
       }
       const split = (list: string | undefined) => (list ?? '').split(',').filter((entry) => entry !== '');
-      device.packages.set(name, { system: false, activities: split(properties.activities), exported: split(properties.exported_activities), instrumentation });
+      device.packages.set(name, {
+        system: false,
+        activities: split(properties.activities),
+        exported: split(properties.exported_activities),
+        instrumentation,
+      });
       device.files.set(`/sdcard/Android/data/${name}`, null);
       say('Success');
       return 0;
@@ -280,7 +302,9 @@ async function am(device: FakeDevice, args: string[], io: ShellIo, say: (text: s
       return 1;
     }
     if (!installed.exported.includes(activity)) {
-      say(`Exception occurred while executing 'start':\njava.lang.SecurityException: Permission Denial: starting Intent { cmp=${pkg}/${activity} } from null (pid=-1, uid=2000) not exported from uid 10231`);
+      say(
+        `Exception occurred while executing 'start':\njava.lang.SecurityException: Permission Denial: starting Intent { cmp=${pkg}/${activity} } from null (pid=-1, uid=2000) not exported from uid 10231`,
+      );
       return 255;
     }
     device.start(pkg);
@@ -296,18 +320,27 @@ async function am(device: FakeDevice, args: string[], io: ShellIo, say: (text: s
   return 1;
 }
 
-async function instrument(device: FakeDevice, args: string[], io: ShellIo, say: (text: string) => void): Promise<number> {
+async function instrument(
+  device: FakeDevice,
+  args: string[],
+  io: ShellIo,
+  say: (text: string) => void,
+): Promise<number> {
   const component = args.at(-1) ?? '';
   const [testPackage = '', runner = ''] = component.split('/');
   const installed = device.packages.get(testPackage);
   const scenario = device.instrumentations.get(testPackage) ?? SCENARIOS[testPackage];
   if (installed?.instrumentation == null || installed.instrumentation.runner !== runner || scenario === undefined) {
-    say(`INSTRUMENTATION_STATUS: id=ActivityManagerService\nINSTRUMENTATION_STATUS: Error=Unable to find instrumentation info for: ComponentInfo{${component}}\nINSTRUMENTATION_STATUS_CODE: -1\nandroid.util.AndroidException: INSTRUMENTATION_FAILED: ${component}\n\tat com.android.commands.am.Instrument.run(Instrument.java:519)`);
+    say(
+      `INSTRUMENTATION_STATUS: id=ActivityManagerService\nINSTRUMENTATION_STATUS: Error=Unable to find instrumentation info for: ComponentInfo{${component}}\nINSTRUMENTATION_STATUS_CODE: -1\nandroid.util.AndroidException: INSTRUMENTATION_FAILED: ${component}\n\tat com.android.commands.am.Instrument.run(Instrument.java:519)`,
+    );
     return 1;
   }
   const target = installed.instrumentation.target;
   if (!device.packages.has(target)) {
-    say(`INSTRUMENTATION_RESULT: shortMsg=java.lang.RuntimeException\nINSTRUMENTATION_RESULT: longMsg=java.lang.RuntimeException: Unable to instantiate instrumentation ComponentInfo{${component}}: target package ${target} is not installed\nINSTRUMENTATION_CODE: 0`);
+    say(
+      `INSTRUMENTATION_RESULT: shortMsg=java.lang.RuntimeException\nINSTRUMENTATION_RESULT: longMsg=java.lang.RuntimeException: Unable to instantiate instrumentation ComponentInfo{${component}}: target package ${target} is not installed\nINSTRUMENTATION_CODE: 0`,
+    );
     return 0;
   }
   device.start(target);
@@ -337,7 +370,8 @@ async function instrument(device: FakeDevice, args: string[], io: ShellIo, say: 
 /** `input tap|text|keyevent`: silent when it works, as the real one is. */
 function input(device: FakeDevice, args: string[], say: (text: string) => void): number {
   const [verb, ...rest] = args;
-  if (verb === 'tap' && rest.length === 2 && rest.every((arg) => /^\d+$/.test(arg))) tap(device, Number(rest[0]), Number(rest[1]));
+  if (verb === 'tap' && rest.length === 2 && rest.every((arg) => /^\d+$/.test(arg)))
+    tap(device, Number(rest[0]), Number(rest[1]));
   else if (verb === 'text' && rest.length === 1) typeText(device, rest[0]!);
   else if (verb === 'keyevent' && rest.length > 0) rest.forEach((key) => keyEvent(device, key));
   else if (verb === 'swipe') return 0;
@@ -384,7 +418,14 @@ function dumpsys(device: FakeDevice, args: string[], say: (text: string) => void
     const pkg = args[1] ?? '';
     const pid = device.running.get(pkg);
     if (pid === undefined) say(`No process found for: ${pkg}`);
-    else say(recording(device.apiLevel >= 30 ? 'dumpsys-meminfo-api34.txt' : 'dumpsys-meminfo-api24.txt', { pid, package: pkg, pss: 40_000 + (pid % 97) * 113 }));
+    else
+      say(
+        recording(device.apiLevel >= 30 ? 'dumpsys-meminfo-api34.txt' : 'dumpsys-meminfo-api24.txt', {
+          pid,
+          package: pkg,
+          pss: 40_000 + (pid % 97) * 113,
+        }),
+      );
     return 0;
   }
   say(`Can't find service: ${args[0]}`);
@@ -394,13 +435,19 @@ function dumpsys(device: FakeDevice, args: string[], say: (text: string) => void
 function top(device: FakeDevice, args: string[], say: (text: string) => void): number {
   const toybox = device.apiLevel >= 26;
   if (!toybox && args.some((arg) => ['-b', '-p', '-o', '-q'].includes(arg))) {
-    say(`Invalid argument "${args.find((arg) => ['-b', '-p', '-o', '-q'].includes(arg))}".\nUsage: top [ -m max_procs ] [ -n iterations ] [ -d delay ] [ -s sort_column ] [ -t ] [ -h ]`);
+    say(
+      `Invalid argument "${args.find((arg) => ['-b', '-p', '-o', '-q'].includes(arg))}".\nUsage: top [ -m max_procs ] [ -n iterations ] [ -d delay ] [ -s sort_column ] [ -t ] [ -h ]`,
+    );
     return 1;
   }
   const wanted = toybox ? Number(args[args.indexOf('-p') + 1]) : undefined;
   const [pkg, pid] = [...device.running].find(([, each]) => wanted === undefined || each === wanted) ?? ['', NaN];
   if (Number.isNaN(pid)) {
-    say(toybox ? recording('top-toybox.txt').split('\n').slice(0, 5).join('\n') : recording('top-toolbox.txt').split('\n').slice(0, 6).join('\n'));
+    say(
+      toybox
+        ? recording('top-toybox.txt').split('\n').slice(0, 5).join('\n')
+        : recording('top-toolbox.txt').split('\n').slice(0, 6).join('\n'),
+    );
     return 0;
   }
   // A busy app: a quarter of one core on the toybox phone, a few percent of the device on the old one.

@@ -64,7 +64,9 @@ export async function serveSync(socket: Socket, reader: SocketReader, device: Fa
     } else if (id === 'RECV') {
       const content = device.files.get(argument);
       if (content === undefined || content === null) {
-        const message = Buffer.from(`open failed: ${content === null ? 'Is a directory' : 'No such file or directory'}`);
+        const message = Buffer.from(
+          `open failed: ${content === null ? 'Is a directory' : 'No such file or directory'}`,
+        );
         socket.write(syncPacket('FAIL', message.length, message));
         continue;
       }

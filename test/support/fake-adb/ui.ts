@@ -52,13 +52,17 @@ export function startActivity(device: FakeDevice, action: string): { output: str
     show(device, 'settings-accounts', { account: null });
     return { output: `Starting: Intent { act=${action} }`, status: 0 };
   }
-  return { output: `Starting: Intent { act=${action} }\nError: Activity not started, unable to resolve Intent { act=${action} flg=0x10000000 }`, status: 1 };
+  return {
+    output: `Starting: Intent { act=${action} }\nError: Activity not started, unable to resolve Intent { act=${action} flg=0x10000000 }`,
+    status: 1,
+  };
 }
 
 /** What `uiautomator dump` writes: the screen's recording, without its comment and indentation. */
 export function dumpScreen(device: FakeDevice): string {
   const screen = device.screen;
-  if (screen.name === 'google-checking' && Date.now() - screen.since >= device.checkingMs) show(device, 'google-email', {});
+  if (screen.name === 'google-checking' && Date.now() - screen.since >= device.checkingMs)
+    show(device, 'google-email', {});
   const { email, password, focused, account } = device.screen;
   const xml = recording(`ui-${device.screen.name}.xml`, {
     email: escape(email),
@@ -69,7 +73,10 @@ export function dumpScreen(device: FakeDevice): string {
     name: escape(account ?? ''),
     ...(device.screen.name === 'settings-accounts' ? accountList(device) : {}),
   });
-  return xml.replace(/<!--[\s\S]*?-->/g, '').replace(/>\s+</g, '><').trim();
+  return xml
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/>\s+</g, '><')
+    .trim();
 }
 
 export function tap(device: FakeDevice, x: number, y: number): void {
@@ -94,7 +101,11 @@ export function keyEvent(device: FakeDevice, key: string): void {
   if ((key === 'KEYCODE_ENTER' || key === '66') && device.screen.focused === 'password') submitPassword(device);
   if (key === 'KEYCODE_HOME' || key === '3') show(device, 'launcher', { account: null });
   if (key === 'KEYCODE_BACK' || key === '4') {
-    const back: Record<string, string> = { 'settings-remove': 'settings-account', 'settings-remove-refused': 'settings-account', 'settings-account': 'settings-accounts' };
+    const back: Record<string, string> = {
+      'settings-remove': 'settings-account',
+      'settings-remove-refused': 'settings-account',
+      'settings-account': 'settings-accounts',
+    };
     show(device, back[device.screen.name] ?? 'launcher', {});
   }
 }
@@ -106,7 +117,11 @@ export function dumpsysAccount(device: FakeDevice): string {
 
 function show(device: FakeDevice, name: string, changes: Partial<FakeDevice['screen']>): void {
   device.screen = { ...device.screen, focused: null, ...changes, name, since: Date.now() };
-  device.foreground = name.startsWith('google-') ? `${GOOGLE}/.auth.uiflows.addaccount.AccountIntroActivity` : name.startsWith('settings-') ? 'com.android.settings/.Settings$AccountDashboardActivity' : 'launcher';
+  device.foreground = name.startsWith('google-')
+    ? `${GOOGLE}/.auth.uiflows.addaccount.AccountIntroActivity`
+    : name.startsWith('settings-')
+      ? 'com.android.settings/.Settings$AccountDashboardActivity'
+      : 'launcher';
 }
 
 function actionOf(device: FakeDevice, node: Node): (() => void) | null {
@@ -146,7 +161,10 @@ function actionOf(device: FakeDevice, node: Node): (() => void) | null {
       if (node.id !== 'android:id/button1') return null;
       return () => {
         if (device.unremovableAccounts.has(screen.account ?? '')) return show(device, 'settings-remove-refused', {});
-        device.accounts.splice(device.accounts.findIndex((each) => each.name === screen.account), 1);
+        device.accounts.splice(
+          device.accounts.findIndex((each) => each.name === screen.account),
+          1,
+        );
         show(device, 'settings-accounts', { account: null });
       };
     case 'settings-remove-refused':
@@ -175,25 +193,47 @@ function userOf(device: FakeDevice, email: string): GoogleUser | undefined {
 function accountList(device: FakeDevice): Record<string, string | number> {
   const top = 600;
   const rows = device.accounts.map((account, index) =>
-    recording('ui-settings-account-row.xml', { index, name: escape(account.name), label: account.type === 'com.google' ? 'Google' : escape(account.type) }).replace(/\{y(\d+)\}/g, (_, offset: string) => String(top + index * 200 + Number(offset))),
+    recording('ui-settings-account-row.xml', {
+      index,
+      name: escape(account.name),
+      label: account.type === 'com.google' ? 'Google' : escape(account.type),
+    }).replace(/\{y(\d+)\}/g, (_, offset: string) => String(top + index * 200 + Number(offset))),
   );
   const add = top + rows.length * 200;
   const sync = add + 168;
   return {
     rows: rows.join(''),
-    addIndex: rows.length, addTop: add, addBottom: add + 168, addTextTop: add + 50, addTextBottom: add + 118,
-    syncIndex: rows.length + 1, syncTop: sync, syncBottom: sync + 200, syncTextTop: sync + 60, syncTextBottom: sync + 140,
+    addIndex: rows.length,
+    addTop: add,
+    addBottom: add + 168,
+    addTextTop: add + 50,
+    addTextBottom: add + 118,
+    syncIndex: rows.length + 1,
+    syncTop: sync,
+    syncBottom: sync + 200,
+    syncTextTop: sync + 60,
+    syncTextBottom: sync + 140,
   };
 }
 
 function nodesOf(xml: string): Node[] {
   return [...xml.matchAll(/<node ([^>]*?)\/?>/g)].map((match) => {
-    const attributes = Object.fromEntries([...match[1]!.matchAll(/([\w-]+)="([^"]*)"/g)].map(([, key, value]) => [key!, unescape(value!)]));
+    const attributes = Object.fromEntries(
+      [...match[1]!.matchAll(/([\w-]+)="([^"]*)"/g)].map(([, key, value]) => [key!, unescape(value!)]),
+    );
     const bounds = /^\[(\d+),(\d+)\]\[(\d+),(\d+)\]$/.exec(attributes.bounds ?? '') ?? ['', '0', '0', '0', '0'];
-    return { text: attributes.text ?? '', id: attributes['resource-id'] ?? '', className: attributes.class ?? '', password: attributes.password === 'true', bounds: [Number(bounds[1]), Number(bounds[2]), Number(bounds[3]), Number(bounds[4])] as const };
+    return {
+      text: attributes.text ?? '',
+      id: attributes['resource-id'] ?? '',
+      className: attributes.class ?? '',
+      password: attributes.password === 'true',
+      bounds: [Number(bounds[1]), Number(bounds[2]), Number(bounds[3]), Number(bounds[4])] as const,
+    };
   });
 }
 
 const area = ({ bounds: [left, top, right, bottom] }: Node) => (right - left) * (bottom - top);
-const escape = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
-const unescape = (text: string) => text.replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+const escape = (text: string) =>
+  text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+const unescape = (text: string) =>
+  text.replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');

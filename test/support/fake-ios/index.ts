@@ -61,7 +61,12 @@ export interface FakeState {
 }
 
 const preinstalled = (bundleId: string, name: string): FakeApp => ({
-  info: { CFBundleIdentifier: bundleId, CFBundleName: name, CFBundleExecutable: name.replace(/\W/g, ''), CFBundleShortVersionString: '1.0' },
+  info: {
+    CFBundleIdentifier: bundleId,
+    CFBundleName: name,
+    CFBundleExecutable: name.replace(/\W/g, ''),
+    CFBundleShortVersionString: '1.0',
+  },
   path: `/private/var/containers/Bundle/Application/PREINSTALLED/${name}.app`,
 });
 
@@ -84,7 +89,10 @@ export class FakeIos {
         offlineUntil: 0,
         foreground: null,
         wdaPort: null,
-        apps: { [WDA_BUNDLE]: preinstalled(WDA_BUNDLE, 'WebDriverAgentRunner-Runner'), [LAB_TOOL]: preinstalled(LAB_TOOL, 'Lab Tool') },
+        apps: {
+          [WDA_BUNDLE]: preinstalled(WDA_BUNDLE, 'WebDriverAgentRunner-Runner'),
+          [LAB_TOOL]: preinstalled(LAB_TOOL, 'Lab Tool'),
+        },
         containers: { [LAB_TOOL]: ['settings.json'] },
         crashReports: [],
       })),
@@ -149,7 +157,10 @@ export type ProfileKind = 'development' | 'ad-hoc' | 'enterprise' | 'app-store';
  * A provisioning profile: a CMS envelope around an XML plist. Without Apple's keys there is no real
  * signature; the plist sits between DER-looking bytes, which is what readers that extract it see.
  */
-export function provisioningProfile(kind: ProfileKind, options: { name?: string; devices?: readonly string[]; expires?: Date } = {}): Buffer {
+export function provisioningProfile(
+  kind: ProfileKind,
+  options: { name?: string; devices?: readonly string[]; expires?: Date } = {},
+): Buffer {
   const profile: Record<string, unknown> = {
     AppIDName: 'Wildcard',
     Name: options.name ?? `Test ${kind} profile`,
@@ -158,16 +169,27 @@ export function provisioningProfile(kind: ProfileKind, options: { name?: string;
     ExpirationDate: options.expires ?? new Date(Date.UTC(2036, 0, 1)),
     Entitlements: { 'application-identifier': 'DEVCLOUD01.*', 'get-task-allow': kind === 'development' },
   };
-  if (kind === 'development' || kind === 'ad-hoc') profile.ProvisionedDevices = [...(options.devices ?? LAB_DEVICES.map((device) => device.udid))];
+  if (kind === 'development' || kind === 'ad-hoc')
+    profile.ProvisionedDevices = [...(options.devices ?? LAB_DEVICES.map((device) => device.udid))];
   if (kind === 'enterprise') profile.ProvisionsAllDevices = true;
-  return Buffer.concat([Buffer.from([0x30, 0x82, 0x1f, 0x3c, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02]), Buffer.from(build(profile as never)), Buffer.from([0xa0, 0x82, 0x00, 0x00])]);
+  return Buffer.concat([
+    Buffer.from([0x30, 0x82, 0x1f, 0x3c, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02]),
+    Buffer.from(build(profile as never)),
+    Buffer.from([0xa0, 0x82, 0x00, 0x00]),
+  ]);
 }
 
 /** The service's signing folder; the fake signers check the identity's password. */
 export function signingFolder(dir: string, options: { password?: string; profile?: Buffer } = {}): string {
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'profile.mobileprovision'), options.profile ?? provisioningProfile('development', { name: 'devicecloud lab' }));
-  fs.writeFileSync(path.join(dir, 'identity.p12'), `fake PKCS#12 identity\n${options.password === undefined ? '' : `password=${options.password}\n`}`);
+  fs.writeFileSync(
+    path.join(dir, 'profile.mobileprovision'),
+    options.profile ?? provisioningProfile('development', { name: 'devicecloud lab' }),
+  );
+  fs.writeFileSync(
+    path.join(dir, 'identity.p12'),
+    `fake PKCS#12 identity\n${options.password === undefined ? '' : `password=${options.password}\n`}`,
+  );
   if (options.password !== undefined) fs.writeFileSync(path.join(dir, 'identity-password'), `${options.password}\n`);
   return dir;
 }
@@ -207,15 +229,28 @@ function appEntries(spec: AppSpec, root: string): Array<[string, Buffer | string
     [`${root}/${spec.executable}`, MACH_O, 0o100755],
   ];
   const kind = spec.profile ?? 'development';
-  if (kind !== 'none') entries.push([`${root}/embedded.mobileprovision`, provisioningProfile(kind, { name: `${spec.executable} ${kind}` })]);
-  for (const [name, scenario] of Object.entries(spec.plugins ?? {})) entries.push(...xctestEntries(`${root}/PlugIns/${name}`, scenario));
+  if (kind !== 'none')
+    entries.push([
+      `${root}/embedded.mobileprovision`,
+      provisioningProfile(kind, { name: `${spec.executable} ${kind}` }),
+    ]);
+  for (const [name, scenario] of Object.entries(spec.plugins ?? {}))
+    entries.push(...xctestEntries(`${root}/PlugIns/${name}`, scenario));
   return entries;
 }
 
 function xctestEntries(root: string, scenario: string): Array<[string, Buffer | string, number?]> {
   const executable = path.basename(root, '.xctest');
   return [
-    [`${root}/Info.plist`, build({ CFBundleIdentifier: `com.devicecloud.tests.${executable}`, CFBundleExecutable: executable, CFBundlePackageType: 'BNDL', DCFakeScenario: scenario } as never)],
+    [
+      `${root}/Info.plist`,
+      build({
+        CFBundleIdentifier: `com.devicecloud.tests.${executable}`,
+        CFBundleExecutable: executable,
+        CFBundlePackageType: 'BNDL',
+        DCFakeScenario: scenario,
+      } as never),
+    ],
     [`${root}/${executable}`, MACH_O, 0o100755],
   ];
 }
@@ -226,9 +261,19 @@ export function ipa(spec: AppSpec): Promise<Buffer> {
 }
 
 /** An XCUITest runner as Xcode leaves it: the <Name>-Runner.app folder zipped, with the bundle in PlugIns. */
-export function runnerZip(spec: { bundleId: string; xctest: string; scenario: string; profile?: ProfileKind | 'none' }): Promise<Buffer> {
+export function runnerZip(spec: {
+  bundleId: string;
+  xctest: string;
+  scenario: string;
+  profile?: ProfileKind | 'none';
+}): Promise<Buffer> {
   const executable = `${path.basename(spec.xctest, '.xctest')}-Runner`;
-  return zip(appEntries({ bundleId: spec.bundleId, executable, profile: spec.profile, plugins: { [spec.xctest]: spec.scenario } }, `${executable}.app`));
+  return zip(
+    appEntries(
+      { bundleId: spec.bundleId, executable, profile: spec.profile, plugins: { [spec.xctest]: spec.scenario } },
+      `${executable}.app`,
+    ),
+  );
 }
 
 /** An XCTest zip: the .xctest folder at its top. */

@@ -53,7 +53,10 @@ export function updateState(change) {
 }
 
 export function recordCall(args) {
-  fs.appendFileSync(`${statePath()}.calls.jsonl`, `${JSON.stringify({ args, at: Date.now(), tmpdir: process.env.TMPDIR ?? null })}\n`);
+  fs.appendFileSync(
+    `${statePath()}.calls.jsonl`,
+    `${JSON.stringify({ args, at: Date.now(), tmpdir: process.env.TMPDIR ?? null })}\n`,
+  );
 }
 
 /**

@@ -60,7 +60,11 @@ export async function serveWda(udid, { readState, changeDevice }) {
   const launch = (bundleId) => {
     const model = modelOf(bundleId);
     const previous = apps.get(bundleId);
-    apps.set(bundleId, { screen: model.signIn && !previous?.signedIn ? 'Sign in' : model.screens[0], signedIn: previous?.signedIn ?? false, fields: {} });
+    apps.set(bundleId, {
+      screen: model.signIn && !previous?.signedIn ? 'Sign in' : model.screens[0],
+      signedIn: previous?.signedIn ?? false,
+      fields: {},
+    });
     changeDevice(udid, (next) => {
       next.foreground = bundleId;
     });
@@ -69,26 +73,54 @@ export async function serveWda(udid, { readState, changeDevice }) {
   const tree = () => {
     const bundleId = foreground();
     if (bundleId === SPRINGBOARD || !device().apps[bundleId]) {
-      return node('Application', { name: 'SpringBoard', label: ' ', rect: { x: 0, y: 0, width: WIDTH, height: HEIGHT } }, [node('Icon', { name: 'Safari', label: 'Safari', rect: { x: 20, y: 700, width: 64, height: 64 } })]);
+      return node(
+        'Application',
+        { name: 'SpringBoard', label: ' ', rect: { x: 0, y: 0, width: WIDTH, height: HEIGHT } },
+        [node('Icon', { name: 'Safari', label: 'Safari', rect: { x: 20, y: 700, width: 64, height: 64 } })],
+      );
     }
     const model = modelOf(bundleId);
     const app = apps.get(bundleId);
     const children = [];
     const bar = (title, back) =>
       node('NavigationBar', { name: title, rect: { x: 0, y: 47, width: WIDTH, height: 44 } }, [
-        ...(back ? [node('Button', { name: 'BackButton', label: back, rect: { x: 0, y: 47, width: 90, height: 44 } })] : []),
+        ...(back
+          ? [node('Button', { name: 'BackButton', label: back, rect: { x: 0, y: 47, width: 90, height: 44 } })]
+          : []),
         node('StaticText', { label: title, rect: { x: 150, y: 58, width: 90, height: 22 } }),
       ]);
     if (app.screen === 'Sign in') {
       children.push(
         bar('Sign in', null),
-        node('TextField', { name: 'username', value: app.fields.username ?? 'User name', rect: { x: 20, y: 200, width: 350, height: 44 } }),
-        node('SecureTextField', { name: 'password', value: app.fields.password ? '•'.repeat(app.fields.password.length) : 'Password', rect: { x: 20, y: 260, width: 350, height: 44 } }),
+        node('TextField', {
+          name: 'username',
+          value: app.fields.username ?? 'User name',
+          rect: { x: 20, y: 200, width: 350, height: 44 },
+        }),
+        node('SecureTextField', {
+          name: 'password',
+          value: app.fields.password ? '•'.repeat(app.fields.password.length) : 'Password',
+          rect: { x: 20, y: 260, width: 350, height: 44 },
+        }),
         node('Button', { name: 'signIn', label: 'Sign in', rect: { x: 20, y: 330, width: 350, height: 50 } }),
       );
     } else if (app.screen === model.screens[0]) {
-      children.push(bar(model.screens[0], null), node('StaticText', { label: `Welcome to ${model.info.CFBundleDisplayName ?? model.info.CFBundleName}`, rect: { x: 20, y: 120, width: 350, height: 30 } }));
-      model.screens.slice(1).forEach((screen, index) => children.push(node('Button', { name: screen, label: screen, rect: { x: 20, y: 200 + index * 60, width: 350, height: 44 } })));
+      children.push(
+        bar(model.screens[0], null),
+        node('StaticText', {
+          label: `Welcome to ${model.info.CFBundleDisplayName ?? model.info.CFBundleName}`,
+          rect: { x: 20, y: 120, width: 350, height: 30 },
+        }),
+      );
+      model.screens.slice(1).forEach((screen, index) =>
+        children.push(
+          node('Button', {
+            name: screen,
+            label: screen,
+            rect: { x: 20, y: 200 + index * 60, width: 350, height: 44 },
+          }),
+        ),
+      );
     } else {
       children.push(
         bar(app.screen, model.screens[0]),
@@ -96,9 +128,15 @@ export async function serveWda(udid, { readState, changeDevice }) {
         node('Button', { name: 'refresh', label: 'Refresh', rect: { x: 20, y: 200, width: 350, height: 44 } }),
       );
     }
-    return node('Application', { name: model.info.CFBundleDisplayName ?? model.info.CFBundleName, label: model.info.CFBundleName, rect: { x: 0, y: 0, width: WIDTH, height: HEIGHT } }, [
-      node('Window', { rect: { x: 0, y: 0, width: WIDTH, height: HEIGHT } }, children),
-    ]);
+    return node(
+      'Application',
+      {
+        name: model.info.CFBundleDisplayName ?? model.info.CFBundleName,
+        label: model.info.CFBundleName,
+        rect: { x: 0, y: 0, width: WIDTH, height: HEIGHT },
+      },
+      [node('Window', { rect: { x: 0, y: 0, width: WIDTH, height: HEIGHT } }, children)],
+    );
   };
 
   const hit = (root, x, y) => {
@@ -136,7 +174,10 @@ export async function serveWda(udid, { readState, changeDevice }) {
         changeDevice(udid, (next) => {
           next.foreground = null;
           const executable = next.apps[bundleId].info.CFBundleExecutable;
-          next.crashReports.push({ name: `${executable}-2026-01-01-12${String(next.crashReports.length).padStart(4, '0')}.ips`, content: `{"app_name":"${executable}","bundleID":"${bundleId}","bug_type":"309"}\nException Type:  EXC_BAD_ACCESS (SIGSEGV)\n` });
+          next.crashReports.push({
+            name: `${executable}-2026-01-01-12${String(next.crashReports.length).padStart(4, '0')}.ips`,
+            content: `{"app_name":"${executable}","bundleID":"${bundleId}","bug_type":"309"}\nException Type:  EXC_BAD_ACCESS (SIGSEGV)\n`,
+          });
         });
         return;
       }
@@ -145,28 +186,60 @@ export async function serveWda(udid, { readState, changeDevice }) {
   };
 
   const routes = [
-    ['GET', /^\/status$/, () => ({ value: { ready: true, message: 'WebDriverAgent is ready to accept commands', state: 'success', os: { name: 'iOS', version: device().productVersion }, build: { productBundleIdentifier: 'com.facebook.WebDriverAgentRunner' } }, sessionId: null })],
+    [
+      'GET',
+      /^\/status$/,
+      () => ({
+        value: {
+          ready: true,
+          message: 'WebDriverAgent is ready to accept commands',
+          state: 'success',
+          os: { name: 'iOS', version: device().productVersion },
+          build: { productBundleIdentifier: 'com.facebook.WebDriverAgentRunner' },
+        },
+        sessionId: null,
+      }),
+    ],
     [
       'POST',
       /^\/session$/,
       (body) => {
         const bundleId = body?.capabilities?.alwaysMatch?.bundleId;
-        if (bundleId !== undefined && !device().apps[bundleId]) throw Object.assign(new Error(`${bundleId} is not installed on the device`), { status: 500, error: 'session not created' });
+        if (bundleId !== undefined && !device().apps[bundleId])
+          throw Object.assign(new Error(`${bundleId} is not installed on the device`), {
+            status: 500,
+            error: 'session not created',
+          });
         const id = randomUUID().toUpperCase();
         sessions.add(id);
         if (bundleId !== undefined) launch(bundleId);
-        return { value: { sessionId: id, capabilities: { device: 'iphone', sdkVersion: device().productVersion, CFBundleIdentifier: bundleId ?? null } }, sessionId: id };
+        return {
+          value: {
+            sessionId: id,
+            capabilities: {
+              device: 'iphone',
+              sdkVersion: device().productVersion,
+              CFBundleIdentifier: bundleId ?? null,
+            },
+          },
+          sessionId: id,
+        };
       },
     ],
     ['GET', /^\/session\/([^/]+)\/source$/, () => ({ value: tree() })],
-    ['GET', /^\/session\/([^/]+)\/wda\/activeAppInfo$/, () => ({ value: { bundleId: foreground(), name: '', pid: 1212, processArguments: {} } })],
+    [
+      'GET',
+      /^\/session\/([^/]+)\/wda\/activeAppInfo$/,
+      () => ({ value: { bundleId: foreground(), name: '', pid: 1212, processArguments: {} } }),
+    ],
     [
       'POST',
       /^\/session\/([^/]+)\/actions$/,
       (body) => {
         for (const chain of body.actions ?? []) {
           const move = (chain.actions ?? []).find((action) => action.type === 'pointerMove');
-          if (move !== undefined && (chain.actions ?? []).some((action) => action.type === 'pointerUp')) tap(move.x, move.y);
+          if (move !== undefined && (chain.actions ?? []).some((action) => action.type === 'pointerUp'))
+            tap(move.x, move.y);
         }
         return { value: null };
       },
@@ -176,16 +249,22 @@ export async function serveWda(udid, { readState, changeDevice }) {
       /^\/session\/([^/]+)\/wda\/keys$/,
       (body) => {
         const app = apps.get(foreground());
-        if (app !== undefined && focused !== null) app.fields[focused] = `${app.fields[focused] ?? ''}${(body.value ?? []).join('')}`;
+        if (app !== undefined && focused !== null)
+          app.fields[focused] = `${app.fields[focused] ?? ''}${(body.value ?? []).join('')}`;
         return { value: null };
       },
     ],
-    ['GET', /^\/session\/([^/]+)\/screenshot$/, () => ({ value: screenshotPng(`${foreground()}:${apps.get(foreground())?.screen ?? ''}`).toString('base64') })],
+    [
+      'GET',
+      /^\/session\/([^/]+)\/screenshot$/,
+      () => ({ value: screenshotPng(`${foreground()}:${apps.get(foreground())?.screen ?? ''}`).toString('base64') }),
+    ],
     [
       'POST',
       /^\/session\/([^/]+)\/wda\/apps\/activate$/,
       (body) => {
-        if (!device().apps[body.bundleId]) throw Object.assign(new Error(`${body.bundleId} is not installed`), { status: 500, error: 'unknown error' });
+        if (!device().apps[body.bundleId])
+          throw Object.assign(new Error(`${body.bundleId} is not installed`), { status: 500, error: 'unknown error' });
         if (foreground() !== body.bundleId || !apps.has(body.bundleId)) launch(body.bundleId);
         return { value: null };
       },
@@ -210,14 +289,25 @@ export async function serveWda(udid, { readState, changeDevice }) {
         response.end(JSON.stringify(payload));
       };
       const route = routes.find(([method, pattern]) => method === request.method && pattern.test(url.pathname));
-      if (route === undefined) return send(404, { value: { error: 'unknown command', message: `Unhandled endpoint: ${url.pathname}` }, sessionId: null });
+      if (route === undefined)
+        return send(404, {
+          value: { error: 'unknown command', message: `Unhandled endpoint: ${url.pathname}` },
+          sessionId: null,
+        });
       const id = route[1].exec(url.pathname)[1];
-      if (id !== undefined && !sessions.has(id)) return send(404, { value: { error: 'invalid session id', message: `Session does not exist: ${id}` }, sessionId: id });
+      if (id !== undefined && !sessions.has(id))
+        return send(404, {
+          value: { error: 'invalid session id', message: `Session does not exist: ${id}` },
+          sessionId: id,
+        });
       try {
         const body = chunks.length === 0 ? {} : JSON.parse(Buffer.concat(chunks).toString('utf8'));
         send(200, { sessionId: id ?? null, ...route[2](body, id) });
       } catch (error) {
-        send(error.status ?? 500, { value: { error: error.error ?? 'unknown error', message: error.message }, sessionId: id ?? null });
+        send(error.status ?? 500, {
+          value: { error: error.error ?? 'unknown error', message: error.message },
+          sessionId: id ?? null,
+        });
       }
     });
   });

@@ -56,7 +56,9 @@ const SOCKET_PATH_MAX = 107;
 export async function openAdbEndpoint(options: AdbEndpointOptions): Promise<AdbEndpoint> {
   for (const socket of [options.socketPath, options.relayControlPath]) {
     if (socket !== undefined && Buffer.byteLength(socket) > SOCKET_PATH_MAX) {
-      throw new Error(`the run folder's path is too long for the ADB endpoint's socket (${socket}): use a shorter --data-dir`);
+      throw new Error(
+        `the run folder's path is too long for the ADB endpoint's socket (${socket}): use a shorter --data-dir`,
+      );
     }
   }
   const endpoint = new Endpoint(options);
@@ -100,12 +102,14 @@ class Endpoint implements AdbEndpoint {
       await new Promise<void>((resolve, reject) => tcp.once('error', reject).listen(0, '127.0.0.1', () => resolve()));
       this.tcpPort = (tcp.address() as net.AddressInfo).port;
     }
-    if (this.options.relayControlPath !== undefined) this.relay = await RelayForwards.open(this.options.relayControlPath, this.timeoutMs);
+    if (this.options.relayControlPath !== undefined)
+      this.relay = await RelayForwards.open(this.options.relayControlPath, this.timeoutMs);
   }
 
   env(): Record<string, string> {
     const env: Record<string, string> = { ADB_SERVER_SOCKET: `localfilesystem:${this.socketPath}` };
-    if (this.tcpPort !== null) Object.assign(env, { ANDROID_ADB_SERVER_ADDRESS: '127.0.0.1', ANDROID_ADB_SERVER_PORT: String(this.tcpPort) });
+    if (this.tcpPort !== null)
+      Object.assign(env, { ANDROID_ADB_SERVER_ADDRESS: '127.0.0.1', ANDROID_ADB_SERVER_PORT: String(this.tcpPort) });
     return env;
   }
 
@@ -115,7 +119,10 @@ class Endpoint implements AdbEndpoint {
     for (const server of this.servers) server.close();
     for (const socket of this.sockets) socket.destroy();
     this.relay?.close();
-    if (this.refusals > REFUSALS_LOGGED) this.log(`${this.options.serial}: ${this.refusals - REFUSALS_LOGGED} more request(s) from the run's script refused`);
+    if (this.refusals > REFUSALS_LOGGED)
+      this.log(
+        `${this.options.serial}: ${this.refusals - REFUSALS_LOGGED} more request(s) from the run's script refused`,
+      );
     try {
       fs.rmSync(this.socketPath, { force: true });
     } catch (error) {
@@ -124,7 +131,8 @@ class Endpoint implements AdbEndpoint {
     }
     if (this.relay !== null) return;
     try {
-      for (const local of (await this.forwards()).own) await this.answer(`host-serial:${this.options.serial}:killforward:${local}`);
+      for (const local of (await this.forwards()).own)
+        await this.answer(`host-serial:${this.options.serial}:killforward:${local}`);
     } catch (error) {
       this.log(`${this.options.serial}: could not remove the run's forwards: ${(error as Error).message}`);
     }
@@ -133,7 +141,8 @@ class Endpoint implements AdbEndpoint {
   /** Logged a few at a time: a script refused in a loop must not flood the agent's log. */
   private refused(request: string, message: string): void {
     this.refusals += 1;
-    if (this.refusals <= REFUSALS_LOGGED) this.log(`${this.options.serial}: refused '${request.slice(0, 120)}' from the run's script: ${message}`);
+    if (this.refusals <= REFUSALS_LOGGED)
+      this.log(`${this.options.serial}: refused '${request.slice(0, 120)}' from the run's script: ${message}`);
   }
 
   private server(): net.Server {
@@ -158,7 +167,8 @@ class Endpoint implements AdbEndpoint {
     }
     this.track(client);
     void this.converse(client).catch((error: unknown) => {
-      if (!(error instanceof WireError)) this.log(`ADB endpoint of ${this.options.serial}: ${(error as Error).message}`);
+      if (!(error instanceof WireError))
+        this.log(`ADB endpoint of ${this.options.serial}: ${(error as Error).message}`);
       // An answer already on its way (the server's absence, say) is let through.
       if (!client.writableEnded) client.destroy();
     });
@@ -189,7 +199,8 @@ class Endpoint implements AdbEndpoint {
     let bound = false;
     for (;;) {
       const request = await reader.string(this.timeoutMs);
-      const decision: Decision = request === '' ? { kind: 'refuse', message: 'empty request' } : decide(request, this.options.serial, bound);
+      const decision: Decision =
+        request === '' ? { kind: 'refuse', message: 'empty request' } : decide(request, this.options.serial, bound);
       switch (decision.kind) {
         case 'refuse':
           this.refused(request, decision.message);
@@ -210,8 +221,14 @@ class Endpoint implements AdbEndpoint {
         case 'devices':
           return this.devices(client, server(), decision.request, decision.track);
         case 'list-forward':
-          if (this.relay !== null) return void client.end(Buffer.concat([OKAY, hexString(this.relay.list(this.options.serial))]));
-          client.end(Buffer.concat([OKAY, hexString(forwardsOf(await this.answer('host:list-forward'), this.options.serial).text)]));
+          if (this.relay !== null)
+            return void client.end(Buffer.concat([OKAY, hexString(this.relay.list(this.options.serial))]));
+          client.end(
+            Buffer.concat([
+              OKAY,
+              hexString(forwardsOf(await this.answer('host:list-forward'), this.options.serial).text),
+            ]),
+          );
           return;
         case 'forward':
         case 'killforward':
@@ -222,7 +239,13 @@ class Endpoint implements AdbEndpoint {
   }
 
   /** Hands a request to the server and the rest of the conversation to the two sockets (`both`: the client may keep talking). */
-  private splice(client: net.Socket, reader: WireReader, upstream: { socket: net.Socket; reader: WireReader }, request: string, both: boolean): void {
+  private splice(
+    client: net.Socket,
+    reader: WireReader,
+    upstream: { socket: net.Socket; reader: WireReader },
+    request: string,
+    both: boolean,
+  ): void {
     upstream.socket.write(hexString(request));
     const ahead = upstream.reader.detach();
     if (ahead.length > 0) client.write(ahead);
@@ -237,13 +260,21 @@ class Endpoint implements AdbEndpoint {
   private async status(client: net.Socket, answers: WireReader): Promise<boolean> {
     const status = (await answers.read(4, this.timeoutMs)).toString('latin1');
     if (status === 'OKAY') return true;
-    const message = status === 'FAIL' ? await answers.string(this.timeoutMs) : `unexpected answer from the ADB server: ${JSON.stringify(status)}`;
+    const message =
+      status === 'FAIL'
+        ? await answers.string(this.timeoutMs)
+        : `unexpected answer from the ADB server: ${JSON.stringify(status)}`;
     client.end(failure(message));
     return false;
   }
 
   /** The device list (once, or as it changes) with the run's phone alone in it. */
-  private async devices(client: net.Socket, upstream: { socket: net.Socket; reader: WireReader }, request: string, track: boolean): Promise<void> {
+  private async devices(
+    client: net.Socket,
+    upstream: { socket: net.Socket; reader: WireReader },
+    request: string,
+    track: boolean,
+  ): Promise<void> {
     upstream.socket.write(hexString(request));
     if (!(await this.status(client, upstream.reader))) return;
     client.write(OKAY);
@@ -257,11 +288,17 @@ class Endpoint implements AdbEndpoint {
     client.end();
   }
 
-  private async forwarding(client: net.Socket, reader: WireReader, server: () => { socket: net.Socket; reader: WireReader }, decision: Extract<Decision, { kind: 'forward' | 'killforward' | 'killforward-all' }>): Promise<void> {
+  private async forwarding(
+    client: net.Socket,
+    reader: WireReader,
+    server: () => { socket: net.Socket; reader: WireReader },
+    decision: Extract<Decision, { kind: 'forward' | 'killforward' | 'killforward-all' }>,
+  ): Promise<void> {
     const { serial } = this.options;
     if (this.relay !== null) {
       const { relay } = this;
-      if (decision.kind === 'forward') client.end(await relay.forward(decision.local, decision.remote, decision.norebind));
+      if (decision.kind === 'forward')
+        client.end(await relay.forward(decision.local, decision.remote, decision.norebind));
       else client.end(decision.kind === 'killforward' ? await relay.kill(decision.local) : await relay.killAll());
       return;
     }
@@ -280,12 +317,23 @@ class Endpoint implements AdbEndpoint {
       return this.splice(client, reader, server(), `host-serial:${serial}:killforward:${decision.local}`, false);
     }
     if (others.includes(decision.local)) {
-      client.end(Buffer.concat([OKAY, failure(`cannot rebind existing socket: ${decision.local} is forwarded to another device`)]));
+      client.end(
+        Buffer.concat([
+          OKAY,
+          failure(`cannot rebind existing socket: ${decision.local} is forwarded to another device`),
+        ]),
+      );
       return;
     }
     // A port not yet the phone's is taken with norebind: should another run grab it meanwhile, this fails instead of moving theirs.
     const norebind = decision.norebind || !own.includes(decision.local) ? 'norebind:' : '';
-    return this.splice(client, reader, server(), `host-serial:${serial}:forward:${norebind}${decision.local};${decision.remote}`, false);
+    return this.splice(
+      client,
+      reader,
+      server(),
+      `host-serial:${serial}:forward:${norebind}${decision.local};${decision.remote}`,
+      false,
+    );
   }
 
   /** The host's forwards: the local ends held by the run's phone, and those held by any other. */

@@ -43,7 +43,10 @@ const FORWARD_LOCAL = /^tcp:(\d{1,5})$/;
 
 /** Decides one request of a connection; `bound` is whether it already chose the run's phone. */
 export function decide(request: string, serial: string, bound: boolean): Decision {
-  const elsewhere = (other: string): Decision => ({ kind: 'refuse', message: `device '${other}' is not this run's device: this ADB endpoint serves ${serial} only` });
+  const elsewhere = (other: string): Decision => ({
+    kind: 'refuse',
+    message: `device '${other}' is not this run's device: this ADB endpoint serves ${serial} only`,
+  });
   if (!request.startsWith('host')) return deviceService(request, bound);
 
   let service: string;
@@ -54,25 +57,35 @@ export function decide(request: string, serial: string, bound: boolean): Decisio
   else if (prefix === 'host-serial') {
     if (!rest.startsWith(`${serial}:`)) return elsewhere(serialOf(rest));
     service = rest.slice(serial.length + 1);
-  } else if (prefix === 'host-transport-id') return { kind: 'refuse', message: `transport ids are not offered here: name the device with -s ${serial}` };
+  } else if (prefix === 'host-transport-id')
+    return { kind: 'refuse', message: `transport ids are not offered here: name the device with -s ${serial}` };
   else return deviceService(request, bound);
 
   for (const [pattern, message] of REFUSED_HOST) if (pattern.test(service)) return { kind: 'refuse', message };
   if (service === 'version' || service === 'host-features') return { kind: 'pass', request: `host:${service}` };
-  if (service === 'devices' || service === 'devices-l') return { kind: 'devices', request: `host:${service}`, track: false };
-  if (service === 'track-devices' || service === 'track-devices-l') return { kind: 'devices', request: `host:${service}`, track: true };
+  if (service === 'devices' || service === 'devices-l')
+    return { kind: 'devices', request: `host:${service}`, track: false };
+  if (service === 'track-devices' || service === 'track-devices-l')
+    return { kind: 'devices', request: `host:${service}`, track: true };
 
   if (service.startsWith('transport:')) {
     const wanted = service.slice('transport:'.length);
-    return wanted === serial ? { kind: 'transport', request: `host:transport:${serial}`, tport: false } : elsewhere(wanted);
+    return wanted === serial
+      ? { kind: 'transport', request: `host:transport:${serial}`, tport: false }
+      : elsewhere(wanted);
   }
-  if (/^transport-(any|usb|local)$/.test(service)) return { kind: 'transport', request: `host:transport:${serial}`, tport: false };
+  if (/^transport-(any|usb|local)$/.test(service))
+    return { kind: 'transport', request: `host:transport:${serial}`, tport: false };
   if (service.startsWith('tport:serial:')) {
     const wanted = service.slice('tport:serial:'.length);
-    return wanted === serial ? { kind: 'transport', request: `host:tport:serial:${serial}`, tport: true } : elsewhere(wanted);
+    return wanted === serial
+      ? { kind: 'transport', request: `host:tport:serial:${serial}`, tport: true }
+      : elsewhere(wanted);
   }
-  if (/^tport:(any|usb|local)$/.test(service)) return { kind: 'transport', request: `host:tport:serial:${serial}`, tport: true };
-  if (service.startsWith('transport-id:') || service.startsWith('tport:')) return { kind: 'refuse', message: `transport ids are not offered here: name the device with -s ${serial}` };
+  if (/^tport:(any|usb|local)$/.test(service))
+    return { kind: 'transport', request: `host:tport:serial:${serial}`, tport: true };
+  if (service.startsWith('transport-id:') || service.startsWith('tport:'))
+    return { kind: 'refuse', message: `transport ids are not offered here: name the device with -s ${serial}` };
 
   if (READ_ONLY_SERIAL_SERVICE.test(service)) return { kind: 'pass', request: `host-serial:${serial}:${service}` };
   if (service === 'list-forward') return { kind: 'list-forward' };
@@ -83,10 +96,17 @@ export function decide(request: string, serial: string, bound: boolean): Decisio
 }
 
 function deviceService(request: string, bound: boolean): Decision {
-  if (!bound) return { kind: 'refuse', message: 'device offline (no transport): choose the device first (host:transport)' };
-  if (request.startsWith('reverse:forward:')) return { kind: 'refuse', message: 'reverse forwarding is not offered: it would let the phone reach the host\'s own services' };
-  if (request.startsWith('tcpip:')) return { kind: 'refuse', message: 'adb over TCP/IP is not offered: the phone would leave this host' };
-  if (STRANDING_REBOOT.test(request)) return { kind: 'refuse', message: `${request} is not offered: the phone would leave adb's reach` };
+  if (!bound)
+    return { kind: 'refuse', message: 'device offline (no transport): choose the device first (host:transport)' };
+  if (request.startsWith('reverse:forward:'))
+    return {
+      kind: 'refuse',
+      message: "reverse forwarding is not offered: it would let the phone reach the host's own services",
+    };
+  if (request.startsWith('tcpip:'))
+    return { kind: 'refuse', message: 'adb over TCP/IP is not offered: the phone would leave this host' };
+  if (STRANDING_REBOOT.test(request))
+    return { kind: 'refuse', message: `${request} is not offered: the phone would leave adb's reach` };
   return { kind: 'service', request };
 }
 
@@ -97,8 +117,13 @@ function forward(spec: string): Decision {
   const local = split < 0 ? body : body.slice(0, split);
   const remote = split < 0 ? '' : body.slice(split + 1);
   const port = FORWARD_LOCAL.exec(local);
-  if (port === null || Number(port[1]) > 65535) return { kind: 'refuse', message: `forwarding from '${clip(local)}' is not offered: only tcp:<port> on the host's loopback` };
-  if (remote === '' || remote.includes(';')) return { kind: 'refuse', message: `'${clip(remote)}' is not a device socket to forward to` };
+  if (port === null || Number(port[1]) > 65535)
+    return {
+      kind: 'refuse',
+      message: `forwarding from '${clip(local)}' is not offered: only tcp:<port> on the host's loopback`,
+    };
+  if (remote === '' || remote.includes(';'))
+    return { kind: 'refuse', message: `'${clip(remote)}' is not a device socket to forward to` };
   return { kind: 'forward', local, remote, norebind };
 }
 

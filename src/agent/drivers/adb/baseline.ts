@@ -67,7 +67,13 @@ export async function readState(io: DeviceIo, signal?: AbortSignal): Promise<Omi
   const files = await storageEntries(io, signal);
   const wifi = (await io.shell(['settings', 'get', 'global', 'wifi_on'], { signal })).trim();
   // 1 is on, 2 on while in airplane mode (Settings.Global.WIFI_ON).
-  return { packages, files, wifiOn: wifi === '1' || wifi === '2', locale: await io.getprop('persist.sys.locale', { signal }), accounts: await readAccounts(io, signal) };
+  return {
+    packages,
+    files,
+    wifiOn: wifi === '1' || wifi === '2',
+    locale: await io.getprop('persist.sys.locale', { signal }),
+    accounts: await readAccounts(io, signal),
+  };
 }
 
 export async function storageEntries(io: DeviceIo, signal?: AbortSignal): Promise<string[]> {
@@ -75,6 +81,11 @@ export async function storageEntries(io: DeviceIo, signal?: AbortSignal): Promis
   return output
     .split('\n')
     .map((line) => line.trim().replace(/\/{2,}/g, '/'))
-    .filter((line) => line.startsWith('/') && !line.startsWith('/sdcard/Android/') && !/: (Permission denied|No such file)/.test(line))
+    .filter(
+      (line) =>
+        line.startsWith('/') &&
+        !line.startsWith('/sdcard/Android/') &&
+        !/: (Permission denied|No such file)/.test(line),
+    )
     .sort();
 }

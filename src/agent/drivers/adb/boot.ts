@@ -6,18 +6,33 @@ import type { DeviceTracker } from './tracker.ts';
 const BOOT_ID = '/proc/sys/kernel/random/boot_id';
 
 export async function bootState(io: DeviceIo, signal?: AbortSignal): Promise<{ bootId: string; completed: boolean }> {
-  const [bootId = '', completed = ''] = (await io.shell(`cat ${BOOT_ID}; getprop sys.boot_completed`, { signal, timeoutMs: 10_000 })).trim().split('\n');
+  const [bootId = '', completed = ''] = (
+    await io.shell(`cat ${BOOT_ID}; getprop sys.boot_completed`, { signal, timeoutMs: 10_000 })
+  )
+    .trim()
+    .split('\n');
   return { bootId: bootId.trim(), completed: completed.trim() === '1' };
 }
 
-export async function rebootAndWait(io: DeviceIo, tracker: DeviceTracker, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+export async function rebootAndWait(
+  io: DeviceIo,
+  tracker: DeviceTracker,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
   const before = (await bootState(io, signal)).bootId;
   await io.reboot();
   await waitForBoot(io, tracker, timeoutMs, before, signal);
 }
 
 /** Until the phone is back on adb, booted, and (given `previousBootId`) in a new boot. */
-export async function waitForBoot(io: DeviceIo, tracker: DeviceTracker, timeoutMs: number, previousBootId: string | null, signal?: AbortSignal): Promise<void> {
+export async function waitForBoot(
+  io: DeviceIo,
+  tracker: DeviceTracker,
+  timeoutMs: number,
+  previousBootId: string | null,
+  signal?: AbortSignal,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'it did not come back on adb';
   while (Date.now() < deadline) {

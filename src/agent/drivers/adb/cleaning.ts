@@ -23,7 +23,13 @@ import { DEFAULT_UI_TIMINGS } from './ui-automator.ts';
 import { UiFlowError, type UiFlowOptions } from './ui-flow.ts';
 
 /** Browsers whose data (history, cookies, sign-ins) one run must not hand to the next. */
-export const BROWSERS = ['com.android.chrome', 'com.android.browser', 'com.sec.android.app.sbrowser', 'org.mozilla.firefox', 'com.microsoft.emmx'];
+export const BROWSERS = [
+  'com.android.chrome',
+  'com.android.browser',
+  'com.sec.android.app.sbrowser',
+  'org.mozilla.firefox',
+  'com.microsoft.emmx',
+];
 
 export async function cleanDevice(
   io: DeviceIo,
@@ -47,7 +53,8 @@ export async function cleanDevice(
   const browsers = BROWSERS.filter((name) => installed.includes(name));
   for (const name of browsers) {
     const output = await io.shell(['pm', 'clear', name]);
-    if (!/^Success/m.test(output)) problems.push(`the data of ${name} could not be cleared (${output.trim().slice(0, 120)})`);
+    if (!/^Success/m.test(output))
+      problems.push(`the data of ${name} could not be cleared (${output.trim().slice(0, 120)})`);
   }
   if (browsers.length > 0) done.push(`cleared ${browsers.join(', ')}`);
 
@@ -65,25 +72,41 @@ export async function cleanDevice(
     done.push(`set the locale back to ${baseline.locale || '(unset)'}`);
   }
   if (baseline.accounts !== undefined) {
-    const extra = googleAccounts(await readAccounts(io)).filter((name) => !googleAccounts(baseline.accounts!).includes(name));
+    const extra = googleAccounts(await readAccounts(io)).filter(
+      (name) => !googleAccounts(baseline.accounts!).includes(name),
+    );
     const removed: string[] = [];
     for (const name of extra) {
       try {
         await removeGoogleAccount(io, name, ui);
         removed.push(name);
       } catch (error) {
-        problems.push(error instanceof UiFlowError ? error.message : `removing the Google account ${name} failed: ${(error as Error).message}`);
+        problems.push(
+          error instanceof UiFlowError
+            ? error.message
+            : `removing the Google account ${name} failed: ${(error as Error).message}`,
+        );
       }
     }
     if (removed.length > 0) done.push(`removed the Google account(s) ${removed.join(', ')}`);
   }
 
   if (kind === 'LIGHT') {
-    const still = parsePackageList(await io.shell('pm list packages')).filter((name) => !baseline.packages.includes(name));
+    const still = parsePackageList(await io.shell('pm list packages')).filter(
+      (name) => !baseline.packages.includes(name),
+    );
     if (still.length > 0) problems.push(`still installed: ${still.join(', ')}`);
-    if (baseline.accounts !== undefined) problems.push(...accountDifferences(baseline.accounts, await readAccounts(io)));
-    if (problems.length > 0) return { ok: false, report: `cleaning left the phone unlike its baseline: ${problems.join('; ')} (${done.join(', ')})` };
-    return { ok: true, report: `${done.join(', ')} (light cleaning: no reboot); packages verified against the baseline of ${baseline.recordedAt}` };
+    if (baseline.accounts !== undefined)
+      problems.push(...accountDifferences(baseline.accounts, await readAccounts(io)));
+    if (problems.length > 0)
+      return {
+        ok: false,
+        report: `cleaning left the phone unlike its baseline: ${problems.join('; ')} (${done.join(', ')})`,
+      };
+    return {
+      ok: true,
+      report: `${done.join(', ')} (light cleaning: no reboot); packages verified against the baseline of ${baseline.recordedAt}`,
+    };
   }
   try {
     await rebootAndWait(io, tracker, bootTimeoutMs);
@@ -93,7 +116,11 @@ export async function cleanDevice(
   }
 
   problems.push(...differences(baseline, await readState(io)));
-  if (problems.length > 0) return { ok: false, report: `cleaning left the phone unlike its baseline: ${problems.join('; ')} (${done.join(', ')})` };
+  if (problems.length > 0)
+    return {
+      ok: false,
+      report: `cleaning left the phone unlike its baseline: ${problems.join('; ')} (${done.join(', ')})`,
+    };
   return { ok: true, report: `${done.join(', ')}; verified against the baseline of ${baseline.recordedAt}` };
 }
 
@@ -111,10 +138,15 @@ export function differences(baseline: Omit<Baseline, 'recordedAt'>, now: Omit<Ba
   if (extra.length > 0) found.push(`still installed: ${extra.join(', ')}`);
   if (missing.length > 0) found.push(`missing since the baseline: ${missing.join(', ')}`);
   const files = newEntries(now.files, baseline.files);
-  if (files.length > 0) found.push(`files still there: ${files.slice(0, 10).join(', ')}${files.length > 10 ? ', …' : ''}`);
+  if (files.length > 0)
+    found.push(`files still there: ${files.slice(0, 10).join(', ')}${files.length > 10 ? ', …' : ''}`);
   if (now.wifiOn !== baseline.wifiOn) found.push(`Wi-Fi is ${now.wifiOn ? 'on' : 'off'}`);
-  if (now.locale !== baseline.locale) found.push(`the locale is ${now.locale || '(unset)'}, not ${baseline.locale || '(unset)'} (setting it back needs a rooted phone)`);
-  if (baseline.accounts !== undefined && now.accounts !== undefined) found.push(...accountDifferences(baseline.accounts, now.accounts));
+  if (now.locale !== baseline.locale)
+    found.push(
+      `the locale is ${now.locale || '(unset)'}, not ${baseline.locale || '(unset)'} (setting it back needs a rooted phone)`,
+    );
+  if (baseline.accounts !== undefined && now.accounts !== undefined)
+    found.push(...accountDifferences(baseline.accounts, now.accounts));
   return found;
 }
 
@@ -129,6 +161,8 @@ function accountDifferences(baseline: readonly DeviceAccount[], now: readonly De
   const missing = before.filter((name) => !after.includes(name));
   return [
     ...(extra.length > 0 ? [`Google account(s) still signed in: ${extra.join(', ')}`] : []),
-    ...(missing.length > 0 ? [`Google account(s) signed out since the baseline: ${missing.join(', ')} (sign them in again by hand)`] : []),
+    ...(missing.length > 0
+      ? [`Google account(s) signed out since the baseline: ${missing.join(', ')} (sign them in again by hand)`]
+      : []),
   ];
 }

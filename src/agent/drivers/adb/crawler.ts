@@ -25,12 +25,21 @@ export interface CrawlerOptions {
 
 export const DEFAULT_CRAWLER: CrawlerOptions = { settleMs: 2000, monkeyEvents: 500, monkeyThrottleMs: 100 };
 
-export async function crawl(job: Job, context: ExecutionContext, device: AdbDevice, options: CrawlerOptions): Promise<ExecutionResult> {
+export async function crawl(
+  job: Job,
+  context: ExecutionContext,
+  device: AdbDevice,
+  options: CrawlerOptions,
+): Promise<ExecutionResult> {
   if (job.app === null || !/\.apk$/i.test(job.app.name)) return infra('the crawler needs an Android app (APK)');
   const appPackage = job.app.properties.package_name;
-  if (appPackage === undefined) return infra(`${job.app.name} names no package; upload it again so that it is inspected`);
+  if (appPackage === undefined)
+    return infra(`${job.app.name} names no package; upload it again so that it is inspected`);
   const declared = job.app.properties.exported_activities || job.app.properties.main_activity || '';
-  const activities = declared.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const activities = declared
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   const session = new RunSession(job, context, device);
   const refused = await session.install([job.app], [appPackage]);
   if (refused !== null) return refused;
@@ -41,8 +50,13 @@ export async function crawl(job: Job, context: ExecutionContext, device: AdbDevi
     return await session.failure(error, 'starting the crawl');
   }
 
-  const log: string[] = [`crawling ${appPackage} on ${device.description.displayName}: ${activities.length} exported activities, then ${options.monkeyEvents} monkey events`];
-  if (job.credentials !== null) log.push('sign-in credentials were given, but the crawler does not fill in forms: screens behind a sign-in are not reached');
+  const log: string[] = [
+    `crawling ${appPackage} on ${device.description.displayName}: ${activities.length} exported activities, then ${options.monkeyEvents} monkey events`,
+  ];
+  if (job.credentials !== null)
+    log.push(
+      'sign-in credentials were given, but the crawler does not fill in forms: screens behind a sign-in are not reached',
+    );
   const testCases: TestCase[] = [];
   const shots: Artifact[] = [];
   const problemsSince = async (mark: number): Promise<AppProblem | null> => {
@@ -50,8 +64,20 @@ export async function crawl(job: Job, context: ExecutionContext, device: AdbDevi
     await sleep(200, undefined, { signal: context.signal }).catch(() => undefined);
     return session.crashes?.since(mark, appPackage)[0] ?? null;
   };
-  const record = (methodName: string, started: number, failure: { message: string; stacktrace: string | null } | null) => {
-    testCases.push({ suiteName: 'Crawler', className: appPackage, methodName, duration: Date.now() - started, result: failure === null ? 'PASSED' : 'FAILED', errorMessage: failure?.message ?? null, stacktrace: failure?.stacktrace ?? null });
+  const record = (
+    methodName: string,
+    started: number,
+    failure: { message: string; stacktrace: string | null } | null,
+  ) => {
+    testCases.push({
+      suiteName: 'Crawler',
+      className: appPackage,
+      methodName,
+      duration: Date.now() - started,
+      result: failure === null ? 'PASSED' : 'FAILED',
+      errorMessage: failure?.message ?? null,
+      stacktrace: failure?.stacktrace ?? null,
+    });
     log.push(`${methodName}: ${failure === null ? 'ok' : failure.message}`);
   };
 
@@ -61,28 +87,65 @@ export async function crawl(job: Job, context: ExecutionContext, device: AdbDevi
       if (context.signal.aborted) break;
       const started = Date.now();
       const mark = session.crashes?.mark ?? 0;
-      const output = await device.io.shell(['am', 'start', '-W', '-n', `${appPackage}/${activity}`], { signal: context.signal });
+      const output = await device.io.shell(['am', 'start', '-W', '-n', `${appPackage}/${activity}`], {
+        signal: context.signal,
+      });
       const refusedStart = amStartError(output);
       await sleep(options.settleMs, undefined, { signal: context.signal }).catch(() => undefined);
       if (context.signal.aborted) break;
       const shot = await session.screenshot(activity.split('.').pop() ?? activity);
       if (shot !== null) shots.push(shot);
       const crash = await problemsSince(mark);
-      record(`launch ${activity}`, started, refusedStart !== null ? { message: `the activity could not be started: ${refusedStart}`, stacktrace: null } : crash === null ? null : describe(crash));
+      record(
+        `launch ${activity}`,
+        started,
+        refusedStart !== null
+          ? { message: `the activity could not be started: ${refusedStart}`, stacktrace: null }
+          : crash === null
+            ? null
+            : describe(crash),
+      );
     }
     if (options.monkeyEvents > 0 && !context.signal.aborted) {
       const started = Date.now();
       const mark = session.crashes?.mark ?? 0;
       const seed = job.deviceRunId;
-      const stream = await device.io.stream(['monkey', '-p', appPackage, '-s', String(seed), '--throttle', String(options.monkeyThrottleMs), '--pct-syskeys', '0', '-v', String(options.monkeyEvents)], context.signal);
-      const output = (await readAll(stream, context.signal, options.monkeyEvents * (options.monkeyThrottleMs + 200) + 60_000, 'monkey').catch(() => Buffer.alloc(0))).toString('utf8');
+      const stream = await device.io.stream(
+        [
+          'monkey',
+          '-p',
+          appPackage,
+          '-s',
+          String(seed),
+          '--throttle',
+          String(options.monkeyThrottleMs),
+          '--pct-syskeys',
+          '0',
+          '-v',
+          String(options.monkeyEvents),
+        ],
+        context.signal,
+      );
+      const output = (
+        await readAll(
+          stream,
+          context.signal,
+          options.monkeyEvents * (options.monkeyThrottleMs + 200) + 60_000,
+          'monkey',
+        ).catch(() => Buffer.alloc(0))
+      ).toString('utf8');
       fs.writeFileSync(path.join(job.workDir, 'monkey.txt'), output);
       if (!context.signal.aborted) {
         const outcome = parseMonkey(output);
         const shot = await session.screenshot('monkey');
         if (shot !== null) shots.push(shot);
         const crash = await problemsSince(mark);
-        const failure = crash !== null ? describe(crash) : outcome.problem !== null ? { message: outcome.problem.message, stacktrace: outcome.problem.stacktrace } : null;
+        const failure =
+          crash !== null
+            ? describe(crash)
+            : outcome.problem !== null
+              ? { message: outcome.problem.message, stacktrace: outcome.problem.stacktrace }
+              : null;
         record(`monkey ${options.monkeyEvents} events (seed ${seed})`, started, failure);
       }
     }
@@ -96,7 +159,8 @@ export async function crawl(job: Job, context: ExecutionContext, device: AdbDevi
   const logFile = path.join(job.workDir, 'crawler.log');
   fs.writeFileSync(logFile, `${log.join('\n')}\n`);
   artifacts.push({ kind: 'log', path: logFile, name: 'crawler.log' });
-  if (fs.existsSync(path.join(job.workDir, 'monkey.txt'))) artifacts.push({ kind: 'output', path: path.join(job.workDir, 'monkey.txt'), name: 'monkey.txt' });
+  if (fs.existsSync(path.join(job.workDir, 'monkey.txt')))
+    artifacts.push({ kind: 'output', path: path.join(job.workDir, 'monkey.txt'), name: 'monkey.txt' });
   if (context.signal.aborted) return { outcome: 'STOPPED', failReason: null, testCases, exitCode: null, artifacts };
   if (problem !== null || lost) return infra(problem ?? 'the phone went away during the crawl', artifacts);
   return {
@@ -109,5 +173,8 @@ export async function crawl(job: Job, context: ExecutionContext, device: AdbDevi
 }
 
 function describe(problem: AppProblem): { message: string; stacktrace: string | null } {
-  return { message: problem.kind === 'crash' ? `the app crashed: ${problem.message}` : problem.message, stacktrace: problem.stacktrace };
+  return {
+    message: problem.kind === 'crash' ? `the app crashed: ${problem.message}` : problem.message,
+    stacktrace: problem.stacktrace,
+  };
 }

@@ -51,9 +51,14 @@ export class DeviceIo {
   /** A command whose output is read as it comes (logcat, am instrument, monkey); destroying the stream hangs up. */
   async stream(command: string | readonly string[], signal?: AbortSignal, what = describe(command)): Promise<Readable> {
     signal?.throwIfAborted();
-    const pending = Promise.resolve(this.device.shell(Array.isArray(command) ? [...command] : (command as string))) as Promise<Readable>;
+    const pending = Promise.resolve(
+      this.device.shell(Array.isArray(command) ? [...command] : (command as string)),
+    ) as Promise<Readable>;
     // A stream that arrives after we gave up would otherwise stay open on the phone.
-    pending.then((late) => signal?.aborted && late.destroy(), () => undefined);
+    pending.then(
+      (late) => signal?.aborted && late.destroy(),
+      () => undefined,
+    );
     const stream = await within(pending, SHELL_TIMEOUT_MS, signal, `adb shell ${what}`);
     if (signal?.aborted) {
       stream.destroy();
@@ -71,7 +76,12 @@ export class DeviceIo {
   }
 
   async push(localPath: string, remotePath: string, signal?: AbortSignal): Promise<void> {
-    const transfer = await within(Promise.resolve(this.device.push(localPath, remotePath)), SHELL_TIMEOUT_MS, signal, `adb push ${path.basename(localPath)}`);
+    const transfer = await within(
+      Promise.resolve(this.device.push(localPath, remotePath)),
+      SHELL_TIMEOUT_MS,
+      signal,
+      `adb push ${path.basename(localPath)}`,
+    );
     await within(
       new Promise<void>((resolve, reject) => {
         transfer.on('end', resolve);
@@ -94,15 +104,25 @@ export class DeviceIo {
     try {
       const flags = ['-r', '-t', ...(apiLevel !== null && apiLevel >= 23 ? ['-g'] : [])];
       const output = await this.shell(['pm', 'install', ...flags, remote], { signal, timeoutMs: INSTALL_TIMEOUT_MS });
-      if (!/^Success/m.test(output)) throw new InstallRefused(/^Failure.*$|^Error.*$|^Exception.*$/m.exec(output)?.[0] ?? (output.trim() || 'pm install said nothing'));
+      if (!/^Success/m.test(output))
+        throw new InstallRefused(
+          /^Failure.*$|^Error.*$|^Exception.*$/m.exec(output)?.[0] ?? (output.trim() || 'pm install said nothing'),
+        );
     } finally {
       await this.shell(['rm', '-f', remote]).catch(() => undefined);
     }
   }
 
   async screencap(file: string, signal?: AbortSignal): Promise<void> {
-    const stream = (await within(Promise.resolve(this.device.screencap()), SHELL_TIMEOUT_MS, signal, 'adb shell screencap -p')) as Readable;
-    await within(pipeline(stream, fs.createWriteStream(file)), SHELL_TIMEOUT_MS, signal, 'adb shell screencap -p', () => stream.destroy());
+    const stream = (await within(
+      Promise.resolve(this.device.screencap()),
+      SHELL_TIMEOUT_MS,
+      signal,
+      'adb shell screencap -p',
+    )) as Readable;
+    await within(pipeline(stream, fs.createWriteStream(file)), SHELL_TIMEOUT_MS, signal, 'adb shell screencap -p', () =>
+      stream.destroy(),
+    );
   }
 
   async reboot(): Promise<void> {
@@ -116,7 +136,12 @@ function describe(command: string | readonly string[]): string {
 }
 
 /** All of a stream, unless the signal fires or the deadline passes first (then the stream is destroyed). */
-export function readAll(stream: Readable, signal: AbortSignal | undefined, timeoutMs: number, what: string): Promise<Buffer> {
+export function readAll(
+  stream: Readable,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+  what: string,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   stream.on('data', (chunk: Buffer) => chunks.push(chunk));
   return within(
@@ -133,7 +158,13 @@ export function readAll(stream: Readable, signal: AbortSignal | undefined, timeo
 }
 
 /** Settles with the promise, or rejects when the signal fires or the deadline passes (after `onGiveUp`). */
-export function within<T>(promise: Promise<T>, timeoutMs: number, signal: AbortSignal | undefined, what: string, onGiveUp?: () => void): Promise<T> {
+export function within<T>(
+  promise: Promise<T>,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  what: string,
+  onGiveUp?: () => void,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const settle = (action: () => void) => {
       clearTimeout(timer);

@@ -8,7 +8,8 @@ export function parseMeminfo(output: string): { pid: number; pssKb: number } | n
   const header = /\*\* MEMINFO in pid (\d+) \[/.exec(output);
   if (header === null) return null;
   // Android 11+ prints "TOTAL PSS:", 6-10 "TOTAL:" in the App Summary; the table's TOTAL row is in all of them.
-  const total = /TOTAL PSS:\s+(\d+)/.exec(output) ?? /^\s*TOTAL:\s+(\d+)/m.exec(output) ?? /^\s*TOTAL\s+(\d+)/m.exec(output);
+  const total =
+    /TOTAL PSS:\s+(\d+)/.exec(output) ?? /^\s*TOTAL:\s+(\d+)/m.exec(output) ?? /^\s*TOTAL\s+(\d+)/m.exec(output);
   if (total === null) return null;
   return { pid: Number(header[1]), pssKb: Number(total[1]) };
 }
@@ -41,7 +42,10 @@ export function parseTopCpu(output: string, pid: number): number | null {
 export function parseBattery(output: string): { level: number | null; temperatureC: number | null } {
   const level = /^\s*level:\s*(\d+)/m.exec(output);
   const temperature = /^\s*temperature:\s*(-?\d+)/m.exec(output);
-  return { level: level === null ? null : Number(level[1]), temperatureC: temperature === null ? null : Number(temperature[1]) / 10 };
+  return {
+    level: level === null ? null : Number(level[1]),
+    temperatureC: temperature === null ? null : Number(temperature[1]) / 10,
+  };
 }
 
 /** `pm list packages` (also `pm list instrumentation`-style `prefix:` lists). */
@@ -54,11 +58,18 @@ export function parsePackageList(output: string): string[] {
 }
 
 /** `pm list instrumentation`: test package → runner class (and the package it targets). */
-export function parseInstrumentationList(output: string): Array<{ testPackage: string; runner: string; target: string | null }> {
+export function parseInstrumentationList(
+  output: string,
+): Array<{ testPackage: string; runner: string; target: string | null }> {
   const found = [];
   for (const line of output.split('\n')) {
     const match = /^instrumentation:([^/\s]+)\/(\S+)\s*(?:\(target=([^)]+)\))?/.exec(line.trim());
-    if (match !== null) found.push({ testPackage: match[1]!, runner: match[2]!.startsWith('.') ? match[1]! + match[2]! : match[2]!, target: match[3] ?? null });
+    if (match !== null)
+      found.push({
+        testPackage: match[1]!,
+        runner: match[2]!.startsWith('.') ? match[1]! + match[2]! : match[2]!,
+        target: match[3] ?? null,
+      });
   }
   return found;
 }
@@ -67,7 +78,11 @@ export interface MonkeyOutcome {
   readonly injected: number | null;
   readonly finished: boolean;
   /** A crash or ANR of the app that monkey saw, with what it printed about it. */
-  readonly problem: { readonly kind: 'crash' | 'anr'; readonly message: string; readonly stacktrace: string | null } | null;
+  readonly problem: {
+    readonly kind: 'crash' | 'anr';
+    readonly message: string;
+    readonly stacktrace: string | null;
+  } | null;
 }
 
 /** `monkey -v` output. */
@@ -78,20 +93,47 @@ export function parseMonkey(output: string): MonkeyOutcome {
   const crashAt = lines.findIndex((line) => line.startsWith('// CRASH:'));
   const anrAt = lines.findIndex((line) => line.startsWith('// NOT RESPONDING:'));
   if (crashAt >= 0) {
-    const details = lines.slice(crashAt + 1).filter((line) => line.startsWith('//')).map((line) => line.replace(/^\/\/ ?/, ''));
-    const long = details.find((line) => line.startsWith('Long Msg:'))?.slice('Long Msg:'.length).trim();
-    const stack = details.filter((line) => !/^(Short Msg|Long Msg|Build Label|Build Changelist|Build Time):/.test(line)).join('\n').trim();
-    problem = { kind: 'crash', message: long ?? lines[crashAt]!.slice(3).trim(), stacktrace: stack === '' ? null : stack };
+    const details = lines
+      .slice(crashAt + 1)
+      .filter((line) => line.startsWith('//'))
+      .map((line) => line.replace(/^\/\/ ?/, ''));
+    const long = details
+      .find((line) => line.startsWith('Long Msg:'))
+      ?.slice('Long Msg:'.length)
+      .trim();
+    const stack = details
+      .filter((line) => !/^(Short Msg|Long Msg|Build Label|Build Changelist|Build Time):/.test(line))
+      .join('\n')
+      .trim();
+    problem = {
+      kind: 'crash',
+      message: long ?? lines[crashAt]!.slice(3).trim(),
+      stacktrace: stack === '' ? null : stack,
+    };
   } else if (anrAt >= 0) {
     const reason = lines.slice(anrAt + 1).find((line) => line.startsWith('Reason:'));
-    problem = { kind: 'anr', message: `${lines[anrAt]!.slice(3).trim()}${reason === undefined ? '' : ` (${reason})`}`, stacktrace: null };
+    problem = {
+      kind: 'anr',
+      message: `${lines[anrAt]!.slice(3).trim()}${reason === undefined ? '' : ` (${reason})`}`,
+      stacktrace: null,
+    };
   }
-  return { injected: injected === null ? null : Number(injected[1]), finished: /\/\/ Monkey finished/.test(output), problem };
+  return {
+    injected: injected === null ? null : Number(injected[1]),
+    finished: /\/\/ Monkey finished/.test(output),
+    problem,
+  };
 }
 
 /** `am start -W -n …`: an error line when the activity could not be started, else null. */
 export function amStartError(output: string): string | null {
-  const error = output.split('\n').find((line) => /^(Error|Exception|java\.lang\.\w+(Exception|Error)):?/.test(line.trim()) || /^Status: (?!ok)/.test(line.trim()));
+  const error = output
+    .split('\n')
+    .find(
+      (line) =>
+        /^(Error|Exception|java\.lang\.\w+(Exception|Error)):?/.test(line.trim()) ||
+        /^Status: (?!ok)/.test(line.trim()),
+    );
   return error === undefined ? null : error.trim();
 }
 

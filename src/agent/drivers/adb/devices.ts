@@ -7,7 +7,13 @@ import type { DeviceDescription } from '../../driver.ts';
  * server-side packages (Appium, Calabash, anything with run-tests.sh) next to it, and the crawler.
  * Appium client side needs an Appium server the cloud exposes, which this driver does not do.
  */
-export const ADB_KINDS: readonly ExecutionKind[] = ['instrumentation', 'uiautomator', 'server-side', 'calabash', 'crawler'];
+export const ADB_KINDS: readonly ExecutionKind[] = [
+  'instrumentation',
+  'uiautomator',
+  'server-side',
+  'calabash',
+  'crawler',
+];
 
 export function describeDevice(serial: string, properties: Readonly<Record<string, string>>): DeviceDescription {
   const raw = (properties['ro.product.manufacturer'] ?? '').trim();

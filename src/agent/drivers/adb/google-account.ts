@@ -34,36 +34,53 @@ export const GOOGLE_ACCOUNT_MIN_API = 26;
 
 /** Pages that need a person or say the sign-in cannot succeed, with what to do about it. */
 const STOPPERS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^(2-Step Verification|(Verify|Confirm) (it.s|that it.s) you|Check your phone|Google sent a notification|(Enter|Get) a verification code|Use your security key)/i, 'the account asks for a second factor (2-Step Verification); use an account without it on test devices'],
+  [
+    /^(2-Step Verification|(Verify|Confirm) (it.s|that it.s) you|Check your phone|Google sent a notification|(Enter|Get) a verification code|Use your security key)/i,
+    'the account asks for a second factor (2-Step Verification); use an account without it on test devices',
+  ],
   [/^Wrong password/i, 'the password is wrong'],
   [/^Couldn.t sign you in|may not be secure/i, 'Google refused the sign-in from this phone'],
   [/^Couldn.t find your Google Account/i, 'Google knows no such account'],
-  [/^(Type the text you hear or see|Confirm you.re not a robot)|captcha/i, 'Google asks for a captcha, which needs a person'],
-  [/^(Account disabled|Your account (has been|was) disabled|Couldn.t add account|Something went wrong)/i, 'Google refused the account'],
+  [
+    /^(Type the text you hear or see|Confirm you.re not a robot)|captcha/i,
+    'Google asks for a captcha, which needs a person',
+  ],
+  [
+    /^(Account disabled|Your account (has been|was) disabled|Couldn.t add account|Something went wrong)/i,
+    'Google refused the account',
+  ],
 ];
 /** Play services' waits between pages. */
 const LOADING = /^(Checking info|Just a sec|One moment|Please wait|Loading|Signing in)/i;
 /** Offers after the password that a test phone declines, known by their heading (a whole text of the page). */
-const OPTIONAL = /^(Add (a )?phone number\??|Add recovery (phone|email)\??|Back up (to Google (Drive|One)|device data|your (phone|device))\??)$/i;
+const OPTIONAL =
+  /^(Add (a )?phone number\??|Add recovery (phone|email)\??|Back up (to Google (Drive|One)|device data|your (phone|device))\??)$/i;
 const DECLINE = /^(Skip|Not now|No thanks|Don.t turn on|Remind me later|Later)$/i;
 /** "Google services": its title, or its rows once "More" has scrolled the title away. */
-const SERVICES = /^(Google services|Back up to Google (Drive|One)|Use location|Allow scanning|Send usage and diagnostic data)$/i;
+const SERVICES =
+  /^(Google services|Back up to Google (Drive|One)|Use location|Allow scanning|Send usage and diagnostic data)$/i;
 const REMOVAL_REFUSED = /isn.t allowed|not allowed|disabled by (your )?admin|can.t be removed/i;
 
 export async function readAccounts(io: DeviceIo, signal?: AbortSignal): Promise<DeviceAccount[]> {
   const output = await io.shell(['dumpsys', 'account'], { signal });
   const accounts = parseAccounts(output);
-  if (accounts === null) throw new Error(`dumpsys account listed no accounts section (${output.trim().split('\n')[0]?.slice(0, 120) ?? 'no output'})`);
+  if (accounts === null)
+    throw new Error(
+      `dumpsys account listed no accounts section (${output.trim().split('\n')[0]?.slice(0, 120) ?? 'no output'})`,
+    );
   return accounts;
 }
 
-export const googleAccounts = (accounts: readonly DeviceAccount[]): string[] => accounts.filter((account) => account.type === GOOGLE_ACCOUNT_TYPE).map((account) => account.name);
+export const googleAccounts = (accounts: readonly DeviceAccount[]): string[] =>
+  accounts.filter((account) => account.type === GOOGLE_ACCOUNT_TYPE).map((account) => account.name);
 
 /** Why this account cannot be typed in, or null. Never echoes the password. */
 export function untypable(account: { readonly email: string; readonly password: string }): string | null {
-  if (inputTextArgument(account.email) === null) return `the e-mail address ${JSON.stringify(account.email)} holds characters that \`input text\` cannot type`;
+  if (inputTextArgument(account.email) === null)
+    return `the e-mail address ${JSON.stringify(account.email)} holds characters that \`input text\` cannot type`;
   if (account.password === '') return 'the password is empty';
-  if (inputTextArgument(account.password) === null) return 'the password holds characters that `input text` cannot type (only printable ASCII, and not "%s")';
+  if (inputTextArgument(account.password) === null)
+    return 'the password holds characters that `input text` cannot type (only printable ASCII, and not "%s")';
   return null;
 }
 
@@ -71,7 +88,11 @@ export function untypable(account: { readonly email: string; readonly password: 
  * Signs the account in unless the phone has it already (a pool's baseline account). Throws
  * UiFlowError naming the screen it stopped on; the phone is left as it is, for cleaning.
  */
-export async function signInGoogleAccount(io: DeviceIo, account: { readonly email: string; readonly password: string }, options: UiFlowOptions): Promise<'signed in' | 'already signed in'> {
+export async function signInGoogleAccount(
+  io: DeviceIo,
+  account: { readonly email: string; readonly password: string },
+  options: UiFlowOptions,
+): Promise<'signed in' | 'already signed in'> {
   const { signal } = options;
   const flow = `the Google sign-in of ${account.email}`;
   if (await hasAccount(io, account.email, signal)) {
@@ -80,7 +101,10 @@ export async function signInGoogleAccount(io: DeviceIo, account: { readonly emai
   }
   const ui = new UiAutomator(io, signal);
   await ui.wake();
-  const started = await io.shell(['am', 'start', '-a', 'android.settings.ADD_ACCOUNT_SETTINGS', '--esa', 'account_types', GOOGLE_ACCOUNT_TYPE], { signal });
+  const started = await io.shell(
+    ['am', 'start', '-a', 'android.settings.ADD_ACCOUNT_SETTINGS', '--esa', 'account_types', GOOGLE_ACCOUNT_TYPE],
+    { signal },
+  );
   const error = amStartError(started);
   if (error !== null) throw new UiFlowError(`${flow}: the add-account screen could not be opened (${error})`);
 
@@ -94,17 +118,29 @@ export async function signInGoogleAccount(io: DeviceIo, account: { readonly emai
       // this is a moment between two of its activities: only the account itself says which.
       if (!typed.password) return { wait: `the sign-in screens did not open (the phone shows "${screen.title}")` };
       if (await hasAccount(io, account.email, signal)) return { done: true };
-      return { wait: `the sign-in screens closed, but dumpsys account does not list the account (the phone shows "${screen.title}")` };
+      return {
+        wait: `the sign-in screens closed, but dumpsys account does not list the account (the phone shows "${screen.title}")`,
+      };
     }
-    if (screen.texts.some((text) => LOADING.test(text)) || screen.texts.length === 0) return { wait: `"${screen.title}" was still loading` };
+    if (screen.texts.some((text) => LOADING.test(text)) || screen.texts.length === 0)
+      return { wait: `"${screen.title}" was still loading` };
 
     const password = findNode(screen.nodes, { password: true });
-    const email = password === undefined ? (findNode(screen.nodes, { id: /(^|:id\/)identifierId$/ }) ?? (screen.texts.some((text) => /^Email or phone$/i.test(text)) ? findNode(screen.nodes, { className: /EditText$/ }) : undefined)) : undefined;
+    const email =
+      password === undefined
+        ? (findNode(screen.nodes, { id: /(^|:id\/)identifierId$/ }) ??
+          (screen.texts.some((text) => /^Email or phone$/i.test(text))
+            ? findNode(screen.nodes, { className: /EditText$/ })
+            : undefined))
+        : undefined;
     const field = password ?? email;
     if (field !== undefined) {
       const which = password !== undefined ? 'password' : 'email';
       // Typed once: a page that comes back is a page that refused it, and typing again would append.
-      if (typed[which]) return { wait: `"${screen.title}" did not move on after the ${which === 'email' ? 'e-mail address' : 'password'}` };
+      if (typed[which])
+        return {
+          wait: `"${screen.title}" did not move on after the ${which === 'email' ? 'e-mail address' : 'password'}`,
+        };
       return {
         act: which === 'email' ? 'typed the e-mail address, pressed Enter' : 'typed the password, pressed Enter',
         run: async () => {
@@ -121,7 +157,8 @@ export async function signInGoogleAccount(io: DeviceIo, account: { readonly emai
       const decline = findNode(screen.nodes, { text: DECLINE });
       if (decline !== undefined) return tap(ui, decline);
     }
-    const agree = findNode(screen.nodes, { text: /^I agree$/i }) ?? findNode(screen.nodes, { id: /(^|:id\/)signinconsentNext$/ });
+    const agree =
+      findNode(screen.nodes, { text: /^I agree$/i }) ?? findNode(screen.nodes, { id: /(^|:id\/)signinconsentNext$/ });
     if (agree !== undefined) return tap(ui, agree);
     if (screen.texts.some((text) => SERVICES.test(text))) {
       // "Accept" shows once the page has been read to its end; "More" scrolls there.
@@ -156,7 +193,10 @@ export async function removeGoogleAccount(io: DeviceIo, name: string, options: U
       const refused = screen.texts.find((text) => REMOVAL_REFUSED.test(text));
       if (refused !== undefined) throw new UiFlowError(`${flow}: Settings refused ("${refused.slice(0, 120)}")`);
       const account = findNode(screen.nodes, { text: named });
-      if (confirmed) return (await hasAccount(io, name, signal)) ? { wait: 'the removal was confirmed, but dumpsys account still lists the account' } : { done: true };
+      if (confirmed)
+        return (await hasAccount(io, name, signal))
+          ? { wait: 'the removal was confirmed, but dumpsys account still lists the account' }
+          : { done: true };
       const confirm = findNode(screen.nodes, { id: /^android:id\/button1$/, text: /^Remove account$/i });
       if (confirm !== undefined) {
         return {

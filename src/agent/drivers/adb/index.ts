@@ -55,7 +55,10 @@ export function adbServerFromEnv(env: NodeJS.ProcessEnv): AdbServerAddress {
   const socket = /^tcp:(.+):(\d+)$/.exec(env.ADB_SERVER_SOCKET ?? '');
   if (socket !== null) return { host: socket[1]!, port: Number(socket[2]) };
   const port = Number(env.ANDROID_ADB_SERVER_PORT ?? 5037);
-  return { host: env.ANDROID_ADB_SERVER_ADDRESS || '127.0.0.1', port: Number.isSafeInteger(port) && port > 0 && port < 65536 ? port : 5037 };
+  return {
+    host: env.ANDROID_ADB_SERVER_ADDRESS || '127.0.0.1',
+    port: Number.isSafeInteger(port) && port > 0 && port < 65536 ? port : 5037,
+  };
 }
 
 export function createAdbDriver(options: AdbDriverOptions): Driver {
@@ -64,7 +67,10 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
   const bootTimeoutMs = options.bootTimeoutMs ?? 180_000;
   const crawler: CrawlerOptions = { ...DEFAULT_CRAWLER, ...options.crawler };
   const uiTimings: UiTimings = { ...DEFAULT_UI_TIMINGS, ...options.ui };
-  const uiOf = (serial: string): Omit<UiFlowOptions, 'signal'> => ({ timings: uiTimings, log: (message) => log(`${serial}: ${message}`) });
+  const uiOf = (serial: string): Omit<UiFlowOptions, 'signal'> => ({
+    timings: uiTimings,
+    log: (message) => log(`${serial}: ${message}`),
+  });
   const client = Adb.createClient({ host: server.host, port: server.port, bin: options.adbBinary ?? 'adb' });
   // adbkit re-emits connection errors on the client; unheard, they would end the process.
   client.on('error', (error: Error) => log(`ADB connection error: ${error.message}`));
@@ -94,11 +100,14 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
     const known = loadBaseline(options.dataDir, serial);
     if (known !== null) {
       const complete = await completeBaseline(options.dataDir, ioOf(serial), known);
-      if (complete !== known) log(`${serial}: baseline completed with the phone's ${complete.accounts!.length} account(s)`);
+      if (complete !== known)
+        log(`${serial}: baseline completed with the phone's ${complete.accounts!.length} account(s)`);
       return complete;
     }
     const baseline = await recordBaseline(options.dataDir, ioOf(serial));
-    log(`${serial}: baseline recorded (${baseline.packages.length} packages, ${baseline.files.length} storage entries)`);
+    log(
+      `${serial}: baseline recorded (${baseline.packages.length} packages, ${baseline.files.length} storage entries)`,
+    );
     return baseline;
   }
 
@@ -106,9 +115,11 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
     const state = tracker.state(serial);
     if (state === 'device') return null;
     if (state === null) return tracker.problem ?? 'the phone is not connected to this host';
-    if (state === 'unauthorized') return 'USB debugging is not authorized: accept the prompt on the phone (tick "Always allow from this computer")';
+    if (state === 'unauthorized')
+      return 'USB debugging is not authorized: accept the prompt on the phone (tick "Always allow from this computer")';
     if (state === 'offline') return 'adb reports the phone offline: reconnect it, or restart the ADB server';
-    if (state.startsWith('no permissions')) return 'the ADB server may not open the phone\'s USB device: check the udev rules (docs/device-hosts.md)';
+    if (state.startsWith('no permissions'))
+      return "the ADB server may not open the phone's USB device: check the udev rules (docs/device-hosts.md)";
     return `adb reports the phone as ${state}`;
   }
 
@@ -134,7 +145,8 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
         }
         try {
           devices.push(await describe(serial));
-          if (loadBaseline(options.dataDir, serial) === null && (await bootState(ioOf(serial))).completed) await baselineOf(serial);
+          if (loadBaseline(options.dataDir, serial) === null && (await bootState(ioOf(serial))).completed)
+            await baselineOf(serial);
         } catch (error) {
           log(`${serial}: not offered (${(error as Error).message})`);
         }
@@ -149,8 +161,10 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
         const io = ioOf(serial);
         if (!(await bootState(io)).completed) return { ok: false, reason: 'the phone is still booting' };
         const battery = parseBattery(await io.shell(['dumpsys', 'battery'], { timeoutMs: 10_000 }));
-        if (battery.level !== null && battery.level < (options.minBatteryLevel ?? 15)) return { ok: false, reason: `the battery is at ${battery.level}% (is the hub port charging it?)` };
-        if (battery.temperatureC !== null && battery.temperatureC > (options.maxBatteryCelsius ?? 45)) return { ok: false, reason: `the battery is at ${battery.temperatureC} °C: let the phone cool down` };
+        if (battery.level !== null && battery.level < (options.minBatteryLevel ?? 15))
+          return { ok: false, reason: `the battery is at ${battery.level}% (is the hub port charging it?)` };
+        if (battery.temperatureC !== null && battery.temperatureC > (options.maxBatteryCelsius ?? 45))
+          return { ok: false, reason: `the battery is at ${battery.temperatureC} °C: let the phone cool down` };
         return { ok: true };
       } catch (error) {
         return { ok: false, reason: `the phone does not answer: ${(error as Error).message}` };
@@ -171,7 +185,13 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
           return runInstrumentation(job, context, device);
         case 'server-side':
         case 'calabash':
-          return runServerSide(job, context, device, { server, hostEnv: options.hostEnv ?? {}, tcpEndpoint: true, log, sandbox: options.sandbox });
+          return runServerSide(job, context, device, {
+            server,
+            hostEnv: options.hostEnv ?? {},
+            tcpEndpoint: true,
+            log,
+            sandbox: options.sandbox,
+          });
         case 'crawler':
           return crawl(job, context, device, crawler);
         default:

@@ -72,7 +72,10 @@ export class InstrumentationParser {
     this.partial = '';
     const shortMsg = this.result.get('shortMsg')?.trim() ?? null;
     const longMsg = this.result.get('longMsg')?.trim() ?? null;
-    const crashed = this.aborted !== null || (shortMsg !== null && CRASH_MESSAGES.test(shortMsg)) || (this.started !== null && !this.ended);
+    const crashed =
+      this.aborted !== null ||
+      (shortMsg !== null && CRASH_MESSAGES.test(shortMsg)) ||
+      (this.started !== null && !this.ended);
     let runFailure = this.failure;
     if (runFailure === null && (shortMsg !== null || this.aborted !== null)) {
       runFailure = `${crashed ? 'the app crashed' : 'the instrumentation failed'}: ${[this.aborted, shortMsg, longMsg].filter((part) => part !== null && part !== '').join(' ')}`;
@@ -85,7 +88,16 @@ export class InstrumentationParser {
     if (this.started !== null) {
       const { className, methodName, at } = this.started;
       interrupted = { className, methodName };
-      this.cases.push(testCase(className, methodName, this.now() - at, 'FAILED', `the test did not finish: ${runFailure ?? 'the app process died'}`, null));
+      this.cases.push(
+        testCase(
+          className,
+          methodName,
+          this.now() - at,
+          'FAILED',
+          `the test did not finish: ${runFailure ?? 'the app process died'}`,
+          null,
+        ),
+      );
       this.started = null;
     }
     return { testCases: [...this.cases], runFailure, crashed, interrupted, announced: this.announced };
@@ -106,7 +118,10 @@ export class InstrumentationParser {
       this.aborted = line.slice(ABORTED.length).trim();
     } else if (line.startsWith(ON_ERROR)) {
       this.open = null;
-      this.failure = `the instrumentation could not start: ${line.slice(ON_ERROR.length).replace(/^commandError=\w+\s+message=/, '').trim()}`;
+      this.failure = `the instrumentation could not start: ${line
+        .slice(ON_ERROR.length)
+        .replace(/^commandError=\w+\s+message=/, '')
+        .trim()}`;
     } else if (this.open !== null) {
       const { target, key } = this.open;
       target.set(key, `${target.get(key)}\n${line}`);
@@ -131,14 +146,18 @@ export class InstrumentationParser {
     if (className === undefined || methodName === undefined) {
       // A bundle about the run rather than a test, e.g. `Error=Unable to find instrumentation info`.
       const error = bundle.get('Error') ?? bundle.get('stream');
-      if (code < 0 && error !== undefined && error.trim() !== '') this.failure = `the instrumentation reported an error: ${error.trim()}`;
+      if (code < 0 && error !== undefined && error.trim() !== '')
+        this.failure = `the instrumentation reported an error: ${error.trim()}`;
       return;
     }
     if (code === 1) {
       this.started = { className, methodName, at: this.now() };
       return;
     }
-    const started = this.started !== null && this.started.className === className && this.started.methodName === methodName ? this.started : null;
+    const started =
+      this.started !== null && this.started.className === className && this.started.methodName === methodName
+        ? this.started
+        : null;
     if (started !== null) this.started = null;
     const duration = started === null ? 0 : this.now() - started.at;
     const stack = bundle.get('stack')?.trim() || null;
@@ -149,13 +168,31 @@ export class InstrumentationParser {
         break;
       case -1:
       case -2:
-        this.cases.push(testCase(className, methodName, duration, 'FAILED', firstLine ?? (code === -1 ? 'the test ended with an error' : 'the test failed'), stack));
+        this.cases.push(
+          testCase(
+            className,
+            methodName,
+            duration,
+            'FAILED',
+            firstLine ?? (code === -1 ? 'the test ended with an error' : 'the test failed'),
+            stack,
+          ),
+        );
         break;
       case -3:
         this.cases.push(testCase(className, methodName, duration, 'SKIPPED', null, null));
         break;
       case -4:
-        this.cases.push(testCase(className, methodName, duration, 'SKIPPED', firstLine === null ? 'an assumption failed' : `assumption failed: ${firstLine}`, stack));
+        this.cases.push(
+          testCase(
+            className,
+            methodName,
+            duration,
+            'SKIPPED',
+            firstLine === null ? 'an assumption failed' : `assumption failed: ${firstLine}`,
+            stack,
+          ),
+        );
         break;
       default:
         this.stray.push(`unknown status code ${code} for ${className}#${methodName}`);
@@ -170,7 +207,22 @@ export function parseInstrumentation(output: string): InstrumentationReport {
   return parser.end();
 }
 
-function testCase(className: string, methodName: string, duration: number, result: TestCase['result'], errorMessage: string | null, stacktrace: string | null): TestCase {
+function testCase(
+  className: string,
+  methodName: string,
+  duration: number,
+  result: TestCase['result'],
+  errorMessage: string | null,
+  stacktrace: string | null,
+): TestCase {
   const dot = className.lastIndexOf('.');
-  return { suiteName: dot < 0 ? className : className.slice(dot + 1), className, methodName, duration: Math.max(0, duration), result, errorMessage, stacktrace };
+  return {
+    suiteName: dot < 0 ? className : className.slice(dot + 1),
+    className,
+    methodName,
+    duration: Math.max(0, duration),
+    result,
+    errorMessage,
+    stacktrace,
+  };
 }

@@ -53,11 +53,14 @@ export class CrashDetector {
   push(line: string): void {
     const at = this.lines++;
     const entry = parseThreadtime(line.trimEnd());
-    if (this.crash !== null && (entry === null || entry.pid !== this.crash.pid || entry.tag !== 'AndroidRuntime')) this.closeCrash();
-    if (this.anr !== null && (entry === null || entry.tag !== 'ActivityManager' || entry.message.startsWith('ANR in '))) this.closeAnr();
+    if (this.crash !== null && (entry === null || entry.pid !== this.crash.pid || entry.tag !== 'AndroidRuntime'))
+      this.closeCrash();
+    if (this.anr !== null && (entry === null || entry.tag !== 'ActivityManager' || entry.message.startsWith('ANR in ')))
+      this.closeAnr();
     if (entry === null) return;
     if (entry.tag === 'AndroidRuntime') {
-      if (entry.message.startsWith('FATAL EXCEPTION')) this.crash = { pid: entry.pid, packageName: null, body: [], line: at };
+      if (entry.message.startsWith('FATAL EXCEPTION'))
+        this.crash = { pid: entry.pid, packageName: null, body: [], line: at };
       else if (this.crash !== null) {
         const process = /^Process: ([^,\s]+)/.exec(entry.message);
         if (process !== null && this.crash.packageName === null) this.crash.packageName = process[1]!;
@@ -66,7 +69,8 @@ export class CrashDetector {
     } else if (entry.tag === 'ActivityManager') {
       const anr = /^ANR in (\S+)/.exec(entry.message);
       if (anr !== null) this.anr = { packageName: anr[1]!, reason: null, line: at };
-      else if (this.anr !== null && entry.message.startsWith('Reason:')) this.anr.reason = entry.message.slice('Reason:'.length).trim();
+      else if (this.anr !== null && entry.message.startsWith('Reason:'))
+        this.anr.reason = entry.message.slice('Reason:'.length).trim();
     }
   }
 
@@ -81,14 +85,26 @@ export class CrashDetector {
     this.crash = null;
     if (crash === null || crash.packageName === null) return;
     const stacktrace = crash.body.join('\n').trim();
-    this.report({ kind: 'crash', packageName: crash.packageName, message: crash.body[0]?.trim() ?? 'FATAL EXCEPTION', stacktrace: stacktrace === '' ? null : stacktrace, line: crash.line });
+    this.report({
+      kind: 'crash',
+      packageName: crash.packageName,
+      message: crash.body[0]?.trim() ?? 'FATAL EXCEPTION',
+      stacktrace: stacktrace === '' ? null : stacktrace,
+      line: crash.line,
+    });
   }
 
   private closeAnr(): void {
     const anr = this.anr;
     this.anr = null;
     if (anr === null) return;
-    this.report({ kind: 'anr', packageName: anr.packageName, message: `the app is not responding${anr.reason === null ? '' : `: ${anr.reason}`}`, stacktrace: null, line: anr.line });
+    this.report({
+      kind: 'anr',
+      packageName: anr.packageName,
+      message: `the app is not responding${anr.reason === null ? '' : `: ${anr.reason}`}`,
+      stacktrace: null,
+      line: anr.line,
+    });
   }
 
   private report(problem: AppProblem): void {

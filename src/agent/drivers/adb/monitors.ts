@@ -72,7 +72,13 @@ export class LogcatCapture {
  * (`top -n 1` for that pid) about once a second until stopped. A tick while the app does not run
  * gives no sample.
  */
-export function samplePerformance(io: DeviceIo, packageName: string, apiLevel: number | null, onSample: (sample: PerformanceSample) => void, signal: AbortSignal): () => Promise<void> {
+export function samplePerformance(
+  io: DeviceIo,
+  packageName: string,
+  apiLevel: number | null,
+  onSample: (sample: PerformanceSample) => void,
+  signal: AbortSignal,
+): () => Promise<void> {
   const stopping = new AbortController();
   const both = AbortSignal.any([signal, stopping.signal]);
   const toybox = (apiLevel ?? 0) >= TOYBOX_TOP_API;
@@ -80,11 +86,17 @@ export function samplePerformance(io: DeviceIo, packageName: string, apiLevel: n
     while (!both.aborted) {
       const started = Date.now();
       try {
-        const memory = parseMeminfo(await io.shell(['dumpsys', 'meminfo', packageName], { signal: both, timeoutMs: 10_000 }));
+        const memory = parseMeminfo(
+          await io.shell(['dumpsys', 'meminfo', packageName], { signal: both, timeoutMs: 10_000 }),
+        );
         if (memory !== null) {
-          const top = await io.shell(toybox ? ['top', '-b', '-n', '1', '-p', String(memory.pid)] : ['top', '-n', '1'], { signal: both, timeoutMs: 10_000 });
+          const top = await io.shell(toybox ? ['top', '-b', '-n', '1', '-p', String(memory.pid)] : ['top', '-n', '1'], {
+            signal: both,
+            timeoutMs: 10_000,
+          });
           const cpu = parseTopCpu(top, memory.pid);
-          if (cpu !== null && !both.aborted) onSample({ timestamp: started, cpuUsage: cpu, memUsage: memory.pssKb, packageName });
+          if (cpu !== null && !both.aborted)
+            onSample({ timestamp: started, cpuUsage: cpu, memUsage: memory.pssKb, packageName });
         }
       } catch {
         // The phone is busy, gone or we were stopped: the next tick tries again, or the loop ends.
@@ -99,7 +111,12 @@ export function samplePerformance(io: DeviceIo, packageName: string, apiLevel: n
 }
 
 /** A screenshot into `dir`, or null when the phone would not give one. */
-export async function screenshot(io: DeviceIo, dir: string, name: string, signal?: AbortSignal): Promise<Artifact | null> {
+export async function screenshot(
+  io: DeviceIo,
+  dir: string,
+  name: string,
+  signal?: AbortSignal,
+): Promise<Artifact | null> {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.png`);
   try {

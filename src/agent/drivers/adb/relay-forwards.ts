@@ -19,10 +19,18 @@ const MAX_LINE = 64 * 1024;
 export const RELAY_SCRIPT = fileURLToPath(new URL('./sandbox-relay.mjs', import.meta.url));
 
 /** What a script's command is wrapped in: the relay runs it as its child. */
-export function relayLauncher(adbSocket: string, controlSocket: string, node = process.execPath): { command: string[]; readOnly: string[]; controlSocket: string } {
+export function relayLauncher(
+  adbSocket: string,
+  controlSocket: string,
+  node = process.execPath,
+): { command: string[]; readOnly: string[]; controlSocket: string } {
   // Small and on few threads: it counts toward the sandbox's memory and processes.
   const flags = ['--max-old-space-size=32', '--v8-pool-size=1'];
-  return { command: [node, ...flags, RELAY_SCRIPT, adbSocket, controlSocket, String(RELAY_ADB_PORT), '--'], readOnly: [node, RELAY_SCRIPT], controlSocket };
+  return {
+    command: [node, ...flags, RELAY_SCRIPT, adbSocket, controlSocket, String(RELAY_ADB_PORT), '--'],
+    readOnly: [node, RELAY_SCRIPT],
+    controlSocket,
+  };
 }
 
 interface Reply {
@@ -50,7 +58,9 @@ export class RelayForwards {
   static async open(socketPath: string, timeoutMs: number): Promise<RelayForwards> {
     const relay = new RelayForwards(socketPath, timeoutMs);
     fs.rmSync(socketPath, { force: true });
-    await new Promise<void>((resolve, reject) => relay.server.once('error', reject).listen(socketPath, () => resolve()));
+    await new Promise<void>((resolve, reject) =>
+      relay.server.once('error', reject).listen(socketPath, () => resolve()),
+    );
     fs.chmodSync(socketPath, 0o600);
     return relay;
   }
@@ -59,7 +69,8 @@ export class RelayForwards {
   async forward(local: string, remote: string, norebind: boolean): Promise<Buffer> {
     if (norebind && this.forwards.has(local)) return Buffer.concat([OKAY, failure('cannot rebind existing socket')]);
     const reply = await this.ask({ listen: Number(local.slice('tcp:'.length)), remote });
-    if (reply.error !== undefined || reply.port === undefined) return Buffer.concat([OKAY, failure(`cannot bind listener: ${reply.error ?? 'no port'}`)]);
+    if (reply.error !== undefined || reply.port === undefined)
+      return Buffer.concat([OKAY, failure(`cannot bind listener: ${reply.error ?? 'no port'}`)]);
     this.forwards.set(`tcp:${reply.port}`, remote);
     return Buffer.concat([OKAY, OKAY, hexString(String(reply.port))]);
   }
@@ -126,7 +137,8 @@ export class RelayForwards {
 
   private ask(message: Record<string, unknown>): Promise<Reply> {
     const control = this.control;
-    if (control === null || control.destroyed) return Promise.resolve({ id: 0, error: "the run's relay is not running" });
+    if (control === null || control.destroyed)
+      return Promise.resolve({ id: 0, error: "the run's relay is not running" });
     const id = this.nextId++;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {

@@ -23,7 +23,13 @@ const MAX_LINE = 64 * 1024;
 const separator = process.argv.indexOf('--', 2);
 const [adbSocket, controlSocket, adbPort] = process.argv.slice(2, separator);
 const command = process.argv.slice(separator + 1);
-if (separator < 0 || command.length === 0 || adbSocket === undefined || controlSocket === undefined || adbPort === undefined) {
+if (
+  separator < 0 ||
+  command.length === 0 ||
+  adbSocket === undefined ||
+  controlSocket === undefined ||
+  adbPort === undefined
+) {
   process.stderr.write('usage: sandbox-relay.mjs <adb socket> <control socket> <adb port> -- <command…>\n');
   process.exit(2);
 }
@@ -112,7 +118,9 @@ function closeForward(port) {
 
 function control() {
   const socket = quiet(net.connect(controlSocket));
-  socket.on('error', (error) => say(`no forwards in this run: the endpoint's control socket cannot be reached (${error.message})`));
+  socket.on('error', (error) =>
+    say(`no forwards in this run: the endpoint's control socket cannot be reached (${error.message})`),
+  );
   let pending = '';
   socket.on('data', (chunk) => {
     pending += chunk.toString('utf8');
@@ -128,7 +136,10 @@ function control() {
       }
       const reply = (answer) => socket.write(`${JSON.stringify({ id: message.id, ...answer })}\n`);
       if (Number.isInteger(message.listen) && typeof message.remote === 'string') {
-        openForward(message.listen, message.remote).then((port) => reply({ port }), (error) => reply({ error: error.message }));
+        openForward(message.listen, message.remote).then(
+          (port) => reply({ port }),
+          (error) => reply({ error: error.message }),
+        );
       } else if (Number.isInteger(message.close)) {
         closeForward(message.close);
         reply({});

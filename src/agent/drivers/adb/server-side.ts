@@ -15,7 +15,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ExecutionContext, ExecutionResult, Job } from '../../driver.ts';
 import type { Sandbox } from '../host/sandbox.ts';
-import { baseScriptEnv, collectScriptOutputs, prepareTestScript, runTestScript, withParameters } from '../host/test-script.ts';
+import {
+  baseScriptEnv,
+  collectScriptOutputs,
+  prepareTestScript,
+  runTestScript,
+  withParameters,
+} from '../host/test-script.ts';
 import { type AdbEndpoint, openAdbEndpoint } from './adb-endpoint.ts';
 import { RELAY_ADB_PORT, relayLauncher } from './relay-forwards.ts';
 import { type AdbDevice, RunSession, infra } from './session.ts';
@@ -41,7 +47,12 @@ export interface ServerSideHost {
   readonly sandbox: Sandbox;
 }
 
-export async function runServerSide(job: Job, context: ExecutionContext, device: AdbDevice, host: ServerSideHost): Promise<ExecutionResult> {
+export async function runServerSide(
+  job: Job,
+  context: ExecutionContext,
+  device: AdbDevice,
+  host: ServerSideHost,
+): Promise<ExecutionResult> {
   if (job.tests === null) return infra('no test package (a zip with run-tests.sh) was given');
   if (job.app !== null && !/\.apk$/i.test(job.app.name)) return infra(`${job.app.name} is not an Android app (APK)`);
   const appPackage = job.app?.properties.package_name ?? null;
@@ -55,7 +66,8 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
   const { description } = device;
   // Without network, the host's loopback is out of the script's reach: a relay inside stands in for it.
   const socketPath = path.join(layout.box, 'adb.sock');
-  const relay = host.sandbox.network === 'none' ? relayLauncher(socketPath, path.join(layout.box, 'adb-relay.sock')) : null;
+  const relay =
+    host.sandbox.network === 'none' ? relayLauncher(socketPath, path.join(layout.box, 'adb-relay.sock')) : null;
   let endpoint: AdbEndpoint;
   try {
     endpoint = await openAdbEndpoint({
@@ -110,14 +122,18 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
   if (lost) return infra('the phone went away during the tests', artifacts);
   if (startError !== null) return infra(`the sandbox could not start the tests: ${startError}`, artifacts);
   // A broken sandbox limit is the tests' doing: FAILED saying which limit, whatever they reported.
-  if (breach !== null) return { outcome: 'CUSTOMER_FAULT', failReason: breach.message, testCases: null, exitCode, artifacts };
+  if (breach !== null)
+    return { outcome: 'CUSTOMER_FAULT', failReason: breach.message, testCases: null, exitCode, artifacts };
   return { outcome: 'COMPLETED', failReason: null, testCases: null, exitCode, artifacts };
 }
 
 /** The SDK folders and adb's folder the script's environment names. */
 function sdkPaths(env: Record<string, string>): string[] {
   const adbDir = env.PATH?.split(':')[0];
-  return [...SDK_VARIABLES.map((name) => env[name]).filter((dir): dir is string => dir !== undefined), ...(adbDir !== undefined && !PLAIN_PATH.split(':').includes(adbDir) ? [adbDir] : [])];
+  return [
+    ...SDK_VARIABLES.map((name) => env[name]).filter((dir): dir is string => dir !== undefined),
+    ...(adbDir !== undefined && !PLAIN_PATH.split(':').includes(adbDir) ? [adbDir] : []),
+  ];
 }
 
 /** A plain PATH, plus wherever the host's adb is, so that scripts (and Appium) find it. */

@@ -68,7 +68,13 @@ export class RunSession {
     const { job, context } = this;
     try {
       if (job.deviceSettings !== null) {
-        const { reboot } = await applyDeviceSettings(this.io, job.deviceSettings, this.apiLevel, context.signal, this.device.ui);
+        const { reboot } = await applyDeviceSettings(
+          this.io,
+          job.deviceSettings,
+          this.apiLevel,
+          context.signal,
+          this.device.ui,
+        );
         if (reboot) await rebootAndWait(this.io, this.device.tracker, this.device.bootTimeoutMs, context.signal);
       }
       context.step('INSTALL');
@@ -76,7 +82,14 @@ export class RunSession {
         try {
           await this.io.install(apk.path, this.apiLevel, context.signal);
         } catch (error) {
-          if (error instanceof InstallRefused) return { outcome: 'COMPLETED', failReason: `${apk.name} could not be installed: ${error.message}`, testCases: [], exitCode: null, artifacts: [] };
+          if (error instanceof InstallRefused)
+            return {
+              outcome: 'COMPLETED',
+              failReason: `${apk.name} could not be installed: ${error.message}`,
+              testCases: [],
+              exitCode: null,
+              artifacts: [],
+            };
           throw error;
         }
       }
@@ -89,16 +102,34 @@ export class RunSession {
 
   /** The result for an error thrown while talking to the phone. */
   async failure(error: unknown, doing: string): Promise<ExecutionResult> {
-    if (this.context.signal.aborted) return { outcome: 'STOPPED', failReason: null, testCases: null, exitCode: null, artifacts: [] };
-    if (error instanceof SettingsRefused) return { outcome: 'REFUSED', failReason: `the device settings could not be applied: ${error.message}`, testCases: null, exitCode: null, artifacts: [] };
-    if (await this.lost()) return infra(`the phone went away while ${doing} (${this.device.tracker.state(this.io.serial) ?? 'disconnected'})`);
+    if (this.context.signal.aborted)
+      return { outcome: 'STOPPED', failReason: null, testCases: null, exitCode: null, artifacts: [] };
+    if (error instanceof SettingsRefused)
+      return {
+        outcome: 'REFUSED',
+        failReason: `the device settings could not be applied: ${error.message}`,
+        testCases: null,
+        exitCode: null,
+        artifacts: [],
+      };
+    if (await this.lost())
+      return infra(
+        `the phone went away while ${doing} (${this.device.tracker.state(this.io.serial) ?? 'disconnected'})`,
+      );
     return infra(`${doing} failed: ${(error as Error).message}`);
   }
 
   /** Starts the log and, when there is an app to watch, CPU/memory samples of it. */
   async monitor(appPackage: string | null): Promise<void> {
     this.logcat = await LogcatCapture.start(this.io, path.join(this.job.workDir, 'logcat.txt'), this.context.signal);
-    if (appPackage !== null) this.stopSampling = samplePerformance(this.io, appPackage, this.apiLevel, (sample) => this.context.sample(sample), this.context.signal);
+    if (appPackage !== null)
+      this.stopSampling = samplePerformance(
+        this.io,
+        appPackage,
+        this.apiLevel,
+        (sample) => this.context.sample(sample),
+        this.context.signal,
+      );
   }
 
   get crashes() {
@@ -125,6 +156,7 @@ export class RunSession {
 
   /** Stops what runs in the app's and the tests' processes; best effort (the phone may be gone). */
   async forceStop(packages: readonly string[]): Promise<void> {
-    for (const packageName of packages) await this.io.shell(['am', 'force-stop', packageName], { timeoutMs: 10_000 }).catch(() => undefined);
+    for (const packageName of packages)
+      await this.io.shell(['am', 'force-stop', packageName], { timeoutMs: 10_000 }).catch(() => undefined);
   }
 }

@@ -32,7 +32,8 @@ export const PER_APP_LOCALE_API = 33;
 
 /** `fi_FI` → `fi-FI`; anything that is not a plain language tag is refused before it reaches a shell. */
 export function languageTag(locale: string): string {
-  if (!/^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8}){0,3}$/.test(locale)) throw new SettingsRefused(`"${locale}" is not a locale (expected e.g. fi_FI)`);
+  if (!/^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8}){0,3}$/.test(locale))
+    throw new SettingsRefused(`"${locale}" is not a locale (expected e.g. fi_FI)`);
   return locale.replaceAll('_', '-');
 }
 
@@ -45,9 +46,15 @@ export async function applyDeviceSettings(
   ui: Omit<UiFlowOptions, 'signal'> = { timings: DEFAULT_UI_TIMINGS, log: () => undefined },
 ): Promise<{ reboot: boolean }> {
   if (settings.googleAccount !== null) {
-    if ((apiLevel ?? 0) < GOOGLE_ACCOUNT_MIN_API) throw new SettingsRefused(`signing in a Google account is automated from Android 8 (API ${GOOGLE_ACCOUNT_MIN_API}); this phone runs API ${apiLevel ?? '?'}`);
+    if ((apiLevel ?? 0) < GOOGLE_ACCOUNT_MIN_API)
+      throw new SettingsRefused(
+        `signing in a Google account is automated from Android 8 (API ${GOOGLE_ACCOUNT_MIN_API}); this phone runs API ${apiLevel ?? '?'}`,
+      );
     // The screens are recognised in English; a system locale would change them, and cleaning's too.
-    if (settings.locale !== null && (apiLevel ?? 0) < PER_APP_LOCALE_API) throw new SettingsRefused('a Google account and a locale cannot both be set on a phone before Android 13 (the locale would change the language of the screens that sign the account in and out)');
+    if (settings.locale !== null && (apiLevel ?? 0) < PER_APP_LOCALE_API)
+      throw new SettingsRefused(
+        'a Google account and a locale cannot both be set on a phone before Android 13 (the locale would change the language of the screens that sign the account in and out)',
+      );
     const problem = untypable(settings.googleAccount);
     if (problem !== null) throw new SettingsRefused(problem);
     try {
@@ -65,7 +72,9 @@ export async function applyDeviceSettings(
     const tag = languageTag(settings.locale);
     await io.shell(['setprop', 'persist.sys.locale', tag], { signal });
     if ((await io.getprop('persist.sys.locale', { signal })) !== tag) {
-      throw new SettingsRefused(`this phone runs Android API ${apiLevel ?? '?'}: below Android 13 the locale can only be set as the system locale, which needs a rooted phone`);
+      throw new SettingsRefused(
+        `this phone runs Android API ${apiLevel ?? '?'}: below Android 13 the locale can only be set as the system locale, which needs a rooted phone`,
+      );
     }
     reboot = true;
   }
@@ -74,12 +83,22 @@ export async function applyDeviceSettings(
 }
 
 /** After install: the per-app locale of the app and its tests (Android 13+). */
-export async function applyAppLocale(io: DeviceIo, settings: DeviceSettings | null, apiLevel: number | null, packages: readonly string[], signal: AbortSignal): Promise<void> {
+export async function applyAppLocale(
+  io: DeviceIo,
+  settings: DeviceSettings | null,
+  apiLevel: number | null,
+  packages: readonly string[],
+  signal: AbortSignal,
+): Promise<void> {
   if (settings?.locale == null || (apiLevel ?? 0) < PER_APP_LOCALE_API) return;
   const tag = languageTag(settings.locale);
   for (const packageName of packages) {
-    const output = await io.shell(['cmd', 'locale', 'set-app-locales', packageName, '--user', 'current', '--locales', tag], { signal });
-    if (output.trim() !== '') throw new SettingsRefused(`the locale of ${packageName} could not be set: ${output.trim().slice(0, 200)}`);
+    const output = await io.shell(
+      ['cmd', 'locale', 'set-app-locales', packageName, '--user', 'current', '--locales', tag],
+      { signal },
+    );
+    if (output.trim() !== '')
+      throw new SettingsRefused(`the locale of ${packageName} could not be set: ${output.trim().slice(0, 200)}`);
   }
 }
 
@@ -87,5 +106,6 @@ export async function setWifi(io: DeviceIo, on: boolean, signal?: AbortSignal): 
   await io.shell(['svc', 'wifi', on ? 'enable' : 'disable'], { signal });
   const now = (await io.shell(['settings', 'get', 'global', 'wifi_on'], { signal })).trim();
   // Not a refusal: every phone can toggle Wi-Fi, so one that does not is in trouble.
-  if ((now === '1' || now === '2') !== on) throw new Error(`Wi-Fi could not be turned ${on ? 'on' : 'off'} (wifi_on is ${now})`);
+  if ((now === '1' || now === '2') !== on)
+    throw new Error(`Wi-Fi could not be turned ${on ? 'on' : 'off'} (wifi_on is ${now})`);
 }

@@ -70,7 +70,10 @@ export class DeviceTracker extends EventEmitter<{ change: [serial: string, state
           heard();
         }
         tracker.on('error', (error: Error) => tracker === this.tracker && this.lost(error));
-        tracker.on('end', () => tracker === this.tracker && this.lost(new Error('the ADB server closed the connection')));
+        tracker.on(
+          'end',
+          () => tracker === this.tracker && this.lost(new Error('the ADB server closed the connection')),
+        );
       },
       (error: Error) => this.lost(error),
     );

@@ -45,7 +45,13 @@ const DUMP_FILE = '/data/local/tmp/devicecloud-window.xml';
 const DUMP_TIMEOUT_MS = 20_000;
 const INPUT_TIMEOUT_MS = 10_000;
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', preserveOrder: true, htmlEntities: true, trimValues: false });
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  preserveOrder: true,
+  htmlEntities: true,
+  trimValues: false,
+});
 
 type Ordered = Array<Record<string, unknown> & { ':@'?: Record<string, string> }>;
 
@@ -85,7 +91,10 @@ function toNode(attributes: Record<string, string>): UiNode {
     clickable: attributes.clickable === 'true',
     enabled: attributes.enabled !== 'false',
     password: attributes.password === 'true',
-    bounds: bounds === null ? { left: 0, top: 0, right: 0, bottom: 0 } : { left: Number(bounds[1]), top: Number(bounds[2]), right: Number(bounds[3]), bottom: Number(bounds[4]) },
+    bounds:
+      bounds === null
+        ? { left: 0, top: 0, right: 0, bottom: 0 }
+        : { left: Number(bounds[1]), top: Number(bounds[2]), right: Number(bounds[3]), bottom: Number(bounds[4]) },
   };
 }
 
@@ -95,12 +104,18 @@ export function isEditable(node: UiNode): boolean {
 
 /** Texts a screen shows of itself (labels, headings, buttons), never what was typed into a field. */
 export function fixedTexts(nodes: readonly UiNode[]): string[] {
-  return nodes.filter((node) => !isEditable(node)).flatMap((node) => [node.text, node.contentDesc]).map((text) => text.trim()).filter((text) => text !== '');
+  return nodes
+    .filter((node) => !isEditable(node))
+    .flatMap((node) => [node.text, node.contentDesc])
+    .map((text) => text.trim())
+    .filter((text) => text !== '');
 }
 
 /** What tells one screen from another: its structure and fixed texts, not the values in its fields. */
 export function screenSignature(nodes: readonly UiNode[]): string {
-  return nodes.map((node) => `${node.className}#${node.resourceId}${isEditable(node) ? '' : `=${node.text}|${node.contentDesc}`}`).join('\n');
+  return nodes
+    .map((node) => `${node.className}#${node.resourceId}${isEditable(node) ? '' : `=${node.text}|${node.contentDesc}`}`)
+    .join('\n');
 }
 
 /**
@@ -108,8 +123,11 @@ export function screenSignature(nodes: readonly UiNode[]): string {
  * reports as its own text, says only "Sign in – Google Accounts" on every page of the flow).
  */
 export function screenTitle(nodes: readonly UiNode[]): string {
-  const label = nodes.find((node) => node.text.trim() !== '' && !isEditable(node) && !node.clickable && !node.className.endsWith('WebView'));
-  const any = label ?? nodes.find((node) => !isEditable(node) && (node.text.trim() !== '' || node.contentDesc.trim() !== ''));
+  const label = nodes.find(
+    (node) => node.text.trim() !== '' && !isEditable(node) && !node.clickable && !node.className.endsWith('WebView'),
+  );
+  const any =
+    label ?? nodes.find((node) => !isEditable(node) && (node.text.trim() !== '' || node.contentDesc.trim() !== ''));
   const title = (any?.text.trim() || any?.contentDesc.trim()) ?? '';
   return title === '' ? '(a screen without text)' : title.length > 80 ? `${title.slice(0, 77)}...` : title;
 }
@@ -154,10 +172,21 @@ export class UiAutomator {
 
   /** The active window's nodes, or why there are none this time. */
   async dump(): Promise<{ nodes: UiNode[] } | { nodes: null; problem: string }> {
-    const output = await this.io.shell(`uiautomator dump ${DUMP_FILE} && cat ${DUMP_FILE}; rm -f ${DUMP_FILE}`, { signal: this.signal, timeoutMs: DUMP_TIMEOUT_MS });
+    const output = await this.io.shell(`uiautomator dump ${DUMP_FILE} && cat ${DUMP_FILE}; rm -f ${DUMP_FILE}`, {
+      signal: this.signal,
+      timeoutMs: DUMP_TIMEOUT_MS,
+    });
     const nodes = parseUiDump(output);
     if (nodes !== null && nodes.length > 0) return { nodes };
-    return { nodes: null, problem: output.split('\n').find((line) => line.trim() !== '')?.trim().slice(0, 160) ?? 'uiautomator dump printed nothing' };
+    return {
+      nodes: null,
+      problem:
+        output
+          .split('\n')
+          .find((line) => line.trim() !== '')
+          ?.trim()
+          .slice(0, 160) ?? 'uiautomator dump printed nothing',
+    };
   }
 
   async tap(node: UiNode): Promise<void> {
@@ -180,15 +209,22 @@ export class UiAutomator {
   async wake(): Promise<void> {
     await this.key('KEYCODE_WAKEUP');
     // Some vendors' `wm` lacks it; a keyguard that stays shows up as a screen the flow does not know.
-    await this.io.shell(['wm', 'dismiss-keyguard'], { signal: this.signal, timeoutMs: INPUT_TIMEOUT_MS }).catch((error: unknown) => {
-      if (this.signal?.aborted) throw error;
-    });
+    await this.io
+      .shell(['wm', 'dismiss-keyguard'], { signal: this.signal, timeoutMs: INPUT_TIMEOUT_MS })
+      .catch((error: unknown) => {
+        if (this.signal?.aborted) throw error;
+      });
   }
 
   private async input(args: readonly string[], describeAs?: string): Promise<void> {
-    const output = (await this.io.shell(['input', ...args], { signal: this.signal, timeoutMs: INPUT_TIMEOUT_MS, describeAs })).trim();
+    const output = (
+      await this.io.shell(['input', ...args], { signal: this.signal, timeoutMs: INPUT_TIMEOUT_MS, describeAs })
+    ).trim();
     // `input` prints nothing when it worked (vendors' linker warnings aside); its complaints are withheld for a secret.
     const complaint = /^(Error|Exception|java\.\w|usage:).*$/im.exec(output)?.[0];
-    if (complaint !== undefined) throw new Error(`${describeAs ?? `input ${args[0]}`} failed${describeAs === undefined ? `: ${complaint.slice(0, 160)}` : ''}`);
+    if (complaint !== undefined)
+      throw new Error(
+        `${describeAs ?? `input ${args[0]}`} failed${describeAs === undefined ? `: ${complaint.slice(0, 160)}` : ''}`,
+      );
   }
 }

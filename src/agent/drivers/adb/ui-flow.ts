@@ -5,7 +5,14 @@
  * holds the pacing, the deadlines and how a screen is named when the flow stops on it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type UiAutomator, type UiNode, type UiTimings, fixedTexts, screenSignature, screenTitle } from './ui-automator.ts';
+import {
+  type UiAutomator,
+  type UiNode,
+  type UiTimings,
+  fixedTexts,
+  screenSignature,
+  screenTitle,
+} from './ui-automator.ts';
 
 /** The flow cannot go on: a screen that needs a person, one it does not know, or one that never changed. */
 export class UiFlowError extends Error {}
@@ -33,7 +40,13 @@ export interface UiFlowOptions {
   readonly signal?: AbortSignal;
 }
 
-export async function runUiFlow(ui: UiAutomator, flow: string, secrets: readonly string[], options: UiFlowOptions, decide: (screen: Screen) => Decision | Promise<Decision>): Promise<void> {
+export async function runUiFlow(
+  ui: UiAutomator,
+  flow: string,
+  secrets: readonly string[],
+  options: UiFlowOptions,
+  decide: (screen: Screen) => Decision | Promise<Decision>,
+): Promise<void> {
   const { timings, signal } = options;
   const flowDeadline = Date.now() + timings.flowTimeoutMs;
   let screenDeadline = Date.now() + timings.screenTimeoutMs;
@@ -42,7 +55,10 @@ export async function runUiFlow(ui: UiAutomator, flow: string, secrets: readonly
   let last = '';
   for (;;) {
     signal?.throwIfAborted();
-    if (Date.now() >= flowDeadline) throw new UiFlowError(`${flow} did not finish within ${Math.round(timings.flowTimeoutMs / 1000)} s (last screen: "${last}")`);
+    if (Date.now() >= flowDeadline)
+      throw new UiFlowError(
+        `${flow} did not finish within ${Math.round(timings.flowTimeoutMs / 1000)} s (last screen: "${last}")`,
+      );
     if (Date.now() >= screenDeadline) throw new UiFlowError(`${flow} stopped: ${awaited}`);
     const dump = await ui.dump();
     if (dump.nodes === null) {
@@ -69,7 +85,13 @@ export async function runUiFlow(ui: UiAutomator, flow: string, secrets: readonly
 }
 
 export function describeScreen(nodes: readonly UiNode[], secrets: readonly string[]): Screen {
-  return { nodes, packageName: nodes[0]?.packageName ?? '', title: mask(screenTitle(nodes), secrets), texts: fixedTexts(nodes), signature: screenSignature(nodes) };
+  return {
+    nodes,
+    packageName: nodes[0]?.packageName ?? '',
+    title: mask(screenTitle(nodes), secrets),
+    texts: fixedTexts(nodes),
+    signature: screenSignature(nodes),
+  };
 }
 
 /** A screen's words go into errors and logs: a secret a screen happened to show must not. */

@@ -25,9 +25,36 @@ import type { Sandbox, SandboxLimits, SandboxNetwork, SandboxSpec, SandboxedProc
 
 /** What tools commonly read under /etc; nothing secret (no shadow, no ssh keys, no config of ours). */
 const ETC_READ_ONLY = [
-  'alternatives', 'ssl', 'ca-certificates', 'resolv.conf', 'hosts', 'host.conf', 'nsswitch.conf', 'gai.conf', 'localtime', 'timezone',
-  'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'mime.types', 'protocols', 'services', 'os-release', 'debian_version', 'magic',
-  'bash.bashrc', 'inputrc', 'terminfo', 'profile', 'java-17-openjdk', 'java-21-openjdk', 'python3', 'perl', 'fonts', 'xml', 'sgml',
+  'alternatives',
+  'ssl',
+  'ca-certificates',
+  'resolv.conf',
+  'hosts',
+  'host.conf',
+  'nsswitch.conf',
+  'gai.conf',
+  'localtime',
+  'timezone',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'mime.types',
+  'protocols',
+  'services',
+  'os-release',
+  'debian_version',
+  'magic',
+  'bash.bashrc',
+  'inputrc',
+  'terminfo',
+  'profile',
+  'java-17-openjdk',
+  'java-21-openjdk',
+  'python3',
+  'perl',
+  'fonts',
+  'xml',
+  'sgml',
 ].map((name) => path.join('/etc', name));
 const SYSTEM_READ_ONLY = ['/usr'];
 const MERGED_USR = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
@@ -66,7 +93,9 @@ export function createBubblewrapSandbox(options: BubblewrapOptions): Sandbox {
   const taken = new Set<number>();
   fs.mkdirSync(options.stateDir, { recursive: true });
 
-  const system = [...SYSTEM_READ_ONLY, ...ETC_READ_ONLY, ...(options.extraReadOnly ?? [])].filter((entry) => fs.existsSync(entry));
+  const system = [...SYSTEM_READ_ONLY, ...ETC_READ_ONLY, ...(options.extraReadOnly ?? [])].filter((entry) =>
+    fs.existsSync(entry),
+  );
   const usrLinks = MERGED_USR.filter((name) => isLinkInto(`/${name}`, 'usr'));
   const usrDirs = MERGED_USR.filter((name) => !usrLinks.includes(name) && fs.existsSync(`/${name}`));
 
@@ -104,14 +133,22 @@ export function createBubblewrapSandbox(options: BubblewrapOptions): Sandbox {
       '--unshare-cgroup-try',
       ...(asRoot ? [] : ['--unshare-user', '--uid', '65534', '--gid', '65534', '--disable-userns']),
       ...(options.network === 'none' ? ['--unshare-net'] : []),
-      '--hostname', 'sandbox',
+      '--hostname',
+      'sandbox',
       ...mounts([
         // The private /tmp first: a path to show below /tmp is bound over it, not hidden by it.
         ['--perms', '1777', '--size', String(Math.min(options.limits.diskMb, 1024) * 1024 * 1024), '--tmpfs', '/tmp'],
         ['--proc', '/proc'],
         ['--dev', '/dev'],
         // POSIX shared memory (browsers use it), small: a tmpfs counts in no process's memory.
-        ['--perms', '1777', '--size', String(Math.min(Math.ceil(options.limits.memoryMb / 4), 256) * 1024 * 1024), '--tmpfs', '/dev/shm'],
+        [
+          '--perms',
+          '1777',
+          '--size',
+          String(Math.min(Math.ceil(options.limits.memoryMb / 4), 256) * 1024 * 1024),
+          '--tmpfs',
+          '/dev/shm',
+        ],
         ...system.map((entry) => ['--ro-bind', entry, entry]),
         ...usrLinks.map((name) => ['--symlink', `usr/${name}`, `/${name}`]),
         ...usrDirs.map((name) => ['--ro-bind', `/${name}`, `/${name}`]),
@@ -119,8 +156,10 @@ export function createBubblewrapSandbox(options: BubblewrapOptions): Sandbox {
         ...spec.readOnly.filter((entry) => fs.existsSync(entry)).map((entry) => ['--ro-bind', entry, entry]),
         ...spec.writable.map((entry) => ['--bind', entry, entry]),
       ]),
-      '--chdir', spec.cwd,
-      '--info-fd', '3',
+      '--chdir',
+      spec.cwd,
+      '--info-fd',
+      '3',
       '--',
       // The uid first, then the agent's launcher, then the customer's rlimits: they bind the command alone.
       ...(asRoot ? dropToUid(uid!) : []),
@@ -128,7 +167,11 @@ export function createBubblewrapSandbox(options: BubblewrapOptions): Sandbox {
       ...rlimits(options.limits),
       ...spec.command,
     ];
-    const child = spawn(options.bwrap, args, { env: { ...spec.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(options.bwrap, args, {
+      env: { ...spec.env },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
     let namespace: number | undefined;
     let info = '';
     child.stdio[3]?.on('data', (chunk: Buffer) => {
@@ -151,7 +194,8 @@ export function createBubblewrapSandbox(options: BubblewrapOptions): Sandbox {
       terminate: () => {
         if (namespace === undefined) return killAll();
         // PID 1 (bwrap) is left: it ends when the script does.
-        for (const member of namespaceProcesses(namespace)) if (member.pid !== firstPid(info)) safeKill(member.pid, 'SIGTERM');
+        for (const member of namespaceProcesses(namespace))
+          if (member.pid !== firstPid(info)) safeKill(member.pid, 'SIGTERM');
       },
       kill: killAll,
     } satisfies SandboxedProcess;
@@ -202,16 +246,32 @@ function rlimits(limits: SandboxLimits): string[] {
 
 /** As root: a uid of the run's own, no capabilities (setpriv). */
 function dropToUid(uid: number): string[] {
-  return ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--'];
+  return [
+    'setpriv',
+    `--reuid=${uid}`,
+    `--regid=${uid}`,
+    '--clear-groups',
+    '--inh-caps=-all',
+    '--bounding-set=-all',
+    '--',
+  ];
 }
 
 /** /etc/passwd and /etc/group naming the sandbox's user, for tools that look it up. */
 function identityFiles(stateDir: string, uid: number): Array<[string, string]> {
   const passwd = path.join(stateDir, `passwd-${uid}`);
   const group = path.join(stateDir, `group-${uid}`);
-  if (!fs.existsSync(passwd)) fs.writeFileSync(passwd, `root:x:0:0:root:/nonexistent:/usr/sbin/nologin\ntests:x:${uid}:${uid}:tests:/tmp:/bin/sh\n`, { mode: 0o644 });
+  if (!fs.existsSync(passwd))
+    fs.writeFileSync(
+      passwd,
+      `root:x:0:0:root:/nonexistent:/usr/sbin/nologin\ntests:x:${uid}:${uid}:tests:/tmp:/bin/sh\n`,
+      { mode: 0o644 },
+    );
   if (!fs.existsSync(group)) fs.writeFileSync(group, `root:x:0:\ntests:x:${uid}:\n`, { mode: 0o644 });
-  return [[passwd, '/etc/passwd'], [group, '/etc/group']];
+  return [
+    [passwd, '/etc/passwd'],
+    [group, '/etc/group'],
+  ];
 }
 
 function chownTree(dir: string, uid: number): void {
@@ -258,21 +318,57 @@ export function probeBubblewrap(bwrap: string | undefined, stateDir: string): st
   if (bwrap === undefined) return 'bubblewrap (bwrap) is not installed: apt-get install bubblewrap';
   const asRoot = process.getuid?.() === 0;
   const args = [
-    '--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net',
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-net',
     // Every option runs use, so that an older bwrap that lacks one (--disable-userns and --size came in 0.8) fails here.
     ...(asRoot ? [] : ['--unshare-user', '--uid', '65534', '--gid', '65534', '--disable-userns']),
-    '--unshare-cgroup-try', '--hostname', 'sandbox', '--perms', '1777', '--size', '1048576', '--tmpfs', '/tmp',
-    '--ro-bind', '/usr', '/usr', ...MERGED_USR.filter((name) => isLinkInto(`/${name}`, 'usr')).flatMap((name) => ['--symlink', `usr/${name}`, `/${name}`]),
-    ...MERGED_USR.filter((name) => !isLinkInto(`/${name}`, 'usr') && fs.existsSync(`/${name}`)).flatMap((name) => ['--ro-bind', `/${name}`, `/${name}`]),
-    '--proc', '/proc', '--dev', '/dev',
-    '--', 'prlimit', '--nproc=64', '--', ...(asRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--'] : []), 'true',
+    '--unshare-cgroup-try',
+    '--hostname',
+    'sandbox',
+    '--perms',
+    '1777',
+    '--size',
+    '1048576',
+    '--tmpfs',
+    '/tmp',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    ...MERGED_USR.filter((name) => isLinkInto(`/${name}`, 'usr')).flatMap((name) => [
+      '--symlink',
+      `usr/${name}`,
+      `/${name}`,
+    ]),
+    ...MERGED_USR.filter((name) => !isLinkInto(`/${name}`, 'usr') && fs.existsSync(`/${name}`)).flatMap((name) => [
+      '--ro-bind',
+      `/${name}`,
+      `/${name}`,
+    ]),
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--',
+    'prlimit',
+    '--nproc=64',
+    '--',
+    ...(asRoot
+      ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--']
+      : []),
+    'true',
   ];
   try {
     fs.mkdirSync(stateDir, { recursive: true });
     execFileSync(bwrap, args, { env: { PATH: '/usr/bin:/bin' }, stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 });
     return null;
   } catch (error) {
-    const stderr = String((error as { stderr?: Buffer }).stderr ?? '').trim().split('\n')[0];
+    const stderr = String((error as { stderr?: Buffer }).stderr ?? '')
+      .trim()
+      .split('\n')[0];
     return `bubblewrap cannot create a sandbox here (${stderr || (error as Error).message}); user namespaces may be off (sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces, or an AppArmor restriction)`;
   }
 }

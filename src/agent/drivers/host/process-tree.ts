@@ -33,7 +33,14 @@ function readStat(pid: string): ProcessStat | undefined {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name may contain spaces and parentheses: fields resume after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { pid: Number(pid), state: fields[0]!, session: Number(fields[3]), ticks: Number(fields[11]) + Number(fields[12]), childTicks: Number(fields[13]) + Number(fields[14]), startTime: Number(fields[19]) };
+    return {
+      pid: Number(pid),
+      state: fields[0]!,
+      session: Number(fields[3]),
+      ticks: Number(fields[11]) + Number(fields[12]),
+      childTicks: Number(fields[13]) + Number(fields[14]),
+      startTime: Number(fields[19]),
+    };
   } catch {
     return undefined; // it ended while we looked
   }

@@ -14,7 +14,14 @@ import { type Sandbox, type SandboxLimits, noSandbox } from './sandbox.ts';
 
 type SandboxSettings = { readonly flavour: Flavour } & Pick<
   AgentConfig,
-  'sandbox' | 'sandboxNetwork' | 'sandboxUidBase' | 'sandboxMemoryMb' | 'sandboxProcesses' | 'sandboxCpuSeconds' | 'sandboxDiskMb' | 'sandboxReadOnly'
+  | 'sandbox'
+  | 'sandboxNetwork'
+  | 'sandboxUidBase'
+  | 'sandboxMemoryMb'
+  | 'sandboxProcesses'
+  | 'sandboxCpuSeconds'
+  | 'sandboxDiskMb'
+  | 'sandboxReadOnly'
 >;
 
 export interface SandboxHost {
@@ -36,29 +43,56 @@ export const REAL_HOST: SandboxHost = {
 };
 
 export function sandboxLimits(settings: SandboxSettings): SandboxLimits {
-  return { memoryMb: settings.sandboxMemoryMb, processes: settings.sandboxProcesses, cpuSeconds: settings.sandboxCpuSeconds, diskMb: settings.sandboxDiskMb };
+  return {
+    memoryMb: settings.sandboxMemoryMb,
+    processes: settings.sandboxProcesses,
+    cpuSeconds: settings.sandboxCpuSeconds,
+    diskMb: settings.sandboxDiskMb,
+  };
 }
 
 /** The sandbox, or a ConfigError (one line) why this agent must not start; warnings go to `warn`. */
-export function chooseSandbox(settings: SandboxSettings, dataDir: string, warn: (line: string) => void, host: SandboxHost = REAL_HOST): Sandbox {
+export function chooseSandbox(
+  settings: SandboxSettings,
+  dataDir: string,
+  warn: (line: string) => void,
+  host: SandboxHost = REAL_HOST,
+): Sandbox {
   const publicCloud = settings.flavour === 'public';
   const network = settings.sandboxNetwork ?? (publicCloud ? 'none' : 'host');
   const limits = sandboxLimits(settings);
   if (publicCloud && network === 'host') {
-    throw new ConfigError('Refusing to start: --sandbox-network host would give customer code on the public flavour a path to this host\'s own services');
+    throw new ConfigError(
+      "Refusing to start: --sandbox-network host would give customer code on the public flavour a path to this host's own services",
+    );
   }
   if (settings.sandbox === 'none') {
-    if (publicCloud) throw new ConfigError('Refusing to start: the public flavour runs strangers\' code, and --sandbox none would run it unisolated as the agent\'s user');
-    warn(`WARNING: --sandbox none: customer code runs as the agent's user, unisolated; it can read the agent's token and data (development only)`);
+    if (publicCloud)
+      throw new ConfigError(
+        "Refusing to start: the public flavour runs strangers' code, and --sandbox none would run it unisolated as the agent's user",
+      );
+    warn(
+      `WARNING: --sandbox none: customer code runs as the agent's user, unisolated; it can read the agent's token and data (development only)`,
+    );
     return noSandbox(limits);
   }
   const stateDir = path.join(dataDir, 'sandbox');
   const problem = host.probe(host.bwrap, stateDir);
   if (problem === null) {
-    return createBubblewrapSandbox({ bwrap: host.bwrap!, network, limits, uidBase: settings.sandboxUidBase, extraReadOnly: settings.sandboxReadOnly, stateDir });
+    return createBubblewrapSandbox({
+      bwrap: host.bwrap!,
+      network,
+      limits,
+      uidBase: settings.sandboxUidBase,
+      extraReadOnly: settings.sandboxReadOnly,
+      stateDir,
+    });
   }
   if (publicCloud) throw new ConfigError(`Refusing to start on the public flavour without a sandbox: ${problem}`);
-  if (settings.sandbox === 'bubblewrap') throw new ConfigError(`Refusing to start: --sandbox bubblewrap, but ${problem}`);
-  warn(`WARNING: NO SANDBOX: ${problem}. Customer code will run as the agent's user, unisolated, and can read the agent's token and data. Install bubblewrap, or set --sandbox none to accept this knowingly.`);
+  if (settings.sandbox === 'bubblewrap')
+    throw new ConfigError(`Refusing to start: --sandbox bubblewrap, but ${problem}`);
+  warn(
+    `WARNING: NO SANDBOX: ${problem}. Customer code will run as the agent's user, unisolated, and can read the agent's token and data. Install bubblewrap, or set --sandbox none to accept this knowingly.`,
+  );
   return noSandbox(limits);
 }

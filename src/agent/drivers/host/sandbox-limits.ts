@@ -58,7 +58,8 @@ export function watchLimits(options: WatchOptions): () => void {
     if (usage.rssKb > limits.memoryMb * 1024) breach('memoryMb');
     if (live.length >= limits.processes) breach('processes');
     if (totalTicks > limits.cpuSeconds * TICKS_PER_SECOND) breach('cpuSeconds');
-    if (round % DISK_EVERY === 0 && folderBytes(options.writable, limits.diskMb * MIB) > limits.diskMb * MIB) breach('diskMb');
+    if (round % DISK_EVERY === 0 && folderBytes(options.writable, limits.diskMb * MIB) > limits.diskMb * MIB)
+      breach('diskMb');
     if (options.onSample !== undefined) {
       const now = Date.now();
       const seconds = (now - previous.at) / 1000;

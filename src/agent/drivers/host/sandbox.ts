@@ -84,12 +84,18 @@ export interface LimitBreach {
 export function noSandbox(limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Sandbox {
   return {
     kind: 'none',
-    description: 'no sandbox: customer code runs as the agent user and can read everything the agent can (--sandbox none)',
+    description:
+      'no sandbox: customer code runs as the agent user and can read everything the agent can (--sandbox none)',
     network: 'host',
     limits,
     spawn(spec) {
       const command = [...(spec.launcher ?? []), ...spec.command];
-      const child = spawn(command[0]!, command.slice(1), { cwd: spec.cwd, env: { ...spec.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(command[0]!, command.slice(1), {
+        cwd: spec.cwd,
+        env: { ...spec.env },
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       const sid = child.pid;
       return {
         child,

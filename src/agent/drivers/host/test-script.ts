@@ -32,7 +32,10 @@ export interface ScriptLayout {
 }
 
 /** Unpacks the package into the job's work dir and finds run-tests.sh (top level, or one folder down). */
-export async function prepareTestScript(job: Job & { readonly tests: NonNullable<Job['tests']> }, context: ExecutionContext): Promise<ScriptLayout | { readonly failReason: string }> {
+export async function prepareTestScript(
+  job: Job & { readonly tests: NonNullable<Job['tests']> },
+  context: ExecutionContext,
+): Promise<ScriptLayout | { readonly failReason: string }> {
   const box = path.join(job.workDir, 'box');
   const sandbox = path.join(box, 'tests');
   const outputDir = path.join(box, 'output');
@@ -47,13 +50,27 @@ export async function prepareTestScript(job: Job & { readonly tests: NonNullable
     if (error instanceof CustomerFault) throw new CustomerFault(failReason);
     return { failReason };
   }
-  const script = ['run-tests.sh', ...fs.readdirSync(sandbox).map((top) => path.join(top, 'run-tests.sh'))].find((candidate) => fs.existsSync(path.join(sandbox, candidate)));
+  const script = ['run-tests.sh', ...fs.readdirSync(sandbox).map((top) => path.join(top, 'run-tests.sh'))].find(
+    (candidate) => fs.existsSync(path.join(sandbox, candidate)),
+  );
   if (script === undefined) throw new CustomerFault('the test package has no run-tests.sh');
-  return { box, cwd: path.join(sandbox, path.dirname(script)), script: path.basename(script), outputDir, screenshotDir, logFile, tmpDir };
+  return {
+    box,
+    cwd: path.join(sandbox, path.dirname(script)),
+    script: path.basename(script),
+    outputDir,
+    screenshotDir,
+    logFile,
+    tmpDir,
+  };
 }
 
 /** The variables every test script gets; a driver adds its own, then `withParameters`. */
-export function baseScriptEnv(job: Job, layout: ScriptLayout, device: { displayName: string; serial: string; osType: string; releaseVersion: string; apiLevel: number | null }): Record<string, string> {
+export function baseScriptEnv(
+  job: Job,
+  layout: ScriptLayout,
+  device: { displayName: string; serial: string; osType: string; releaseVersion: string; apiLevel: number | null },
+): Record<string, string> {
   return {
     PATH: '/usr/local/bin:/usr/bin:/bin',
     HOME: layout.cwd,
@@ -76,9 +93,14 @@ export function baseScriptEnv(job: Job, layout: ScriptLayout, device: { displayN
  * The run's parameters join the environment, except where they would replace what the agent set,
  * or `reserved` names the agent sets only on some hosts.
  */
-export function withParameters(env: Record<string, string>, parameters: Readonly<Record<string, string>>, reserved: readonly string[] = []): Record<string, string> {
+export function withParameters(
+  env: Record<string, string>,
+  parameters: Readonly<Record<string, string>>,
+  reserved: readonly string[] = [],
+): Record<string, string> {
   const merged = { ...env };
-  for (const [key, value] of Object.entries(parameters)) if (ENV_NAME.test(key) && !(key in env) && !reserved.includes(key)) merged[key] = value;
+  for (const [key, value] of Object.entries(parameters))
+    if (ENV_NAME.test(key) && !(key in env) && !reserved.includes(key)) merged[key] = value;
   return merged;
 }
 
@@ -125,7 +147,14 @@ export function runTestScript(layout: ScriptLayout, run: ScriptRun): Promise<Scr
     };
     let sandboxed;
     try {
-      sandboxed = run.sandbox.spawn({ writable, readOnly: run.readOnly ?? [], cwd: layout.cwd, env: run.env, command: ['bash', layout.script], ...(run.launcher !== undefined && { launcher: run.launcher }) });
+      sandboxed = run.sandbox.spawn({
+        writable,
+        readOnly: run.readOnly ?? [],
+        cwd: layout.cwd,
+        env: run.env,
+        command: ['bash', layout.script],
+        ...(run.launcher !== undefined && { launcher: run.launcher }),
+      });
     } catch (error) {
       const startError = (error as Error).message;
       write(Buffer.from(`[could not start the tests: ${startError}]\n`));
@@ -203,7 +232,11 @@ export function collectScriptOutputs(layout: ScriptLayout): Artifact[] {
         const kind = kindOf(full, layout.screenshotDir);
         // Screenshots keep their own names where they can; otherwise the folder joins the name, so none collide.
         const plain = kind === 'screenshot' && !artifacts.some((artifact) => artifact.name === entry.name);
-        artifacts.push({ kind, path: full, name: plain ? entry.name : path.relative(layout.outputDir, full).replaceAll(path.sep, '_') });
+        artifacts.push({
+          kind,
+          path: full,
+          name: plain ? entry.name : path.relative(layout.outputDir, full).replaceAll(path.sep, '_'),
+        });
       }
     }
   };

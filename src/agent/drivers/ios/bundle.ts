@@ -27,7 +27,12 @@ export interface Bundle {
 const NESTED_BUNDLES = /\.(app|appex|xctest|framework)$/;
 
 /** Extracts an .ipa or zip into `destDir` and answers the one .app it holds. */
-export async function unpackApp(zipPath: string, fileName: string, destDir: string, unzip: (zipPath: string, destDir: string) => Promise<void>): Promise<string> {
+export async function unpackApp(
+  zipPath: string,
+  fileName: string,
+  destDir: string,
+  unzip: (zipPath: string, destDir: string) => Promise<void>,
+): Promise<string> {
   fs.mkdirSync(destDir, { recursive: true });
   try {
     await unzip(zipPath, destDir);
@@ -36,7 +41,8 @@ export async function unpackApp(zipPath: string, fileName: string, destDir: stri
   }
   const apps = appFolders(destDir);
   if (apps.length === 0) throw new Error(`${fileName} holds no .app bundle (expected Payload/<Name>.app)`);
-  if (apps.length > 1) throw new Error(`${fileName} holds several apps (${apps.map((app) => path.basename(app)).join(', ')}); upload one`);
+  if (apps.length > 1)
+    throw new Error(`${fileName} holds several apps (${apps.map((app) => path.basename(app)).join(', ')}); upload one`);
   restoreExecutables(apps[0]!);
   return apps[0]!;
 }
@@ -72,17 +78,35 @@ export function readBundle(appDir: string): Bundle {
     try {
       profile = parseProfile(fs.readFileSync(profileFile));
     } catch (error) {
-      throw new Error(`${path.basename(appDir)}: embedded.mobileprovision cannot be read (${(error as Error).message})`);
+      throw new Error(
+        `${path.basename(appDir)}: embedded.mobileprovision cannot be read (${(error as Error).message})`,
+      );
     }
   }
   const plugins = path.join(appDir, 'PlugIns');
-  const xctests = fs.existsSync(plugins) ? fs.readdirSync(plugins).filter((name) => name.endsWith('.xctest')).sort() : [];
-  return { dir: appDir, bundleId, executable: typeof info.CFBundleExecutable === 'string' ? info.CFBundleExecutable : '', info, profile, xctests };
+  const xctests = fs.existsSync(plugins)
+    ? fs
+        .readdirSync(plugins)
+        .filter((name) => name.endsWith('.xctest'))
+        .sort()
+    : [];
+  return {
+    dir: appDir,
+    bundleId,
+    executable: typeof info.CFBundleExecutable === 'string' ? info.CFBundleExecutable : '',
+    info,
+    profile,
+    xctests,
+  };
 }
 
 /** The .xctest folder of an XCTest zip: at its top level or one folder down. */
 export function findXctest(root: string): string | null {
-  const at = (dir: string) => fs.readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory() && entry.name.endsWith('.xctest')).map((entry) => path.join(dir, entry.name));
+  const at = (dir: string) =>
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && entry.name.endsWith('.xctest'))
+      .map((entry) => path.join(dir, entry.name));
   const top = at(root);
   if (top.length > 0) return top.sort()[0]!;
   for (const entry of fs.readdirSync(root, { withFileTypes: true })) {
@@ -108,7 +132,9 @@ export async function embeddedProfileOf(signed: string): Promise<Buffer | null> 
     const file = path.join(signed, 'embedded.mobileprovision');
     return fs.existsSync(file) ? fs.readFileSync(file) : null;
   }
-  const entry = (await listEntries(signed)).find((candidate) => /^Payload\/[^/]+\.app\/embedded\.mobileprovision$/.test(candidate.name));
+  const entry = (await listEntries(signed)).find((candidate) =>
+    /^Payload\/[^/]+\.app\/embedded\.mobileprovision$/.test(candidate.name),
+  );
   if (entry === undefined) return null;
   return (await readEntry(signed, entry.name, 4 * 1024 * 1024))?.data ?? null;
 }
@@ -122,7 +148,9 @@ function readInfo(bundleDir: string): Record<string, unknown> {
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a dictionary');
     return parsed as Record<string, unknown>;
   } catch (error) {
-    throw new Error(`${path.basename(bundleDir)}: Info.plist cannot be read (${(error as Error).message.slice(0, 200)})`);
+    throw new Error(
+      `${path.basename(bundleDir)}: Info.plist cannot be read (${(error as Error).message.slice(0, 200)})`,
+    );
   }
 }
 
@@ -142,7 +170,13 @@ function restoreExecutables(bundleDir: string): void {
         if (entry.name.endsWith('.dylib')) fs.chmodSync(path.join(dir, entry.name), 0o755);
         continue;
       }
-      if (NESTED_BUNDLES.test(entry.name) || entry.name === 'Frameworks' || entry.name === 'PlugIns' || entry.name === 'Extensions') visit(path.join(dir, entry.name));
+      if (
+        NESTED_BUNDLES.test(entry.name) ||
+        entry.name === 'Frameworks' ||
+        entry.name === 'PlugIns' ||
+        entry.name === 'Extensions'
+      )
+        visit(path.join(dir, entry.name));
     }
   };
   visit(bundleDir);

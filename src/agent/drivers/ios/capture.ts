@@ -57,9 +57,20 @@ export interface CrashWatch {
  * old. A device whose crash reports cannot be listed runs without crash detection rather than not
  * at all: its crashes still fail the tests, only without the report.
  */
-export async function watchCrashes(goIos: GoIos, udid: string, executable: string, workDir: string): Promise<CrashWatch> {
+export async function watchCrashes(
+  goIos: GoIos,
+  udid: string,
+  executable: string,
+  workDir: string,
+): Promise<CrashWatch> {
   const pattern = `${executable}*`;
-  const before = executable === '' ? null : await goIos.crashReports(udid, pattern).then((names) => new Set(names), () => null);
+  const before =
+    executable === ''
+      ? null
+      : await goIos.crashReports(udid, pattern).then(
+          (names) => new Set(names),
+          () => null,
+        );
   const taken = new Set<string>();
   return {
     async collect() {

@@ -38,7 +38,10 @@ export async function cleanDevice(deps: CleaningDeps, udid: string, kind: Cleani
   const done: string[] = [];
   try {
     const baseline = await ensureBaseline(deps, udid);
-    const extra = (await deps.goIos.apps(udid)).map((app) => app.bundleId).filter((bundleId) => !baseline.apps.includes(bundleId)).sort();
+    const extra = (await deps.goIos.apps(udid))
+      .map((app) => app.bundleId)
+      .filter((bundleId) => !baseline.apps.includes(bundleId))
+      .sort();
     for (const bundleId of extra) await deps.goIos.uninstall(udid, bundleId);
     done.push(extra.length === 0 ? 'no apps to remove' : `removed ${extra.length} app(s) (${extra.join(', ')})`);
 
@@ -56,10 +59,17 @@ export async function cleanDevice(deps: CleaningDeps, udid: string, kind: Cleani
       done.push('mounted the developer disk image');
     } else done.push('no reboot (light cleaning)');
 
-    const left = (await deps.goIos.apps(udid)).map((app) => app.bundleId).filter((bundleId) => !baseline.apps.includes(bundleId));
-    if (left.length > 0) return { ok: false, report: `cleaning left ${left.join(', ')} installed (${done.join(', ')})` };
+    const left = (await deps.goIos.apps(udid))
+      .map((app) => app.bundleId)
+      .filter((bundleId) => !baseline.apps.includes(bundleId));
+    if (left.length > 0)
+      return { ok: false, report: `cleaning left ${left.join(', ')} installed (${done.join(', ')})` };
     const after = await deps.goIos.language(udid);
-    if (after.locale !== baseline.language.locale) return { ok: false, report: `cleaning left region ${after.locale} instead of ${baseline.language.locale} (${done.join(', ')})` };
+    if (after.locale !== baseline.language.locale)
+      return {
+        ok: false,
+        report: `cleaning left region ${after.locale} instead of ${baseline.language.locale} (${done.join(', ')})`,
+      };
     return { ok: true, report: `${done.join(', ')}, verified` };
   } catch (error) {
     return { ok: false, report: `${(error as Error).message}${done.length > 0 ? ` (after: ${done.join(', ')})` : ''}` };
@@ -80,7 +90,10 @@ async function waitForReboot(deps: CleaningDeps, udid: string): Promise<void> {
     }
   };
   while (await listed()) {
-    if (Date.now() > deadline) throw new Error(`the device did not restart within ${Math.round(deps.bootTimeoutMs / 1000)} s of the reboot command`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `the device did not restart within ${Math.round(deps.bootTimeoutMs / 1000)} s of the reboot command`,
+      );
     await sleep(deps.pollMs);
   }
   for (;;) {
@@ -92,7 +105,8 @@ async function waitForReboot(deps: CleaningDeps, udid: string): Promise<void> {
         // Listed before its services answer: still booting.
       }
     }
-    if (Date.now() > deadline) throw new Error(`the device did not come back within ${Math.round(deps.bootTimeoutMs / 1000)} s of the reboot`);
+    if (Date.now() > deadline)
+      throw new Error(`the device did not come back within ${Math.round(deps.bootTimeoutMs / 1000)} s of the reboot`);
     await sleep(deps.pollMs);
   }
 }

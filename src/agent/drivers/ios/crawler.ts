@@ -14,7 +14,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestCase } from '../../../domain/test-cases.ts';
 import type { Artifact, ExecutionResult, Job } from '../../driver.ts';
 import type { CrashWatch } from './capture.ts';
-import { backButton, centerOf, describeElement, elementKey, screenSignature, screenTitle, signInForm, tappables } from './ui-tree.ts';
+import {
+  backButton,
+  centerOf,
+  describeElement,
+  elementKey,
+  screenSignature,
+  screenTitle,
+  signInForm,
+  tappables,
+} from './ui-tree.ts';
 import type { UiAutomation, UiSession } from './wda.ts';
 
 export interface CrawlLimits {
@@ -32,7 +41,13 @@ export interface CrawlTarget {
   readonly crashes: CrashWatch;
 }
 
-export async function crawl(job: Job, signal: AbortSignal, automation: UiAutomation, target: CrawlTarget, limits: CrawlLimits): Promise<ExecutionResult> {
+export async function crawl(
+  job: Job,
+  signal: AbortSignal,
+  automation: UiAutomation,
+  target: CrawlTarget,
+  limits: CrawlLimits,
+): Promise<ExecutionResult> {
   const shots = path.join(job.workDir, 'screenshots');
   fs.mkdirSync(shots, { recursive: true });
   const testCases: TestCase[] = [];
@@ -42,10 +57,29 @@ export async function crawl(job: Job, signal: AbortSignal, automation: UiAutomat
   const finish = (failReason: string | null): ExecutionResult => {
     fs.mkdirSync(path.dirname(logFile), { recursive: true });
     fs.writeFileSync(logFile, `${log.join('\n')}\n`);
-    return { outcome: signal.aborted ? 'STOPPED' : 'COMPLETED', failReason, testCases, exitCode: null, artifacts: [...artifacts, { kind: 'log', path: logFile, name: 'crawler.log' }] };
+    return {
+      outcome: signal.aborted ? 'STOPPED' : 'COMPLETED',
+      failReason,
+      testCases,
+      exitCode: null,
+      artifacts: [...artifacts, { kind: 'log', path: logFile, name: 'crawler.log' }],
+    };
   };
-  const record = (methodName: string, started: number, result: TestCase['result'], errorMessage: string | null = null) => {
-    testCases.push({ suiteName: 'Crawler', className: target.bundleId, methodName, duration: Date.now() - started, result, errorMessage, stacktrace: null });
+  const record = (
+    methodName: string,
+    started: number,
+    result: TestCase['result'],
+    errorMessage: string | null = null,
+  ) => {
+    testCases.push({
+      suiteName: 'Crawler',
+      className: target.bundleId,
+      methodName,
+      duration: Date.now() - started,
+      result,
+      errorMessage,
+      stacktrace: null,
+    });
     log.push(`${methodName}: ${result}${errorMessage === null ? '' : ` (${errorMessage})`}`);
   };
 
@@ -61,13 +95,22 @@ export async function crawl(job: Job, signal: AbortSignal, automation: UiAutomat
       record('launch', launched, 'FAILED', `the app crashed at launch (${crash.names.join(', ')})`);
       return finish(null);
     }
-    return { outcome: 'INFRA_ERROR', failReason: `the crawler could not drive the device: ${(error as Error).message}`, testCases, exitCode: null, artifacts };
+    return {
+      outcome: 'INFRA_ERROR',
+      failReason: `the crawler could not drive the device: ${(error as Error).message}`,
+      testCases,
+      exitCode: null,
+      artifacts,
+    };
   }
 
   const seen = new Set<string>();
   const tapped = new Set<string>();
   const shoot = async (label: string) => {
-    const file = path.join(shots, `${String(artifacts.filter((artifact) => artifact.kind === 'screenshot').length + 1).padStart(2, '0')}-${label.replace(/[^A-Za-z0-9]+/g, '_').slice(0, 40)}.png`);
+    const file = path.join(
+      shots,
+      `${String(artifacts.filter((artifact) => artifact.kind === 'screenshot').length + 1).padStart(2, '0')}-${label.replace(/[^A-Za-z0-9]+/g, '_').slice(0, 40)}.png`,
+    );
     await session.screenshot(file);
     artifacts.push({ kind: 'screenshot', path: file, name: path.basename(file) });
   };
@@ -83,8 +126,14 @@ export async function crawl(job: Job, signal: AbortSignal, automation: UiAutomat
         const crash = await target.crashes.collect();
         if (crash.names.length > 0) {
           artifacts.push(...crash.artifacts);
-          record(`crash after ${lastAction}`, actionStarted, 'FAILED', `the app crashed after ${lastAction} (${crash.names.join(', ')})`);
-        } else log.push(`the app left the front after ${lastAction} (${front || 'no app'} is in front); bringing it back`);
+          record(
+            `crash after ${lastAction}`,
+            actionStarted,
+            'FAILED',
+            `the app crashed after ${lastAction} (${crash.names.join(', ')})`,
+          );
+        } else
+          log.push(`the app left the front after ${lastAction} (${front || 'no app'} is in front); bringing it back`);
         await session.activate(target.bundleId);
         await sleep(limits.settleMs, undefined, { signal });
         if ((await session.foregroundApp()) !== target.bundleId) {
@@ -99,7 +148,10 @@ export async function crawl(job: Job, signal: AbortSignal, automation: UiAutomat
       if (form !== null && job.credentials !== null && signIns < 3) {
         const started = Date.now();
         signIns += 1;
-        for (const [field, text] of [[form.user, job.credentials.username], [form.password, job.credentials.password]] as const) {
+        for (const [field, text] of [
+          [form.user, job.credentials.username],
+          [form.password, job.credentials.password],
+        ] as const) {
           await session.tap(centerOf(field).x, centerOf(field).y);
           await session.type(text);
         }
@@ -107,7 +159,13 @@ export async function crawl(job: Job, signal: AbortSignal, automation: UiAutomat
         await sleep(limits.settleMs, undefined, { signal });
         const after = await session.source();
         const stuck = signInForm(after) !== null && screenSignature(after) === screenSignature(tree);
-        if (signIns === 1) record('sign in', started, stuck ? 'FAILED' : 'PASSED', stuck ? 'the sign-in form was still shown after signing in' : null);
+        if (signIns === 1)
+          record(
+            'sign in',
+            started,
+            stuck ? 'FAILED' : 'PASSED',
+            stuck ? 'the sign-in form was still shown after signing in' : null,
+          );
         else log.push(`signed in again${stuck ? ', in vain' : ''}`);
         if (stuck) break;
         lastAction = 'signing in';
@@ -115,7 +173,8 @@ export async function crawl(job: Job, signal: AbortSignal, automation: UiAutomat
         firstScreen = false;
         continue;
       }
-      if (firstScreen && job.credentials !== null) record('sign in', Date.now(), 'SKIPPED', 'the first screen has no sign-in form');
+      if (firstScreen && job.credentials !== null)
+        record('sign in', Date.now(), 'SKIPPED', 'the first screen has no sign-in form');
       firstScreen = false;
       const signature = screenSignature(tree);
       const title = screenTitle(tree);
@@ -143,10 +202,19 @@ export async function crawl(job: Job, signal: AbortSignal, automation: UiAutomat
       const crash = await target.crashes.collect();
       if (crash.names.length > 0) {
         artifacts.push(...crash.artifacts);
-        record(`crash after ${lastAction}`, actionStarted, 'FAILED', `the app crashed after ${lastAction} (${crash.names.join(', ')})`);
+        record(
+          `crash after ${lastAction}`,
+          actionStarted,
+          'FAILED',
+          `the app crashed after ${lastAction} (${crash.names.join(', ')})`,
+        );
         return finish(null);
       }
-      return { ...finish(null), outcome: 'INFRA_ERROR', failReason: `the crawler lost the device: ${(error as Error).message}` };
+      return {
+        ...finish(null),
+        outcome: 'INFRA_ERROR',
+        failReason: `the crawler lost the device: ${(error as Error).message}`,
+      };
     }
   }
   await session.close();

@@ -25,7 +25,8 @@ export class DeviceRecords {
     const file = this.baselineFile(udid);
     if (!fs.existsSync(file)) return null;
     const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Baseline;
-    if (!Array.isArray(parsed.apps) || typeof parsed.language?.locale !== 'string') throw new Error(`${file} is not a baseline; delete it to record a new one`);
+    if (!Array.isArray(parsed.apps) || typeof parsed.language?.locale !== 'string')
+      throw new Error(`${file} is not a baseline; delete it to record a new one`);
     return parsed;
   }
 

@@ -30,7 +30,10 @@ export function parseLogLine(line: string): LogLine | null {
 }
 
 export function parseLogLines(text: string): LogLine[] {
-  return text.split('\n').map(parseLogLine).filter((line): line is LogLine => line !== null);
+  return text
+    .split('\n')
+    .map(parseLogLine)
+    .filter((line): line is LogLine => line !== null);
 }
 
 /** The last error go-ios logged, as `message: cause`; null when it logged none. */
@@ -57,17 +60,19 @@ export function parseDeviceList(stdout: string): ListedDevice[] {
   const list = parsed.deviceList;
   if (list === null) return [];
   if (!Array.isArray(list)) throw new Error('ios list printed no deviceList');
-  return list.map((entry) => {
-    // Without --details go-ios lists bare UDIDs.
-    if (typeof entry === 'string') return { udid: entry, productType: '', productVersion: '', connectionType: '' };
-    const device = entry as Record<string, unknown>;
-    return {
-      udid: String(device.Udid ?? ''),
-      productType: String(device.ProductType ?? ''),
-      productVersion: String(device.ProductVersion ?? ''),
-      connectionType: String(device.ConnectionType ?? ''),
-    };
-  }).filter((device) => device.udid !== '');
+  return list
+    .map((entry) => {
+      // Without --details go-ios lists bare UDIDs.
+      if (typeof entry === 'string') return { udid: entry, productType: '', productVersion: '', connectionType: '' };
+      const device = entry as Record<string, unknown>;
+      return {
+        udid: String(device.Udid ?? ''),
+        productType: String(device.ProductType ?? ''),
+        productVersion: String(device.ProductVersion ?? ''),
+        connectionType: String(device.ConnectionType ?? ''),
+      };
+    })
+    .filter((device) => device.udid !== '');
 }
 
 /** `ios info`: the device's lockdown values, of which the model and iOS version matter here. */
@@ -108,7 +113,8 @@ export interface Language {
 /** `ios lang`: `{"Language":"en","Locale":"en_US"}`. */
 export function parseLanguage(stdout: string): Language {
   const parsed = jsonObject(stdout, 'ios lang');
-  if (typeof parsed.Language !== 'string' || typeof parsed.Locale !== 'string') throw new Error('ios lang printed no Language and Locale');
+  if (typeof parsed.Language !== 'string' || typeof parsed.Locale !== 'string')
+    throw new Error('ios lang printed no Language and Locale');
   return { language: parsed.Language, locale: parsed.Locale };
 }
 
@@ -167,7 +173,9 @@ export interface TestRun {
  * it began: go-ios then logs "Failed running Xcuitest" and still exits 0).
  */
 export function testRunOf(lines: readonly LogLine[]): TestRun | null {
-  const line = lines.findLast((candidate) => candidate.msg === 'test results' && Array.isArray(candidate.attrs.results));
+  const line = lines.findLast(
+    (candidate) => candidate.msg === 'test results' && Array.isArray(candidate.attrs.results),
+  );
   if (line === undefined) return null;
   const suites = line.attrs.results as Record<string, unknown>[];
   const testCases: TestCase[] = [];
@@ -177,7 +185,8 @@ export function testRunOf(lines: readonly LogLine[]): TestRun | null {
     for (const testCase of cases) {
       const error = (testCase.Err ?? {}) as Record<string, unknown>;
       const message = typeof error.Message === 'string' && error.Message !== '' ? error.Message : null;
-      const location = typeof error.File === 'string' && error.File !== '' ? `${error.File}:${Number(error.Line ?? 0)}` : null;
+      const location =
+        typeof error.File === 'string' && error.File !== '' ? `${error.File}:${Number(error.Line ?? 0)}` : null;
       const status = String(testCase.Status ?? '');
       const result = resultOf(status);
       testCases.push({
@@ -189,9 +198,15 @@ export function testRunOf(lines: readonly LogLine[]): TestRun | null {
         errorMessage: result === 'PASSED' ? null : (message ?? defaultMessage(status)),
         stacktrace: result === 'FAILED' ? location : null,
       });
-      for (const attachment of Array.isArray(testCase.Attachments) ? (testCase.Attachments as Record<string, unknown>[]) : []) {
+      for (const attachment of Array.isArray(testCase.Attachments)
+        ? (testCase.Attachments as Record<string, unknown>[])
+        : []) {
         if (typeof attachment.Path !== 'string') continue;
-        attachments.push({ path: attachment.Path, name: String(attachment.Name ?? ''), uniformTypeIdentifier: String(attachment.UniformTypeIdentifier ?? '') });
+        attachments.push({
+          path: attachment.Path,
+          name: String(attachment.Name ?? ''),
+          uniformTypeIdentifier: String(attachment.UniformTypeIdentifier ?? ''),
+        });
       }
     }
   }
@@ -220,7 +235,8 @@ function defaultMessage(status: string): string | null {
 /** Why `ios runtest` did not run (all of) the tests: it logs this at INFO and still exits 0. */
 export function testRunFailureOf(lines: readonly LogLine[]): string | null {
   const failure = lines.findLast((line) => /^Failed running (Xcuitest|Xctest)$/i.test(line.msg));
-  if (failure !== undefined) return `${failure.msg}: ${String(failure.attrs.error ?? failure.attrs.err ?? 'unknown error')}`;
+  if (failure !== undefined)
+    return `${failure.msg}: ${String(failure.attrs.error ?? failure.attrs.err ?? 'unknown error')}`;
   return errorOf(lines);
 }
 
@@ -231,6 +247,7 @@ function jsonObject(stdout: string, command: string): Record<string, unknown> {
   } catch {
     throw new Error(`${command} printed no JSON: ${stdout.trim().slice(0, 200) || '(nothing)'}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${command} printed no JSON object`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error(`${command} printed no JSON object`);
   return parsed as Record<string, unknown>;
 }

@@ -66,7 +66,10 @@ export class GoIos {
     readonly binary: string,
     env: Readonly<Record<string, string>> = {},
   ) {
-    this.env = { ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('DEVICECLOUD_'))), ...env };
+    this.env = {
+      ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('DEVICECLOUD_'))),
+      ...env,
+    };
   }
 
   /** Runs a command to its end; a non-zero exit or a logged error is a GoIosError naming go-ios' reason. */
@@ -76,7 +79,10 @@ export class GoIos {
     const command = `ios ${args.map((arg) => arg.replace(/^(--p12password=).*$/, '$1…')).join(' ')}`;
     if (signal?.aborted) return Promise.reject(new GoIosError(args, `${command}: stopped`));
     return new Promise((resolve, reject) => {
-      const child = spawn(this.binary, args, { env: { ...this.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(this.binary, args, {
+        env: { ...this.env, ...options.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       const stdout = capped();
       const stderr = capped();
       child.stdout.on('data', stdout.add);
@@ -97,11 +103,16 @@ export class GoIos {
       child.on('close', (code) => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        const lines = stderr.text().split('\n').map(parseLogLine).filter((line): line is LogLine => line !== null);
+        const lines = stderr
+          .text()
+          .split('\n')
+          .map(parseLogLine)
+          .filter((line): line is LogLine => line !== null);
         const out = stdout.text();
         const error = errorOf(lines);
         if (ended !== null) reject(new GoIosError(args, `${command}: ${ended}`));
-        else if (code !== 0 || error !== null) reject(new GoIosError(args, `${command} failed: ${error ?? lastWords(lines, out) ?? `exit code ${code}`}`));
+        else if (code !== 0 || error !== null)
+          reject(new GoIosError(args, `${command} failed: ${error ?? lastWords(lines, out) ?? `exit code ${code}`}`));
         else resolve({ stdout: out, lines });
       });
     });
@@ -159,7 +170,11 @@ export class GoIos {
 
   /** Reads the device's language and region, setting them first when `set` is given. */
   async language(udid: string, set?: Language): Promise<Language> {
-    const args = ['lang', ...(set === undefined ? [] : [`--setlocale=${set.locale}`, `--setlang=${set.language}`]), udidArg(udid)];
+    const args = [
+      'lang',
+      ...(set === undefined ? [] : [`--setlocale=${set.locale}`, `--setlang=${set.language}`]),
+      udidArg(udid),
+    ];
     // Changing the language restarts SpringBoard, which go-ios waits for.
     return parseLanguage((await this.run(args, { timeoutMs: 3 * 60_000 })).stdout);
   }

@@ -56,7 +56,12 @@ export interface IosSettings {
 export function iosDriverFromSettings(settings: IosSettings): Driver {
   const goIos = new GoIos(findGoIos(settings.binary), settings.env);
   const signing = loadSigning(settings.signingDir);
-  return createIosDriver({ dataDir: settings.dataDir, goIos, signing, signer: chooseSigner(settings.signer, goIos, signing, settings.env) });
+  return createIosDriver({
+    dataDir: settings.dataDir,
+    goIos,
+    signing,
+    signer: chooseSigner(settings.signer, goIos, signing, settings.env),
+  });
 }
 
 const LIST_CACHE_MS = 2000;
@@ -87,7 +92,13 @@ export function createIosDriver(options: IosDriverOptions): Driver {
         throw error;
       }
       const answering: ListedDevice[] = [];
-      for (const udid of udids) answering.push(...(await goIos.info(udid).then((device) => [device], () => [])));
+      for (const udid of udids)
+        answering.push(
+          ...(await goIos.info(udid).then(
+            (device) => [device],
+            () => [],
+          )),
+        );
       return answering;
     }
   };
@@ -96,7 +107,9 @@ export function createIosDriver(options: IosDriverOptions): Driver {
     if (listed === null || Date.now() - listed.at > LIST_CACHE_MS) {
       const devices = listAnswering().catch((error: Error) => {
         listed = null;
-        throw new Error(`go-ios cannot list the iOS devices: ${error.message}${/usbmuxd/.test(error.message) ? ' (is usbmuxd running? see docs/device-hosts.md#ios)' : ''}`);
+        throw new Error(
+          `go-ios cannot list the iOS devices: ${error.message}${/usbmuxd/.test(error.message) ? ' (is usbmuxd running? see docs/device-hosts.md#ios)' : ''}`,
+        );
       });
       listed = { at: Date.now(), devices };
     }
@@ -131,19 +144,31 @@ export function createIosDriver(options: IosDriverOptions): Driver {
       } catch (error) {
         return { ok: false, reason: (error as Error).message };
       }
-      if (!devices.some((device) => device.udid === serial)) return { ok: false, reason: 'go-ios does not see the device: unplugged, not trusted, or usbmuxd stopped' };
+      if (!devices.some((device) => device.udid === serial))
+        return { ok: false, reason: 'go-ios does not see the device: unplugged, not trusted, or usbmuxd stopped' };
       if (!allowsDevice(signing.profile, serial)) {
-        return { ok: false, reason: `the service's provisioning profile "${signing.profile.name}" does not include this device (${serial}): add it in the Apple developer portal and install the renewed profile` };
+        return {
+          ok: false,
+          reason: `the service's provisioning profile "${signing.profile.name}" does not include this device (${serial}): add it in the Apple developer portal and install the renewed profile`,
+        };
       }
       return { ok: true };
     },
 
     async execute(job, context) {
       context.step('PREPARING');
-      const infra = (failReason: string): ExecutionResult => ({ outcome: 'INFRA_ERROR', failReason, testCases: null, exitCode: null, artifacts: [] });
-      if (!IOS_KINDS.includes(job.kind)) return infra(`iOS devices here run XCTest, XCUITest and the crawler, not ${job.kind} tests`);
+      const infra = (failReason: string): ExecutionResult => ({
+        outcome: 'INFRA_ERROR',
+        failReason,
+        testCases: null,
+        exitCode: null,
+        artifacts: [],
+      });
+      if (!IOS_KINDS.includes(job.kind))
+        return infra(`iOS devices here run XCTest, XCUITest and the crawler, not ${job.kind} tests`);
       if (job.app === null) return infra('the run has no app to install');
-      if (job.kind !== 'crawler' && job.tests === null) return infra(`the run has no ${job.kind === 'xctest' ? 'XCTest bundle' : 'XCUITest runner'}`);
+      if (job.kind !== 'crawler' && job.tests === null)
+        return infra(`the run has no ${job.kind === 'xctest' ? 'XCTest bundle' : 'XCUITest runner'}`);
       const refused = job.deviceSettings === null ? null : unsupportedSetting(job.deviceSettings);
       if (refused !== null) return infra(refused);
       const udid = job.serial;
@@ -151,10 +176,12 @@ export function createIosDriver(options: IosDriverOptions): Driver {
         if (job.deviceSettings?.locale) await applyLocale(goIos, udid, job.deviceSettings.locale);
         context.step('INSTALL');
         const app = await unpackBuild(job.app, path.join(job.workDir, 'app'), context);
-        const { plan, runner } = job.kind === 'crawler' ? { plan: null, runner: null } : await planTests(job, job.tests!, app, context);
+        const { plan, runner } =
+          job.kind === 'crawler' ? { plan: null, runner: null } : await planTests(job, job.tests!, app, context);
         const installing = { goIos, signer, signing };
         await signAndInstall(installing, udid, app, path.join(job.workDir, 'signed', 'app'), context.signal);
-        if (runner !== null) await signAndInstall(installing, udid, runner, path.join(job.workDir, 'signed', 'runner'), context.signal);
+        if (runner !== null)
+          await signAndInstall(installing, udid, runner, path.join(job.workDir, 'signed', 'runner'), context.signal);
 
         context.step('RUNNING');
         const crashes = await watchCrashes(goIos, udid, app.executable, job.workDir);
@@ -163,19 +190,28 @@ export function createIosDriver(options: IosDriverOptions): Driver {
         try {
           result =
             plan === null
-              ? await crawl(job, context.signal, automation, { udid, bundleId: app.bundleId, crashes }, options.crawlLimits ?? DEFAULT_CRAWL_LIMITS)
+              ? await crawl(
+                  job,
+                  context.signal,
+                  automation,
+                  { udid, bundleId: app.bundleId, crashes },
+                  options.crawlLimits ?? DEFAULT_CRAWL_LIMITS,
+                )
               : await runTests(goIos, udid, job, context.signal, plan, crashes);
         } catch (error) {
           await recording.stop();
           throw error;
         }
         const deviceLog = await recording.stop();
-        const finalShot = plan !== null && result.outcome === 'COMPLETED' ? await finalScreenshot(goIos, udid, job.workDir) : [];
+        const finalShot =
+          plan !== null && result.outcome === 'COMPLETED' ? await finalScreenshot(goIos, udid, job.workDir) : [];
         return { ...result, artifacts: [...result.artifacts, ...deviceLog, ...finalShot] };
       } catch (error) {
-        if (context.signal.aborted) return { outcome: 'STOPPED', failReason: null, testCases: [], exitCode: null, artifacts: [] };
+        if (context.signal.aborted)
+          return { outcome: 'STOPPED', failReason: null, testCases: [], exitCode: null, artifacts: [] };
         // A build that may not run here fails the run with the reason; retrying cannot help it.
-        if (error instanceof Refusal) return { outcome: 'COMPLETED', failReason: error.message, testCases: [], exitCode: null, artifacts: [] };
+        if (error instanceof Refusal)
+          return { outcome: 'COMPLETED', failReason: error.message, testCases: [], exitCode: null, artifacts: [] };
         return infra((error as Error).message);
       }
     },

@@ -27,11 +27,19 @@ export async function unpackBuild(file: LocalFile, destDir: string, context: Exe
   } catch (error) {
     throw new Refusal(`${file.name}: ${(error as Error).message}`);
   }
-  const platforms = Array.isArray(bundle.info.CFBundleSupportedPlatforms) ? bundle.info.CFBundleSupportedPlatforms.map(String) : [];
-  if (platforms.includes('iPhoneSimulator')) throw new Refusal(`${file.name} is a simulator build; upload an ad-hoc or development build for devices`);
-  if (bundle.profile === null) throw new Refusal(`${file.name} has no embedded provisioning profile (embedded.mobileprovision); upload an ad-hoc or development build`);
+  const platforms = Array.isArray(bundle.info.CFBundleSupportedPlatforms)
+    ? bundle.info.CFBundleSupportedPlatforms.map(String)
+    : [];
+  if (platforms.includes('iPhoneSimulator'))
+    throw new Refusal(`${file.name} is a simulator build; upload an ad-hoc or development build for devices`);
+  if (bundle.profile === null)
+    throw new Refusal(
+      `${file.name} has no embedded provisioning profile (embedded.mobileprovision); upload an ad-hoc or development build`,
+    );
   if (!installableBuild(bundle.profile)) {
-    throw new Refusal(`${file.name} is an ${bundle.profile.distribution} distribution build (profile "${bundle.profile.name}"), which test devices do not take; upload an ad-hoc or development build`);
+    throw new Refusal(
+      `${file.name} is an ${bundle.profile.distribution} distribution build (profile "${bundle.profile.name}"), which test devices do not take; upload an ad-hoc or development build`,
+    );
   }
   return bundle;
 }
@@ -43,7 +51,13 @@ export interface InstallDeps {
 }
 
 /** Re-signs the bundle with the service's profile and installs it; answers what was installed. */
-export async function signAndInstall(deps: InstallDeps, udid: string, bundle: Bundle, outDir: string, signal: AbortSignal): Promise<string> {
+export async function signAndInstall(
+  deps: InstallDeps,
+  udid: string,
+  bundle: Bundle,
+  outDir: string,
+  signal: AbortSignal,
+): Promise<string> {
   const name = path.basename(bundle.dir);
   let signed: string;
   try {
@@ -53,7 +67,9 @@ export async function signAndInstall(deps: InstallDeps, udid: string, bundle: Bu
   }
   const embedded = await embeddedProfileOf(signed);
   if (embedded === null || !embedded.equals(deps.signing.profileBytes)) {
-    throw new Error(`re-signing ${name} with ${deps.signer.name} left ${embedded === null ? 'no provisioning profile' : 'another provisioning profile'} in it, not the service's`);
+    throw new Error(
+      `re-signing ${name} with ${deps.signer.name} left ${embedded === null ? 'no provisioning profile' : 'another provisioning profile'} in it, not the service's`,
+    );
   }
   try {
     await deps.goIos.install(udid, signed, signal);

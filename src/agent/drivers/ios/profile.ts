@@ -23,19 +23,22 @@ export function parseProfile(data: Buffer): ProvisioningProfile {
   const text = data.toString('latin1');
   const start = text.indexOf('<?xml');
   const end = text.indexOf('</plist>');
-  if (start === -1 || end === -1 || end < start) throw new Error('not a provisioning profile: it holds no property list');
+  if (start === -1 || end === -1 || end < start)
+    throw new Error('not a provisioning profile: it holds no property list');
   let plist: unknown;
   try {
     plist = parseXmlPlist(data.subarray(start, end + '</plist>'.length).toString('utf8'));
   } catch (error) {
     throw new Error(`not a provisioning profile: ${(error as Error).message.slice(0, 200)}`);
   }
-  if (typeof plist !== 'object' || plist === null || Array.isArray(plist)) throw new Error('not a provisioning profile: its property list is not a dictionary');
+  if (typeof plist !== 'object' || plist === null || Array.isArray(plist))
+    throw new Error('not a provisioning profile: its property list is not a dictionary');
   const dict = plist as Record<string, unknown>;
   return {
     name: typeof dict.Name === 'string' ? dict.Name : '',
     uuid: typeof dict.UUID === 'string' ? dict.UUID : '',
-    teamId: Array.isArray(dict.TeamIdentifier) && typeof dict.TeamIdentifier[0] === 'string' ? dict.TeamIdentifier[0] : null,
+    teamId:
+      Array.isArray(dict.TeamIdentifier) && typeof dict.TeamIdentifier[0] === 'string' ? dict.TeamIdentifier[0] : null,
     distribution: distributionOf(dict),
     expiresAt: dict.ExpirationDate instanceof Date ? dict.ExpirationDate : null,
     provisionedDevices: Array.isArray(dict.ProvisionedDevices) ? dict.ProvisionedDevices.map(String) : [],
@@ -49,5 +52,8 @@ export function installableBuild(profile: ProvisioningProfile): boolean {
 }
 
 export function allowsDevice(profile: ProvisioningProfile, udid: string): boolean {
-  return profile.provisionsAllDevices || profile.provisionedDevices.some((device) => device.toLowerCase() === udid.toLowerCase());
+  return (
+    profile.provisionsAllDevices ||
+    profile.provisionedDevices.some((device) => device.toLowerCase() === udid.toLowerCase())
+  );
 }

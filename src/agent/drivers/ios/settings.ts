@@ -13,9 +13,12 @@ const LOCALE = /^([a-z]{2,3})(?:[_-][A-Za-z0-9]{2,8})*$/;
 
 /** Why the settings cannot be applied on iOS, or null when they can. */
 export function unsupportedSetting(settings: DeviceSettings): string | null {
-  if (settings.wifi !== null) return `the run asks to switch Wi-Fi ${settings.wifi ? 'on' : 'off'}, which iOS devices in this cloud cannot do (go-ios cannot toggle Wi-Fi); run it without the Wi-Fi setting`;
-  if (settings.googleAccount !== null) return 'the run asks to sign in a Google account, which iOS devices do not have; run it without the Google account setting';
-  if (settings.locale !== null && !LOCALE.test(settings.locale)) return `the run asks for locale "${settings.locale}", which is not a locale such as fi_FI`;
+  if (settings.wifi !== null)
+    return `the run asks to switch Wi-Fi ${settings.wifi ? 'on' : 'off'}, which iOS devices in this cloud cannot do (go-ios cannot toggle Wi-Fi); run it without the Wi-Fi setting`;
+  if (settings.googleAccount !== null)
+    return 'the run asks to sign in a Google account, which iOS devices do not have; run it without the Google account setting';
+  if (settings.locale !== null && !LOCALE.test(settings.locale))
+    return `the run asks for locale "${settings.locale}", which is not a locale such as fi_FI`;
   return null;
 }
 
@@ -28,5 +31,6 @@ export function languageOf(locale: string): Language {
 export async function applyLocale(goIos: GoIos, udid: string, locale: string): Promise<void> {
   const wanted = languageOf(locale);
   const now = await goIos.language(udid, wanted);
-  if (now.locale !== wanted.locale) throw new Error(`the device kept locale ${now.locale} after being set to ${wanted.locale}`);
+  if (now.locale !== wanted.locale)
+    throw new Error(`the device kept locale ${now.locale} after being set to ${wanted.locale}`);
 }

@@ -14,7 +14,8 @@ import path from 'node:path';
 import type { GoIos } from './go-ios.ts';
 import { type Signer, type SigningSetup, goIosSigner, loadSigningSetup, zsignSigner } from './signer.ts';
 
-export const GO_IOS_HINT = 'install go-ios on this host (npm install --no-save --ignore-scripts go-ios@1.2.0, or a release from github.com/danielpaulus/go-ios) or give its path with --ios-bin (DEVICECLOUD_IOS_BIN)';
+export const GO_IOS_HINT =
+  'install go-ios on this host (npm install --no-save --ignore-scripts go-ios@1.2.0, or a release from github.com/danielpaulus/go-ios) or give its path with --ios-bin (DEVICECLOUD_IOS_BIN)';
 
 export function findGoIos(configured: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   if (configured !== undefined) {
@@ -48,14 +49,22 @@ function packagedGoIos(): string | null {
 
 export function loadSigning(signingDir: string | undefined): SigningSetup {
   if (signingDir === undefined) {
-    throw new Error('no signing folder was given: --ios-signing (DEVICECLOUD_IOS_SIGNING_DIR) names the folder with the service\'s profile.mobileprovision and identity.p12 (docs/device-hosts.md#ios)');
+    throw new Error(
+      "no signing folder was given: --ios-signing (DEVICECLOUD_IOS_SIGNING_DIR) names the folder with the service's profile.mobileprovision and identity.p12 (docs/device-hosts.md#ios)",
+    );
   }
-  if (!fs.existsSync(signingDir) || !fs.statSync(signingDir).isDirectory()) throw new Error(`--ios-signing ${signingDir} is not a folder`);
+  if (!fs.existsSync(signingDir) || !fs.statSync(signingDir).isDirectory())
+    throw new Error(`--ios-signing ${signingDir} is not a folder`);
   return loadSigningSetup(signingDir);
 }
 
 /** `go-ios` (the default) signs with `ios sign app`; a path names zsign or a tool taking zsign's arguments. */
-export function chooseSigner(value: string | undefined, goIos: GoIos, signing: SigningSetup, env: Readonly<Record<string, string>> = {}): Signer {
+export function chooseSigner(
+  value: string | undefined,
+  goIos: GoIos,
+  signing: SigningSetup,
+  env: Readonly<Record<string, string>> = {},
+): Signer {
   if (value === undefined || value === 'go-ios') return goIosSigner(goIos, signing);
   if (!isExecutable(value)) throw new Error(`--ios-signer ${value} is neither go-ios nor an executable zsign`);
   return zsignSigner(value, signing, env);
@@ -69,4 +78,3 @@ function isExecutable(file: string): boolean {
     return false;
   }
 }
-

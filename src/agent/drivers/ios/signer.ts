@@ -38,7 +38,8 @@ export function loadSigningSetup(dir: string, now = new Date()): SigningSetup {
   const identityPath = path.join(dir, 'identity.p12');
   const passwordPath = path.join(dir, 'identity-password');
   for (const file of [profilePath, identityPath]) {
-    if (!fs.existsSync(file)) throw new Error(`the iOS signing folder ${dir} has no ${path.basename(file)} (see docs/device-hosts.md#ios)`);
+    if (!fs.existsSync(file))
+      throw new Error(`the iOS signing folder ${dir} has no ${path.basename(file)} (see docs/device-hosts.md#ios)`);
   }
   const profileBytes = fs.readFileSync(profilePath);
   let profile: ProvisioningProfile;
@@ -49,10 +50,14 @@ export function loadSigningSetup(dir: string, now = new Date()): SigningSetup {
   }
   // XCTest attaches to the app and its runner, which only a development profile (get-task-allow) permits.
   if (profile.distribution !== 'development') {
-    throw new Error(`${profilePath} is a${profile.distribution === 'ad-hoc' || profile.distribution === 'enterprise' ? 'n' : ''} ${profile.distribution} profile; the service needs a development profile (get-task-allow), which XCTest requires`);
+    throw new Error(
+      `${profilePath} is a${profile.distribution === 'ad-hoc' || profile.distribution === 'enterprise' ? 'n' : ''} ${profile.distribution} profile; the service needs a development profile (get-task-allow), which XCTest requires`,
+    );
   }
   if (profile.expiresAt !== null && profile.expiresAt.getTime() <= now.getTime()) {
-    throw new Error(`${profilePath} ("${profile.name}") expired on ${profile.expiresAt.toISOString().slice(0, 10)}; download a renewed one`);
+    throw new Error(
+      `${profilePath} ("${profile.name}") expired on ${profile.expiresAt.toISOString().slice(0, 10)}; download a renewed one`,
+    );
   }
   const password = fs.existsSync(passwordPath) ? (fs.readFileSync(passwordPath, 'utf8').split('\n')[0] ?? '') : '';
   return { dir, profilePath, profileBytes, profile, identityPath, password };
@@ -85,19 +90,43 @@ export function goIosSigner(goIos: GoIos, setup: SigningSetup): Signer {
 
 /** zsign (github.com/zhlynn/zsign): signs the folder into an .ipa. Like go-ios, it gets the agent's environment without DEVICECLOUD_*. */
 export function zsignSigner(binary: string, setup: SigningSetup, env: Readonly<Record<string, string>> = {}): Signer {
-  const environment = { ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('DEVICECLOUD_'))), ...env };
+  const environment = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('DEVICECLOUD_'))),
+    ...env,
+  };
   return {
     name: 'zsign',
     async sign(appDir, outDir, _udid, signal) {
       const output = path.join(outDir, `${path.basename(appDir, '.app')}.ipa`);
       fs.mkdirSync(outDir, { recursive: true });
-      const args = ['-k', setup.identityPath, ...(setup.password === '' ? [] : ['-p', setup.password]), '-m', setup.profilePath, '-o', output, '-z', '1', appDir];
+      const args = [
+        '-k',
+        setup.identityPath,
+        ...(setup.password === '' ? [] : ['-p', setup.password]),
+        '-m',
+        setup.profilePath,
+        '-o',
+        output,
+        '-z',
+        '1',
+        appDir,
+      ];
       await new Promise<void>((resolve, reject) => {
-        execFile(binary, args, { env: environment, timeout: 10 * 60_000, signal, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-          if (error === null) return resolve();
-          const said = `${stderr}\n${stdout}`.trim().split('\n').filter((line) => line.trim() !== '').slice(-3).join(' / ');
-          reject(new Error(`zsign failed: ${said || error.message}`));
-        });
+        execFile(
+          binary,
+          args,
+          { env: environment, timeout: 10 * 60_000, signal, maxBuffer: 16 * 1024 * 1024 },
+          (error, stdout, stderr) => {
+            if (error === null) return resolve();
+            const said = `${stderr}\n${stdout}`
+              .trim()
+              .split('\n')
+              .filter((line) => line.trim() !== '')
+              .slice(-3)
+              .join(' / ');
+            reject(new Error(`zsign failed: ${said || error.message}`));
+          },
+        );
       });
       return output;
     },

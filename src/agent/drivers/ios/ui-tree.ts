@@ -33,7 +33,12 @@ export function parseUiTree(json: unknown): UiNode {
     name: text(node.name),
     label: text(node.label),
     value: text(node.value),
-    rect: { x: Number(rect.x ?? 0), y: Number(rect.y ?? 0), width: Number(rect.width ?? 0), height: Number(rect.height ?? 0) },
+    rect: {
+      x: Number(rect.x ?? 0),
+      y: Number(rect.y ?? 0),
+      width: Number(rect.width ?? 0),
+      height: Number(rect.height ?? 0),
+    },
     // WDA omits the flags on some nodes; absent means usable.
     enabled: node.isEnabled === undefined ? true : flag(node.isEnabled),
     visible: node.isVisible === undefined ? true : flag(node.isVisible),
@@ -47,12 +52,31 @@ function* walk(node: UiNode, inKeyboard = false): Generator<{ node: UiNode; inKe
     const item = stack.shift()!;
     yield item;
     const keyboard = item.inKeyboard || item.node.type === 'Keyboard';
-    stack.unshift(...item.node.children.map((child) => ({ node: child, inKeyboard: keyboard, parents: [...item.parents, item.node] })));
+    stack.unshift(
+      ...item.node.children.map((child) => ({
+        node: child,
+        inKeyboard: keyboard,
+        parents: [...item.parents, item.node],
+      })),
+    );
   }
 }
 
 const TAPPABLE = new Set(['Button', 'Cell', 'Link', 'Tab', 'MenuItem', 'Switch', 'SegmentedControl', 'Image']);
-const STRUCTURE = new Set(['NavigationBar', 'TabBar', 'Button', 'Cell', 'TextField', 'SecureTextField', 'StaticText', 'Switch', 'Link', 'Table', 'CollectionView', 'Alert']);
+const STRUCTURE = new Set([
+  'NavigationBar',
+  'TabBar',
+  'Button',
+  'Cell',
+  'TextField',
+  'SecureTextField',
+  'StaticText',
+  'Switch',
+  'Link',
+  'Table',
+  'CollectionView',
+  'Alert',
+]);
 
 function labelOf(node: UiNode): string {
   return node.label ?? node.name ?? node.value ?? '';
@@ -63,7 +87,9 @@ export function screenSignature(root: UiNode): string {
   const parts: string[] = [];
   for (const { node, inKeyboard } of walk(root)) {
     if (inKeyboard || !node.visible || !STRUCTURE.has(node.type)) continue;
-    parts.push(`${node.type}:${node.type === 'StaticText' ? (node.label ?? node.name ?? '') : (node.name ?? node.label ?? '')}`);
+    parts.push(
+      `${node.type}:${node.type === 'StaticText' ? (node.label ?? node.name ?? '') : (node.name ?? node.label ?? '')}`,
+    );
   }
   return parts.join('|');
 }
@@ -83,7 +109,9 @@ export function screenTitle(root: UiNode): string {
 export function backButton(root: UiNode): UiNode | null {
   for (const { node } of walk(root)) {
     if (node.type !== 'NavigationBar') continue;
-    const buttons = [...walk(node)].map((item) => item.node).filter((child) => child.type === 'Button' && child.enabled && child.visible && hasArea(child));
+    const buttons = [...walk(node)]
+      .map((item) => item.node)
+      .filter((child) => child.type === 'Button' && child.enabled && child.visible && hasArea(child));
     buttons.sort((a, b) => a.rect.x - b.rect.x);
     if (buttons.length > 0 && buttons[0]!.rect.x < node.rect.x + node.rect.width / 3) return buttons[0]!;
   }
@@ -125,7 +153,10 @@ export function signInForm(root: UiNode): { user: UiNode; password: UiNode; subm
   const user = nodes.find((node) => node.type === 'TextField');
   if (password === undefined || user === undefined) return null;
   const buttons = nodes.filter((node) => node.type === 'Button' && node.enabled && hasArea(node));
-  const submit = buttons.find((node) => /sign\s*in|log\s*in|login|continue|submit/i.test(labelOf(node))) ?? buttons.find((node) => node.rect.y > password.rect.y) ?? null;
+  const submit =
+    buttons.find((node) => /sign\s*in|log\s*in|login|continue|submit/i.test(labelOf(node))) ??
+    buttons.find((node) => node.rect.y > password.rect.y) ??
+    null;
   return { user, password, submit };
 }
 

@@ -58,11 +58,15 @@ export class WdaClient {
     try {
       parsed = text === '' ? {} : (JSON.parse(text) as typeof parsed);
     } catch {
-      throw new WdaError(`WebDriverAgent answered ${method} ${route} with something that is not JSON (HTTP ${response.status})`);
+      throw new WdaError(
+        `WebDriverAgent answered ${method} ${route} with something that is not JSON (HTTP ${response.status})`,
+      );
     }
     const value = parsed.value as { error?: unknown; message?: unknown } | undefined;
     if (!response.ok || (value !== null && typeof value === 'object' && typeof value.error === 'string')) {
-      throw new WdaError(`WebDriverAgent refused ${method} ${route}: ${String(value?.message ?? value?.error ?? `HTTP ${response.status}`)}`);
+      throw new WdaError(
+        `WebDriverAgent refused ${method} ${route}: ${String(value?.message ?? value?.error ?? `HTTP ${response.status}`)}`,
+      );
     }
     return parsed;
   }
@@ -78,7 +82,9 @@ export class WdaClient {
   }
 
   async createSession(bundleId: string): Promise<string> {
-    const answer = (await this.request('POST', '/session', { capabilities: { alwaysMatch: { bundleId, shouldWaitForQuiescence: true } } })) as {
+    const answer = (await this.request('POST', '/session', {
+      capabilities: { alwaysMatch: { bundleId, shouldWaitForQuiescence: true } },
+    })) as {
       sessionId?: unknown;
       value?: { sessionId?: unknown };
     };
@@ -93,7 +99,9 @@ export class WdaClient {
   }
 
   async activeApp(session: string): Promise<string> {
-    const answer = (await this.request('GET', `/session/${session}/wda/activeAppInfo`)) as { value?: { bundleId?: unknown } };
+    const answer = (await this.request('GET', `/session/${session}/wda/activeAppInfo`)) as {
+      value?: { bundleId?: unknown };
+    };
     return String(answer.value?.bundleId ?? '');
   }
 
@@ -155,7 +163,10 @@ export function wdaAutomation(goIos: GoIos, options: { readyTimeoutMs?: number }
         const deadline = Date.now() + readyTimeoutMs;
         while (!(await client.ready())) {
           if (runnerGone) throw new WdaError(`go-ios could not start WebDriverAgent: ${lastError(said)}`);
-          if (Date.now() > deadline) throw new WdaError(`WebDriverAgent did not answer within ${Math.round(readyTimeoutMs / 1000)} s: ${lastError(said)}`);
+          if (Date.now() > deadline)
+            throw new WdaError(
+              `WebDriverAgent did not answer within ${Math.round(readyTimeoutMs / 1000)} s: ${lastError(said)}`,
+            );
           await sleep(500, undefined, { signal });
         }
         session = await client.createSession(bundleId);

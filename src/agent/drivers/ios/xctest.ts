@@ -30,7 +30,12 @@ export interface TestPlan {
  * app is signed); XCUITest's runner is unpacked and checked like the app, its first *UITests.xctest
  * is the bundle. Answers the runner to sign and install besides the app, if any.
  */
-export async function planTests(job: Job, tests: LocalFile, app: Bundle, context: ExecutionContext): Promise<{ plan: TestPlan; runner: Bundle | null }> {
+export async function planTests(
+  job: Job,
+  tests: LocalFile,
+  app: Bundle,
+  context: ExecutionContext,
+): Promise<{ plan: TestPlan; runner: Bundle | null }> {
   if (job.kind === 'xctest') {
     const testsDir = path.join(job.workDir, 'tests');
     fs.mkdirSync(testsDir, { recursive: true });
@@ -40,17 +45,35 @@ export async function planTests(job: Job, tests: LocalFile, app: Bundle, context
     const xctest = findXctest(testsDir);
     if (xctest === null) throw new Refusal(`${tests.name} holds no .xctest bundle`);
     injectXctest(app.dir, xctest);
-    return { plan: { appBundleId: app.bundleId, runnerBundleId: app.bundleId, xctestConfig: path.basename(xctest), hostedByApp: true }, runner: null };
+    return {
+      plan: {
+        appBundleId: app.bundleId,
+        runnerBundleId: app.bundleId,
+        xctestConfig: path.basename(xctest),
+        hostedByApp: true,
+      },
+      runner: null,
+    };
   }
   const runner = await unpackBuild(tests, path.join(job.workDir, 'runner'), context);
   const config = runner.xctests.find((name) => /UITests?\.xctest$/.test(name)) ?? runner.xctests[0];
   if (config === undefined) throw new Refusal(`${tests.name}: the runner app has no .xctest bundle in its PlugIns`);
-  return { plan: { appBundleId: app.bundleId, runnerBundleId: runner.bundleId, xctestConfig: config, hostedByApp: false }, runner };
+  return {
+    plan: { appBundleId: app.bundleId, runnerBundleId: runner.bundleId, xctestConfig: config, hostedByApp: false },
+    runner,
+  };
 }
 
 const IMAGE_TYPES: Readonly<Record<string, string>> = { 'public.png': '.png', 'public.jpeg': '.jpg' };
 
-export async function runTests(goIos: GoIos, udid: string, job: Job, signal: AbortSignal, plan: TestPlan, crashes: CrashWatch): Promise<ExecutionResult> {
+export async function runTests(
+  goIos: GoIos,
+  udid: string,
+  job: Job,
+  signal: AbortSignal,
+  plan: TestPlan,
+  crashes: CrashWatch,
+): Promise<ExecutionResult> {
   const logs = path.join(job.workDir, 'logs');
   const attachmentsDir = path.join(job.workDir, 'attachments');
   for (const dir of [logs, attachmentsDir]) fs.mkdirSync(dir, { recursive: true });
@@ -76,7 +99,9 @@ export async function runTests(goIos: GoIos, udid: string, job: Job, signal: Abo
     env: { TMPDIR: attachmentsDir },
     onLogLine: (line) => {
       lines.push(line);
-      goIosLog.write(`${line.level} ${line.msg}${Object.keys(line.attrs).length > 0 && line.msg !== 'test results' ? ` ${JSON.stringify(line.attrs)}` : ''}\n`);
+      goIosLog.write(
+        `${line.level} ${line.msg}${Object.keys(line.attrs).length > 0 && line.msg !== 'test results' ? ` ${JSON.stringify(line.attrs)}` : ''}\n`,
+      );
     },
   });
   await run.exited;
@@ -86,7 +111,8 @@ export async function runTests(goIos: GoIos, udid: string, job: Job, signal: Abo
   if (fs.existsSync(testLog)) artifacts.push({ kind: 'log', path: testLog, name: 'xctest.log' });
   const results = testRunOf(lines);
   if (results !== null) artifacts.push(...keepAttachments(results.attachments, job.workDir));
-  if (signal.aborted) return { outcome: 'STOPPED', failReason: null, testCases: results?.testCases ?? [], exitCode: null, artifacts };
+  if (signal.aborted)
+    return { outcome: 'STOPPED', failReason: null, testCases: results?.testCases ?? [], exitCode: null, artifacts };
 
   const crash = await crashes.collect();
   artifacts.push(...crash.artifacts);
@@ -94,13 +120,34 @@ export async function runTests(goIos: GoIos, udid: string, job: Job, signal: Abo
   const failure = testRunFailureOf(lines);
   if (results === null || (results.testCases.length === 0 && failure !== null)) {
     const reason = failure ?? 'go-ios reported no test results';
-    if (crash.names.length > 0) return { outcome: 'COMPLETED', failReason: `no test results: ${reason}${crashNote}`, testCases: [], exitCode: null, artifacts };
-    return { outcome: 'INFRA_ERROR', failReason: `the tests could not be run: ${reason}`, testCases: null, exitCode: null, artifacts };
+    if (crash.names.length > 0)
+      return {
+        outcome: 'COMPLETED',
+        failReason: `no test results: ${reason}${crashNote}`,
+        testCases: [],
+        exitCode: null,
+        artifacts,
+      };
+    return {
+      outcome: 'INFRA_ERROR',
+      failReason: `the tests could not be run: ${reason}`,
+      testCases: null,
+      exitCode: null,
+      artifacts,
+    };
   }
   const testCases = results.testCases.map((testCase) =>
-    testCase.result === 'FAILED' && crashNote !== '' && testCase.stacktrace === null ? { ...testCase, errorMessage: `${testCase.errorMessage ?? 'failed'}${crashNote}` } : testCase,
+    testCase.result === 'FAILED' && crashNote !== '' && testCase.stacktrace === null
+      ? { ...testCase, errorMessage: `${testCase.errorMessage ?? 'failed'}${crashNote}` }
+      : testCase,
   );
-  return { outcome: 'COMPLETED', failReason: testCases.length === 0 ? `the test bundle ${plan.xctestConfig} ran no tests${crashNote}` : null, testCases, exitCode: null, artifacts };
+  return {
+    outcome: 'COMPLETED',
+    failReason: testCases.length === 0 ? `the test bundle ${plan.xctestConfig} ran no tests${crashNote}` : null,
+    testCases,
+    exitCode: null,
+    artifacts,
+  };
 }
 
 /** Screenshots and other attachments go-ios saved for the tests, copied into the work dir. */

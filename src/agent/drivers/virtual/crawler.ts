@@ -14,14 +14,32 @@ import type { VirtualDeviceSpec } from './devices.ts';
 
 const VISIT_MS = 250;
 
-export async function crawl(job: Job, context: ExecutionContext, device: VirtualDeviceSpec, state: DeviceState): Promise<ExecutionResult> {
-  if (job.app === null) return { outcome: 'INFRA_ERROR', failReason: 'the crawler needs the app', testCases: null, exitCode: null, artifacts: [] };
+export async function crawl(
+  job: Job,
+  context: ExecutionContext,
+  device: VirtualDeviceSpec,
+  state: DeviceState,
+): Promise<ExecutionResult> {
+  if (job.app === null)
+    return {
+      outcome: 'INFRA_ERROR',
+      failReason: 'the crawler needs the app',
+      testCases: null,
+      exitCode: null,
+      artifacts: [],
+    };
   const appId = job.app.properties.package_name ?? job.app.properties.bundle_identifier ?? path.basename(job.app.name);
   context.step('INSTALL');
   state.install(job.app.path, appId);
   context.step('RUNNING');
-  const declared = device.osType === 'ANDROID' ? (job.app.properties.activities ?? job.app.properties.main_activity ?? '') : (job.app.properties.screens ?? '');
-  const screens = declared.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const declared =
+    device.osType === 'ANDROID'
+      ? (job.app.properties.activities ?? job.app.properties.main_activity ?? '')
+      : (job.app.properties.screens ?? '');
+  const screens = declared
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   const shots = path.join(job.workDir, 'screenshots');
   fs.mkdirSync(shots, { recursive: true });
   const log: string[] = [`crawling ${appId} on ${device.displayName}`];
@@ -31,10 +49,21 @@ export async function crawl(job: Job, context: ExecutionContext, device: Virtual
     const started = Date.now();
     await sleep(VISIT_MS, undefined, { signal: context.signal }).catch(() => undefined);
     if (context.signal.aborted) return;
-    const file = path.join(shots, `${String(testCases.length + 1).padStart(2, '0')}-${label.replace(/[^A-Za-z0-9]+/g, '_')}.png`);
+    const file = path.join(
+      shots,
+      `${String(testCases.length + 1).padStart(2, '0')}-${label.replace(/[^A-Za-z0-9]+/g, '_')}.png`,
+    );
     fs.writeFileSync(file, screenOf(label, device.osType === 'IOS' ? [118, 256] : [108, 240]));
     artifacts.push({ kind: 'screenshot', path: file, name: path.basename(file) });
-    testCases.push({ suiteName: 'Crawler', className: appId, methodName, duration: Date.now() - started, result: 'PASSED', errorMessage: null, stacktrace: null });
+    testCases.push({
+      suiteName: 'Crawler',
+      className: appId,
+      methodName,
+      duration: Date.now() - started,
+      result: 'PASSED',
+      errorMessage: null,
+      stacktrace: null,
+    });
     log.push(`${methodName}: ok`);
   };
   if (job.credentials !== null) await visit('sign in', `sign in as ${job.credentials.username}`);
@@ -47,7 +76,10 @@ export async function crawl(job: Job, context: ExecutionContext, device: Virtual
   artifacts.push({ kind: 'log', path: logFile, name: 'crawler.log' });
   return {
     outcome: context.signal.aborted ? 'STOPPED' : 'COMPLETED',
-    failReason: screens.length === 0 ? `the app declares no ${device.osType === 'ANDROID' ? 'activities' : 'screens'} to crawl` : null,
+    failReason:
+      screens.length === 0
+        ? `the app declares no ${device.osType === 'ANDROID' ? 'activities' : 'screens'} to crawl`
+        : null,
     testCases,
     exitCode: null,
     artifacts,

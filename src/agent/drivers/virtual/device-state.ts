@@ -61,7 +61,9 @@ export class DeviceState {
   }
 
   settings(): VirtualSettings {
-    return fs.existsSync(this.settingsFile) ? (JSON.parse(fs.readFileSync(this.settingsFile, 'utf8')) as VirtualSettings) : { ...FACTORY_SETTINGS };
+    return fs.existsSync(this.settingsFile)
+      ? (JSON.parse(fs.readFileSync(this.settingsFile, 'utf8')) as VirtualSettings)
+      : { ...FACTORY_SETTINGS };
   }
 
   /** The password is what a phone would use to sign in; a virtual device has nowhere to keep it. */
@@ -97,7 +99,10 @@ export class DeviceState {
   /** Kills tests a crashed agent left running; answers whether there were any. */
   private stopLeftovers(): boolean {
     if (!fs.existsSync(this.runningFile)) return false;
-    const { sid, startTime } = JSON.parse(fs.readFileSync(this.runningFile, 'utf8')) as { sid: number; startTime: number | null };
+    const { sid, startTime } = JSON.parse(fs.readFileSync(this.runningFile, 'utf8')) as {
+      sid: number;
+      startTime: number | null;
+    };
     this.clearRunning();
     // The pid may since belong to another process: only the one that started then is ours.
     if (startTime === null || startTimeOf(sid) !== startTime) return false;
@@ -139,7 +144,8 @@ export class DeviceState {
       fs.writeFileSync(bootFile, String(boots));
     }
     this.ensure();
-    if (this.hasHook('fail-cleaning')) return { ok: false, report: 'the device did not come back after the reboot (test hook fail-cleaning)' };
+    if (this.hasHook('fail-cleaning'))
+      return { ok: false, report: 'the device did not come back after the reboot (test hook fail-cleaning)' };
     const leftovers = [
       ...this.installedApps().filter((app) => !BASELINE_APPS[this.osType].includes(app)),
       ...wiped.flatMap((dir) => fs.readdirSync(dir)),

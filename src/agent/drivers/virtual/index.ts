@@ -14,9 +14,15 @@ import { runServerSide } from './server-side.ts';
 export { defaultVirtualDevices, type VirtualDeviceSpec };
 
 /** `sandbox` holds the customer code of server-side packages (../host/sandbox.ts). */
-export function createVirtualDriver(options: { dataDir: string; devices: readonly VirtualDeviceSpec[]; sandbox: Sandbox }): Driver {
+export function createVirtualDriver(options: {
+  dataDir: string;
+  devices: readonly VirtualDeviceSpec[];
+  sandbox: Sandbox;
+}): Driver {
   const devices = new Map(options.devices.map((device) => [device.serial, device]));
-  const states = new Map(options.devices.map((device) => [device.serial, new DeviceState(options.dataDir, device.serial, device.osType)]));
+  const states = new Map(
+    options.devices.map((device) => [device.serial, new DeviceState(options.dataDir, device.serial, device.osType)]),
+  );
   for (const state of states.values()) state.ensure();
   const lookup = (serial: string) => {
     const device = devices.get(serial);
@@ -32,7 +38,9 @@ export function createVirtualDriver(options: { dataDir: string; devices: readonl
     },
     async health(serial) {
       const { state } = lookup(serial);
-      return state.hasHook('offline') ? { ok: false, reason: 'the device is offline (test hook offline)' } : { ok: true };
+      return state.hasHook('offline')
+        ? { ok: false, reason: 'the device is offline (test hook offline)' }
+        : { ok: true };
     },
     async execute(job, context) {
       const { device, state } = lookup(job.serial);
@@ -44,7 +52,13 @@ export function createVirtualDriver(options: { dataDir: string; devices: readonl
         case 'crawler':
           return crawl(job, context, device, state);
         default:
-          return { outcome: 'INFRA_ERROR', failReason: `virtual devices cannot run ${job.kind} tests; they need a real device`, testCases: null, exitCode: null, artifacts: [] };
+          return {
+            outcome: 'INFRA_ERROR',
+            failReason: `virtual devices cannot run ${job.kind} tests; they need a real device`,
+            testCases: null,
+            exitCode: null,
+            artifacts: [],
+          };
       }
     },
     async clean(serial, kind) {

@@ -6,16 +6,40 @@
 import path from 'node:path';
 import type { ExecutionContext, ExecutionResult, Job } from '../../driver.ts';
 import type { Sandbox } from '../host/sandbox.ts';
-import { baseScriptEnv, collectScriptOutputs, prepareTestScript, runTestScript, withParameters } from '../host/test-script.ts';
+import {
+  baseScriptEnv,
+  collectScriptOutputs,
+  prepareTestScript,
+  runTestScript,
+  withParameters,
+} from '../host/test-script.ts';
 import type { DeviceState, VirtualSettings } from './device-state.ts';
 import type { VirtualDeviceSpec } from './devices.ts';
 
-export async function runServerSide(job: Job, context: ExecutionContext, device: VirtualDeviceSpec, state: DeviceState, sandbox: Sandbox): Promise<ExecutionResult> {
-  const infra = (failReason: string): ExecutionResult => ({ outcome: 'INFRA_ERROR', failReason, testCases: null, exitCode: null, artifacts: [] });
+export async function runServerSide(
+  job: Job,
+  context: ExecutionContext,
+  device: VirtualDeviceSpec,
+  state: DeviceState,
+  sandbox: Sandbox,
+): Promise<ExecutionResult> {
+  const infra = (failReason: string): ExecutionResult => ({
+    outcome: 'INFRA_ERROR',
+    failReason,
+    testCases: null,
+    exitCode: null,
+    artifacts: [],
+  });
   const { tests } = job;
   if (tests === null) return infra('no test package (a zip with run-tests.sh) was given');
   context.step('INSTALL');
-  const appPath = job.app === null ? '' : state.install(job.app.path, job.app.properties.package_name ?? job.app.properties.bundle_identifier ?? path.basename(job.app.path));
+  const appPath =
+    job.app === null
+      ? ''
+      : state.install(
+          job.app.path,
+          job.app.properties.package_name ?? job.app.properties.bundle_identifier ?? path.basename(job.app.path),
+        );
   const layout = await prepareTestScript({ ...job, tests }, context);
   if ('failReason' in layout) return infra(layout.failReason);
 
@@ -43,14 +67,26 @@ export async function runServerSide(job: Job, context: ExecutionContext, device:
     onSample: (sample) => context.sample({ timestamp: Date.now(), packageName: appPackage || null, ...sample }),
   });
   state.clearRunning();
-  if (startError !== null) return { outcome: 'INFRA_ERROR', failReason: `the sandbox could not start the tests: ${startError}`, testCases: null, exitCode: null, artifacts: collectScriptOutputs(layout) };
+  if (startError !== null)
+    return {
+      outcome: 'INFRA_ERROR',
+      failReason: `the sandbox could not start the tests: ${startError}`,
+      testCases: null,
+      exitCode: null,
+      artifacts: collectScriptOutputs(layout),
+    };
   const artifacts = collectScriptOutputs(layout);
   if (context.signal.aborted) return { outcome: 'STOPPED', failReason: null, testCases: null, exitCode, artifacts };
   // A broken sandbox limit is the tests' doing: FAILED saying which limit, whatever they reported.
-  if (breach !== null) return { outcome: 'CUSTOMER_FAULT', failReason: breach.message, testCases: null, exitCode, artifacts };
+  if (breach !== null)
+    return { outcome: 'CUSTOMER_FAULT', failReason: breach.message, testCases: null, exitCode, artifacts };
   return { outcome: 'COMPLETED', failReason: null, testCases: null, exitCode, artifacts };
 }
 
 function deviceSettingsEnv(settings: VirtualSettings): Record<string, string> {
-  return { DEVICE_LOCALE: settings.locale, DEVICE_WIFI: settings.wifi ? 'on' : 'off', DEVICE_GOOGLE_ACCOUNT: settings.googleAccount ?? '' };
+  return {
+    DEVICE_LOCALE: settings.locale,
+    DEVICE_WIFI: settings.wifi ? 'on' : 'off',
+    DEVICE_GOOGLE_ACCOUNT: settings.googleAccount ?? '',
+  };
 }
