@@ -3,61 +3,20 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Driver, Job } from '../../src/agent/driver.ts';
+import { describe, expect, it } from 'vitest';
 import { FakeAdbServer } from '../support/fake-adb/index.ts';
-import { type JobSpec, recorder } from './conformance.ts';
-import { root, instrumentation, driverFor } from './adb-world.ts';
+import { recorder } from './conformance.ts';
+import { root, instrumentation, driverFor, adbBench, PIXEL, LAB_ACCOUNT } from './adb-world.ts';
 
 describe('adb driver', () => {
-  let fake: FakeAdbServer;
-  let driver: Driver;
-  let dataDir: string;
-  const logs: string[] = [];
-  let jobs = 0;
-  const PIXEL = '28141FDH2000JY';
-  const MOTO = 'ZY2242CQ7N';
-  /** The pool's own account, signed in by hand before the agent first saw the phone. */
-  const LAB_ACCOUNT = { name: 'lab.pixel7@gmail.com', type: 'com.google' };
+  const { bench, job } = adbBench();
 
-  beforeAll(async () => {
-    fake = await FakeAdbServer.start([
-      { serial: PIXEL, accounts: [LAB_ACCOUNT] },
-      { serial: MOTO, model: 'moto-g5' },
-    ]);
-    dataDir = fs.mkdtempSync(path.join(root, 'driver-'));
-    driver = driverFor(fake, dataDir, {}, logs);
-    await driver.listDevices(); // first sight: the baselines are recorded
-  });
-  afterAll(async () => {
-    await driver.close();
-    await fake.close();
-  });
-
-  const job = (spec: JobSpec & Partial<Job>): Job => {
-    jobs += 1;
-    const workDir = path.join(dataDir, 'work', String(jobs));
-    fs.mkdirSync(workDir, { recursive: true });
-    return {
-      deviceRunId: jobs,
-      serial: PIXEL,
-      data: [],
-      parameters: {},
-      timeoutSeconds: 60,
-      locale: 'en_US',
-      deviceSettings: null,
-      launchApp: true,
-      credentials: null,
-      workDir,
-      ...spec,
-    };
-  };
   it('cleans: uninstalls what is new, clears the browser, deletes files, reboots, waits for boot, verifies', async () => {
-    const pixel = fake.device(PIXEL);
-    await driver.execute(job(instrumentation('trace')), recorder().context);
+    const pixel = bench.fake.device(PIXEL);
+    await bench.driver.execute(job(instrumentation('trace')), recorder().context);
     expect(pixel.below('/sdcard/Download')).toContain('/sdcard/Download/left-behind.txt');
     const boots = pixel.boots;
-    const cleaned = await driver.clean(PIXEL);
+    const cleaned = await bench.driver.clean(PIXEL);
     expect(cleaned.ok, cleaned.report).toBe(true);
     expect(cleaned.report).toMatch(
       /^uninstalled 2 package\(s\) \(com\.devicecloud\.sample, com\.devicecloud\.trace\.test\), cleared com\.android\.chrome, deleted 2 file\(s\) and folder\(s\) left in storage, turned Wi-Fi on, rebooted; verified against the baseline of /,
@@ -69,12 +28,12 @@ describe('adb driver', () => {
   });
 
   it('cleans LIGHT on the public cloud: packages, browsers, settings and the files a run left, but no reboot', async () => {
-    const pixel = fake.device(PIXEL);
-    await driver.execute(job(instrumentation('trace')), recorder().context);
+    const pixel = bench.fake.device(PIXEL);
+    await bench.driver.execute(job(instrumentation('trace')), recorder().context);
     // The tests signed an account in themselves: not a setting of the run's, but not the phone's either.
     pixel.accounts.push({ name: 'tests.own@gmail.com', type: 'com.google' });
     const boots = pixel.boots;
-    const light = await driver.clean(PIXEL, 'LIGHT');
+    const light = await bench.driver.clean(PIXEL, 'LIGHT');
     expect(light.ok, light.report).toBe(true);
     expect(light.report).toContain('light cleaning: no reboot');
     expect(light.report).toContain('removed the Google account(s) tests.own@gmail.com');
@@ -88,10 +47,10 @@ describe('adb driver', () => {
   });
 
   it('fails cleaning when something cannot be put back, and when the phone does not come back from the reboot', async () => {
-    const pixel = fake.device(PIXEL);
+    const pixel = bench.fake.device(PIXEL);
     // A device-admin app, say: it refuses to be uninstalled.
     pixel.packages.set('com.example.admin', { system: true, activities: [], exported: [], instrumentation: null });
-    const stuck = await driver.clean(PIXEL);
+    const stuck = await bench.driver.clean(PIXEL);
     expect(stuck.ok).toBe(false);
     expect(stuck.report).toContain('com.example.admin could not be uninstalled');
     expect(stuck.report).toContain('still installed: com.example.admin');
@@ -115,9 +74,9 @@ describe('adb driver', () => {
   });
 
   it('keeps the baseline across agent restarts', async () => {
-    const pixel = fake.device(PIXEL);
-    await driver.execute(job(instrumentation('sample')), recorder().context);
-    const successor = driverFor(fake, dataDir);
+    const pixel = bench.fake.device(PIXEL);
+    await bench.driver.execute(job(instrumentation('sample')), recorder().context);
+    const successor = driverFor(bench.fake, bench.dataDir);
     try {
       await successor.listDevices();
       const cleaned = await successor.clean(PIXEL);

@@ -4,67 +4,19 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { PNG } from 'pngjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Driver, Job } from '../../src/agent/driver.ts';
+import { describe, expect, it } from 'vitest';
 import { testApk } from '../support/fake-adb/apks.ts';
-import { FakeAdbServer } from '../support/fake-adb/index.ts';
-import { type JobSpec, recorder } from './conformance.ts';
-import { root, app, apks, instrumentation, driverFor } from './adb-world.ts';
+import { recorder } from './conformance.ts';
+import { root, app, apks, instrumentation, adbBench, PIXEL, MOTO } from './adb-world.ts';
 
 describe('adb driver', () => {
-  let fake: FakeAdbServer;
-  let driver: Driver;
-  let dataDir: string;
-  const logs: string[] = [];
-  let jobs = 0;
-  const PIXEL = '28141FDH2000JY';
-  const MOTO = 'ZY2242CQ7N';
-  /** The pool's own account, signed in by hand before the agent first saw the phone. */
-  const LAB_ACCOUNT = { name: 'lab.pixel7@gmail.com', type: 'com.google' };
-
-  beforeAll(async () => {
-    fake = await FakeAdbServer.start([
-      { serial: PIXEL, accounts: [LAB_ACCOUNT] },
-      { serial: MOTO, model: 'moto-g5' },
-    ]);
-    dataDir = fs.mkdtempSync(path.join(root, 'driver-'));
-    driver = driverFor(fake, dataDir, {}, logs);
-    await driver.listDevices(); // first sight: the baselines are recorded
-  });
-  afterAll(async () => {
-    await driver.close();
-    await fake.close();
-  });
-
-  const job = (spec: JobSpec & Partial<Job>): Job => {
-    jobs += 1;
-    const workDir = path.join(dataDir, 'work', String(jobs));
-    fs.mkdirSync(workDir, { recursive: true });
-    return {
-      deviceRunId: jobs,
-      serial: PIXEL,
-      data: [],
-      parameters: {},
-      timeoutSeconds: 60,
-      locale: 'en_US',
-      deviceSettings: null,
-      launchApp: true,
-      credentials: null,
-      workDir,
-      ...spec,
-    };
-  };
-  const until = async (check: () => boolean | Promise<boolean>, ms = 30_000) => {
-    for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) if (await check()) return;
-    throw new Error('condition not met in time');
-  };
+  const { bench, job, until } = adbBench();
 
   it('runs instrumentation end to end: installs, passes parameters, reads failures, screenshots them, captures logcat', async () => {
-    const pixel = fake.device(PIXEL);
+    const pixel = bench.fake.device(PIXEL);
     const { context, steps } = recorder();
-    const result = await driver.execute(
+    const result = await bench.driver.execute(
       job({ ...instrumentation('failing'), parameters: { size: 'medium', 'not an argument': 'x' } }),
       context,
     );
@@ -89,11 +41,11 @@ describe('adb driver', () => {
     const logcat = result.artifacts.find((artifact) => artifact.name === 'logcat.txt')!;
     expect(fs.readFileSync(logcat.path, 'utf8')).toContain('Start proc');
     expect(pixel.running.has('com.devicecloud.sample')).toBe(false);
-    expect((await driver.clean(PIXEL)).ok).toBe(true);
+    expect((await bench.driver.clean(PIXEL)).ok).toBe(true);
   });
 
   it('fails the test an app crash took down, with the stack trace from logcat', async () => {
-    const result = await driver.execute(job(instrumentation('crash')), recorder().context);
+    const result = await bench.driver.execute(job(instrumentation('crash')), recorder().context);
     expect(result.outcome).toBe('COMPLETED');
     const crashed = result.testCases!.find((testCase) => testCase.result === 'FAILED')!;
     expect(crashed).toMatchObject({
@@ -101,13 +53,13 @@ describe('adb driver', () => {
       errorMessage: 'the app crashed: java.lang.IllegalStateException: receipt must not be null',
     });
     expect(crashed.stacktrace).toContain('at com.devicecloud.sample.ReceiptActivity.onCreate(ReceiptActivity.java:42)');
-    expect((await driver.clean(PIXEL)).ok).toBe(true);
+    expect((await bench.driver.clean(PIXEL)).ok).toBe(true);
   });
 
   it('refuses an app the phone will not install as a failed run, and a missing runner likewise', async () => {
     const broken = path.join(root, 'broken.apk');
     fs.writeFileSync(broken, 'not a zip');
-    const refused = await driver.execute(
+    const refused = await bench.driver.execute(
       job({
         kind: 'instrumentation',
         app: { path: broken, name: 'broken.apk', properties: { package_name: 'x' } },
@@ -121,19 +73,22 @@ describe('adb driver', () => {
       failReason: expect.stringMatching(/^broken\.apk could not be installed: Failure \[INSTALL_PARSE_FAILED_NOT_APK/),
     });
     const unknown = await testApk(root, 'com.devicecloud.unknown.test');
-    const noRunner = await driver.execute(job({ kind: 'instrumentation', app, tests: unknown }), recorder().context);
+    const noRunner = await bench.driver.execute(
+      job({ kind: 'instrumentation', app, tests: unknown }),
+      recorder().context,
+    );
     expect(noRunner).toMatchObject({
       outcome: 'COMPLETED',
       testCases: [],
       failReason: expect.stringContaining('Unable to find instrumentation info'),
     });
-    expect((await driver.clean(PIXEL)).ok).toBe(true);
+    expect((await bench.driver.clean(PIXEL)).ok).toBe(true);
   });
 
   it("samples the app's CPU and memory every second, on toybox and toolbox top alike", async () => {
     for (const serial of [PIXEL, MOTO]) {
       const { context, samples } = recorder();
-      const result = await driver.execute(job({ ...instrumentation('sample'), serial }), context);
+      const result = await bench.driver.execute(job({ ...instrumentation('sample'), serial }), context);
       expect(result.outcome).toBe('COMPLETED');
       expect(samples.length).toBeGreaterThanOrEqual(1);
       // 25% of one of eight cores on the Pixel; 6% of the whole phone on the Moto.
@@ -143,17 +98,19 @@ describe('adb driver', () => {
         memUsage: expect.any(Number),
       });
       expect(samples[0]!.memUsage).toBeGreaterThan(40_000);
-      expect((await driver.clean(serial)).ok).toBe(true);
+      expect((await bench.driver.clean(serial)).ok).toBe(true);
     }
-    expect(fake.device(MOTO).commands).toContain("'top' '-n' '1'");
-    expect(fake.device(PIXEL).commands.some((command) => command.startsWith("'top' '-b' '-n' '1' '-p'"))).toBe(true);
+    expect(bench.fake.device(MOTO).commands).toContain("'top' '-n' '1'");
+    expect(bench.fake.device(PIXEL).commands.some((command) => command.startsWith("'top' '-b' '-n' '1' '-p'"))).toBe(
+      true,
+    );
   });
 
   it('crawls each exported activity, then the monkey, catching crashes from logcat', async () => {
-    const pixel = fake.device(PIXEL);
+    const pixel = bench.fake.device(PIXEL);
     pixel.crashingActivities.add('com.devicecloud.sample.SettingsActivity');
     try {
-      const result = await driver.execute(
+      const result = await bench.driver.execute(
         job({ kind: 'crawler', app, tests: null, credentials: { username: 'qa', password: 'x' } }),
         recorder().context,
       );
@@ -167,7 +124,7 @@ describe('adb driver', () => {
           'FAILED',
           'the app crashed: java.lang.IllegalStateException: receipt must not be null',
         ],
-        [`monkey 40 events (seed ${jobs})`, 'PASSED', null],
+        [`monkey 40 events (seed ${bench.jobs})`, 'PASSED', null],
       ]);
       expect(result.testCases![1]!.stacktrace).toContain('ReceiptActivity.onCreate');
       expect(
@@ -179,14 +136,14 @@ describe('adb driver', () => {
       );
       expect(crawlerLog).toContain('the crawler does not fill in forms');
       expect(pixel.commands).toContain(
-        `'monkey' '-p' 'com.devicecloud.sample' '-s' '${jobs}' '--throttle' '10' '--pct-syskeys' '0' '-v' '40'`,
+        `'monkey' '-p' 'com.devicecloud.sample' '-s' '${bench.jobs}' '--throttle' '10' '--pct-syskeys' '0' '-v' '40'`,
       );
     } finally {
       pixel.crashingActivities.clear();
     }
     pixel.monkeyCrashes = true;
     try {
-      const result = await driver.execute(job({ kind: 'crawler', app, tests: null }), recorder().context);
+      const result = await bench.driver.execute(job({ kind: 'crawler', app, tests: null }), recorder().context);
       expect(result.testCases!.at(-1)).toMatchObject({
         result: 'FAILED',
         errorMessage: 'the app crashed: java.lang.IllegalStateException: receipt must not be null',
@@ -194,19 +151,19 @@ describe('adb driver', () => {
     } finally {
       pixel.monkeyCrashes = false;
     }
-    expect((await driver.clean(PIXEL)).ok).toBe(true);
+    expect((await bench.driver.clean(PIXEL)).ok).toBe(true);
   });
 
   it('ends a run as an infrastructure error when the phone is unplugged in the middle', async () => {
-    const running = driver.execute(job(instrumentation('endless')), recorder().context);
-    await until(() => fake.device(PIXEL).running.has('com.devicecloud.sample'));
-    const pixel = fake.device(PIXEL);
-    fake.unplug(PIXEL);
+    const running = bench.driver.execute(job(instrumentation('endless')), recorder().context);
+    await until(() => bench.fake.device(PIXEL).running.has('com.devicecloud.sample'));
+    const pixel = bench.fake.device(PIXEL);
+    bench.fake.unplug(PIXEL);
     const result = await running;
     expect(result).toMatchObject({ outcome: 'INFRA_ERROR', failReason: expect.stringContaining('went away') });
-    fake.devices.set(PIXEL, pixel);
-    fake.setState(PIXEL, 'device');
-    await until(async () => (await driver.health(PIXEL)).ok);
-    expect((await driver.clean(PIXEL)).ok).toBe(true);
+    bench.fake.devices.set(PIXEL, pixel);
+    bench.fake.setState(PIXEL, 'device');
+    await until(async () => (await bench.driver.health(PIXEL)).ok);
+    expect((await bench.driver.clean(PIXEL)).ok).toBe(true);
   });
 });

@@ -5,62 +5,14 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Driver, Job } from '../../src/agent/driver.ts';
+import { describe, expect, it } from 'vitest';
 import { processesWith, testSandbox } from '../support/sandbox.ts';
-import { FakeAdbServer } from '../support/fake-adb/index.ts';
 import { zip } from '../support/zips.ts';
-import { type JobSpec, recorder } from './conformance.ts';
-import { root, app, driverFor } from './adb-world.ts';
+import { recorder } from './conformance.ts';
+import { root, app, driverFor, adbBench, PIXEL, MOTO } from './adb-world.ts';
 
 describe('adb driver', () => {
-  let fake: FakeAdbServer;
-  let driver: Driver;
-  let dataDir: string;
-  const logs: string[] = [];
-  let jobs = 0;
-  const PIXEL = '28141FDH2000JY';
-  const MOTO = 'ZY2242CQ7N';
-  /** The pool's own account, signed in by hand before the agent first saw the phone. */
-  const LAB_ACCOUNT = { name: 'lab.pixel7@gmail.com', type: 'com.google' };
-
-  beforeAll(async () => {
-    fake = await FakeAdbServer.start([
-      { serial: PIXEL, accounts: [LAB_ACCOUNT] },
-      { serial: MOTO, model: 'moto-g5' },
-    ]);
-    dataDir = fs.mkdtempSync(path.join(root, 'driver-'));
-    driver = driverFor(fake, dataDir, {}, logs);
-    await driver.listDevices(); // first sight: the baselines are recorded
-  });
-  afterAll(async () => {
-    await driver.close();
-    await fake.close();
-  });
-
-  const job = (spec: JobSpec & Partial<Job>): Job => {
-    jobs += 1;
-    const workDir = path.join(dataDir, 'work', String(jobs));
-    fs.mkdirSync(workDir, { recursive: true });
-    return {
-      deviceRunId: jobs,
-      serial: PIXEL,
-      data: [],
-      parameters: {},
-      timeoutSeconds: 60,
-      locale: 'en_US',
-      deviceSettings: null,
-      launchApp: true,
-      credentials: null,
-      workDir,
-      ...spec,
-    };
-  };
-  const until = async (check: () => boolean | Promise<boolean>, ms = 30_000) => {
-    for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) if (await check()) return;
-    throw new Error('condition not met in time');
-  };
+  const { bench, job, until } = adbBench();
 
   it("runs server-side packages with the phone's serial and its ADB endpoint in the environment", async () => {
     // The script speaks the ADB protocol itself (bash's /dev/tcp), as adb or Appium would.
@@ -80,7 +32,7 @@ XML
     process.env.DEVICECLOUD_AGENT_TOKEN = 'dca_never_leaks_0000';
     let result;
     try {
-      result = await driver.execute(
+      result = await bench.driver.execute(
         job({
           kind: 'server-side',
           app,
@@ -99,7 +51,7 @@ XML
     const env = fs.readFileSync(result.artifacts.find((artifact) => artifact.name === 'env.txt')!.path, 'utf8');
     for (const line of [
       `ANDROID_SERIAL=${PIXEL}`,
-      `ADB_SERVER_SOCKET=localfilesystem:${path.join(dataDir, 'work', String(jobs), 'box', 'adb.sock')}`,
+      `ADB_SERVER_SOCKET=localfilesystem:${path.join(bench.dataDir, 'work', String(bench.jobs), 'box', 'adb.sock')}`,
       'ANDROID_ADB_SERVER_ADDRESS=127.0.0.1',
       'APP_PACKAGE=com.devicecloud.sample',
       'APP_ACTIVITY=com.devicecloud.sample.MainActivity',
@@ -108,13 +60,13 @@ XML
     ])
       expect(env).toContain(line);
     // The host's ADB server, which reaches every phone, is named nowhere: only the run's endpoint is.
-    expect(env).not.toContain(String(fake.port));
+    expect(env).not.toContain(String(bench.fake.port));
     expect(env).not.toContain('ANDROID_SERIAL=other');
     expect(env).not.toContain('dca_never_leaks');
     expect(result.artifacts.map((artifact) => artifact.name)).toEqual(
       expect.arrayContaining(['test.log', 'logcat.txt', '01-final.png']),
     );
-    expect((await driver.clean(PIXEL)).ok).toBe(true);
+    expect((await bench.driver.clean(PIXEL)).ok).toBe(true);
   });
 
   it("gives a server-side script its own phone only: the other phone, the server's stop and garbage are refused, its own phone still answers", async () => {
@@ -130,8 +82,8 @@ fi
 `;
     const tests = path.join(root, 'one-device.zip');
     fs.writeFileSync(tests, await zip([['run-tests.sh', script, 0o100755]]));
-    const moto = fake.device(MOTO).commands.length;
-    const result = await driver.execute(
+    const moto = bench.fake.device(MOTO).commands.length;
+    const result = await bench.driver.execute(
       job({
         kind: 'server-side',
         app,
@@ -153,12 +105,12 @@ fi
         `List of devices attached\n${PIXEL}\tdevice\n\nerror: ${refused}\nPixel 7\ndevice\n`,
       );
     }
-    expect(fake.device(MOTO).commands).toHaveLength(moto);
-    expect(fake.killed).toBe(false);
+    expect(bench.fake.device(MOTO).commands).toHaveLength(moto);
+    expect(bench.fake.killed).toBe(false);
     // The endpoint went with the run.
-    expect(fs.existsSync(path.join(dataDir, 'work', String(jobs), 'box', 'adb.sock'))).toBe(false);
-    expect((await driver.health(PIXEL)).ok).toBe(true);
-    expect((await driver.clean(PIXEL)).ok).toBe(true);
+    expect(fs.existsSync(path.join(bench.dataDir, 'work', String(bench.jobs), 'box', 'adb.sock'))).toBe(false);
+    expect((await bench.driver.health(PIXEL)).ok).toBe(true);
+    expect((await bench.driver.clean(PIXEL)).ok).toBe(true);
   });
 
   it("gives a script on the public flavour (sandbox without network) no path to the host's loopback, and its own phone through the run's socket and its relay", async () => {
@@ -184,18 +136,18 @@ exit 3
     fs.writeFileSync(tests, await zip([['run-tests.sh', script, 0o100755]]));
     const publicDir = fs.mkdtempSync(path.join(root, 'public-'));
     // A small memory limit: its per-process backstop (4 × 128 MiB of address space) is the script's, not the relay's (Node needs more).
-    const isolated = driverFor(fake, publicDir, {
+    const isolated = driverFor(bench.fake, publicDir, {
       sandbox: testSandbox(publicDir, { network: 'none', limits: { memoryMb: 128 } }),
     });
     // A service of the host's own (its database, say), on the loopback.
     const hostService = net.createServer((socket) => socket.end('host secret'));
     await new Promise<void>((resolve) => hostService.listen(0, '127.0.0.1', resolve));
-    fake
+    bench.fake
       .device(PIXEL)
       .tcpServices.set('tcp:6790', (socket) =>
         socket.once('data', (request) => socket.end(`uiautomator2 of Pixel answers ${request}`)),
       );
-    const requests = fake.requests.length;
+    const requests = bench.fake.requests.length;
     try {
       await isolated.listDevices();
       const result = await isolated.execute(
@@ -205,7 +157,7 @@ exit 3
           tests: { path: tests, name: 'public-adb.zip', properties: {} },
           parameters: {
             OTHER: MOTO,
-            HOST_ADB: String(fake.port),
+            HOST_ADB: String(bench.fake.port),
             HOST_OTHER: String((hostService.address() as net.AddressInfo).port),
           },
         }),
@@ -223,7 +175,7 @@ exit 3
       expect(output('wire.txt')).toBe(`OKAY${hex(`${PIXEL}\tdevice\n`)}\nFAIL${hex(refused)}\n`);
       // (c) nothing of the host's loopback.
       expect(output('host.txt')).not.toContain('REACHED');
-      for (const port of [fake.port, (hostService.address() as net.AddressInfo).port])
+      for (const port of [bench.fake.port, (hostService.address() as net.AddressInfo).port])
         expect(output('host.txt')).toContain(`/dev/tcp/127.0.0.1/${port}: Connection refused`);
       // (b) the forward, made inside the sandbox, reaches the phone's service.
       if (fs.existsSync('/usr/bin/adb'))
@@ -234,15 +186,17 @@ exit 3
       expect(output('service.txt')).toBe('uiautomator2 of Pixel answers GET /status');
       expect(output('removed.txt')).toContain('/dev/tcp/127.0.0.1/8200: Connection refused');
       // (d) the host's ADB server never held the forward; the relay and its control socket went with the run.
-      expect(fake.requests.slice(requests).filter((request) => request.includes('forward:'))).toEqual([]);
-      expect(fake.forwards.list()).toBe('');
-      expect(processesWith(path.join(dataDir, 'work', String(jobs), 'box', 'adb.sock'))).toEqual([]);
+      expect(bench.fake.requests.slice(requests).filter((request) => request.includes('forward:'))).toEqual([]);
+      expect(bench.fake.forwards.list()).toBe('');
+      expect(processesWith(path.join(bench.dataDir, 'work', String(bench.jobs), 'box', 'adb.sock'))).toEqual([]);
       expect(
-        fs.readdirSync(path.join(dataDir, 'work', String(jobs), 'box')).filter((name) => name.endsWith('.sock')),
+        fs
+          .readdirSync(path.join(bench.dataDir, 'work', String(bench.jobs), 'box'))
+          .filter((name) => name.endsWith('.sock')),
       ).toEqual([]);
       expect((await isolated.clean(PIXEL)).ok).toBe(true);
     } finally {
-      fake.device(PIXEL).tcpServices.delete('tcp:6790');
+      bench.fake.device(PIXEL).tcpServices.delete('tcp:6790');
       hostService.close();
       await isolated.close();
     }
@@ -257,7 +211,7 @@ exit 3
       ]),
     );
     const publicDir = fs.mkdtempSync(path.join(root, 'public-'));
-    const isolated = driverFor(fake, publicDir, { sandbox: testSandbox(publicDir, { network: 'none' }) });
+    const isolated = driverFor(bench.fake, publicDir, { sandbox: testSandbox(publicDir, { network: 'none' }) });
     const controller = new AbortController();
     try {
       await isolated.listDevices();
@@ -265,14 +219,19 @@ exit 3
         job({ kind: 'server-side', app, tests: { path: tests, name: 'endless-public.zip', properties: {} } }),
         recorder(controller.signal).context,
       );
-      await until(() => fs.existsSync(path.join(dataDir, 'work', String(jobs), 'box', 'output', 'started')), 10_000);
-      expect(processesWith(path.join(dataDir, 'work', String(jobs), 'box', 'adb.sock')).length).toBeGreaterThan(0);
+      await until(
+        () => fs.existsSync(path.join(bench.dataDir, 'work', String(bench.jobs), 'box', 'output', 'started')),
+        10_000,
+      );
+      expect(
+        processesWith(path.join(bench.dataDir, 'work', String(bench.jobs), 'box', 'adb.sock')).length,
+      ).toBeGreaterThan(0);
       const started = Date.now();
       controller.abort();
       const result = await running;
       expect(Date.now() - started).toBeLessThan(5000);
       expect(result.outcome).toBe('STOPPED');
-      expect(processesWith(path.join(dataDir, 'work', String(jobs), 'box', 'adb.sock'))).toEqual([]);
+      expect(processesWith(path.join(bench.dataDir, 'work', String(bench.jobs), 'box', 'adb.sock'))).toEqual([]);
       expect((await isolated.clean(PIXEL)).ok).toBe(true);
     } finally {
       await isolated.close();
@@ -283,12 +242,12 @@ exit 3
     const tests = path.join(root, 'endless.zip');
     fs.writeFileSync(tests, await zip([['run-tests.sh', 'trap "" TERM\nwhile true; do sleep 0.1; done\n', 0o100755]]));
     const controller = new AbortController();
-    const running = driver.execute(
+    const running = bench.driver.execute(
       job({ kind: 'server-side', app, tests: { path: tests, name: 'endless.zip', properties: {} } }),
       recorder(controller.signal).context,
     );
     // Stopped once the script runs with children: a `sleep` of this run's (its environment names the run's ADB socket).
-    const ofThisRun = path.join(dataDir, 'work', String(jobs), 'box', 'adb.sock');
+    const ofThisRun = path.join(bench.dataDir, 'work', String(bench.jobs), 'box', 'adb.sock');
     const isSleep = (pid: number) => {
       try {
         return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('sleep\0');
@@ -302,6 +261,6 @@ exit 3
     const result = await running;
     expect(Date.now() - started).toBeLessThan(5000);
     expect(result.outcome).toBe('STOPPED');
-    expect((await driver.clean(PIXEL)).ok).toBe(true);
+    expect((await bench.driver.clean(PIXEL)).ok).toBe(true);
   });
 });

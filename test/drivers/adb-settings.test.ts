@@ -5,67 +5,20 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Driver, Job } from '../../src/agent/driver.ts';
+import { describe, expect, it } from 'vitest';
 import { baselinePath } from '../../src/agent/drivers/adb/baseline.ts';
 import { parseAccounts } from '../../src/agent/drivers/adb/device-output.ts';
 import { fixedTexts, inputTextArgument, parseUiDump, screenTitle } from '../../src/agent/drivers/adb/ui-automator.ts';
-import { FakeAdbServer, FakeDevice, GOOGLE_USERS, recording } from '../support/fake-adb/index.ts';
+import { FakeDevice, GOOGLE_USERS, recording } from '../support/fake-adb/index.ts';
 import { dumpScreen, startActivity, tap, typeText } from '../support/fake-adb/ui.ts';
-import { type JobSpec, recorder } from './conformance.ts';
-import { root, driverFor, instrumentation } from './adb-world.ts';
+import { recorder } from './conformance.ts';
+import { instrumentation, adbBench, PIXEL, MOTO, LAB_ACCOUNT } from './adb-world.ts';
 
 describe('adb driver', () => {
-  let fake: FakeAdbServer;
-  let driver: Driver;
-  let dataDir: string;
-  const logs: string[] = [];
-  let jobs = 0;
-  const PIXEL = '28141FDH2000JY';
-  const MOTO = 'ZY2242CQ7N';
-  /** The pool's own account, signed in by hand before the agent first saw the phone. */
-  const LAB_ACCOUNT = { name: 'lab.pixel7@gmail.com', type: 'com.google' };
-
-  beforeAll(async () => {
-    fake = await FakeAdbServer.start([
-      { serial: PIXEL, accounts: [LAB_ACCOUNT] },
-      { serial: MOTO, model: 'moto-g5' },
-    ]);
-    dataDir = fs.mkdtempSync(path.join(root, 'driver-'));
-    driver = driverFor(fake, dataDir, {}, logs);
-    await driver.listDevices(); // first sight: the baselines are recorded
-  });
-  afterAll(async () => {
-    await driver.close();
-    await fake.close();
-  });
-
-  const job = (spec: JobSpec & Partial<Job>): Job => {
-    jobs += 1;
-    const workDir = path.join(dataDir, 'work', String(jobs));
-    fs.mkdirSync(workDir, { recursive: true });
-    return {
-      deviceRunId: jobs,
-      serial: PIXEL,
-      data: [],
-      parameters: {},
-      timeoutSeconds: 60,
-      locale: 'en_US',
-      deviceSettings: null,
-      launchApp: true,
-      credentials: null,
-      workDir,
-      ...spec,
-    };
-  };
-  const until = async (check: () => boolean | Promise<boolean>, ms = 30_000) => {
-    for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) if (await check()) return;
-    throw new Error('condition not met in time');
-  };
+  const { bench, job, until } = adbBench();
 
   it('applies device settings before the tests and cleaning puts them back', async () => {
-    const pixel = fake.device(PIXEL);
+    const pixel = bench.fake.device(PIXEL);
     let seen: unknown = null;
     pixel.instrumentations.set('com.devicecloud.sample.test', {
       output: (device) => {
@@ -79,7 +32,7 @@ describe('adb driver', () => {
       durationMs: 200,
     });
     try {
-      const result = await driver.execute(
+      const result = await bench.driver.execute(
         job({ ...instrumentation('sample'), deviceSettings: { locale: 'fi_FI', wifi: false, googleAccount: null } }),
         recorder().context,
       );
@@ -88,7 +41,7 @@ describe('adb driver', () => {
     } finally {
       pixel.instrumentations.delete('com.devicecloud.sample.test');
     }
-    const cleaned = await driver.clean(PIXEL);
+    const cleaned = await bench.driver.clean(PIXEL);
     expect(cleaned.ok, cleaned.report).toBe(true);
     expect(cleaned.report).toContain('turned Wi-Fi on');
     expect(pixel.settings.get('global/wifi_on')).toBe('1');
@@ -96,8 +49,8 @@ describe('adb driver', () => {
   });
 
   it('says plainly which settings it cannot apply, before touching the phone', async () => {
-    const motoCommands = fake.device(MOTO).commands.length;
-    const account = await driver.execute(
+    const motoCommands = bench.fake.device(MOTO).commands.length;
+    const account = await bench.driver.execute(
       job({
         ...instrumentation('sample'),
         serial: MOTO,
@@ -111,12 +64,12 @@ describe('adb driver', () => {
         'the device settings could not be applied: signing in a Google account is automated from Android 8 (API 26); this phone runs API 24',
     });
     expect(
-      fake
+      bench.fake
         .device(MOTO)
         .commands.slice(motoCommands)
         .some((command) => command.includes('ADD_ACCOUNT_SETTINGS')),
     ).toBe(false);
-    const untypable = await driver.execute(
+    const untypable = await bench.driver.execute(
       job({
         ...instrumentation('sample'),
         deviceSettings: { locale: null, wifi: null, googleAccount: { email: 'qa@example.com', password: 'pässwörd' } },
@@ -128,7 +81,7 @@ describe('adb driver', () => {
       failReason:
         'the device settings could not be applied: the password holds characters that `input text` cannot type (only printable ASCII, and not "%s")',
     });
-    const old = await driver.execute(
+    const old = await bench.driver.execute(
       job({
         ...instrumentation('sample'),
         serial: MOTO,
@@ -142,16 +95,16 @@ describe('adb driver', () => {
         'below Android 13 the locale can only be set as the system locale, which needs a rooted phone',
       ),
     });
-    expect([...fake.device(MOTO).packages.keys()]).not.toContain('com.devicecloud.sample');
+    expect([...bench.fake.device(MOTO).packages.keys()]).not.toContain('com.devicecloud.sample');
   });
 
   it('sets the system locale on a rooted pre-13 phone with a reboot, and cleaning sets it back', async () => {
-    fake.plug({ serial: 'ROOTEDMOTO', model: 'moto-g5', rooted: true });
-    await until(async () => (await driver.listDevices()).some((device) => device.serial === 'ROOTEDMOTO'));
-    const rooted = fake.device('ROOTEDMOTO');
-    expect((await driver.clean('ROOTEDMOTO')).ok).toBe(true);
+    bench.fake.plug({ serial: 'ROOTEDMOTO', model: 'moto-g5', rooted: true });
+    await until(async () => (await bench.driver.listDevices()).some((device) => device.serial === 'ROOTEDMOTO'));
+    const rooted = bench.fake.device('ROOTEDMOTO');
+    expect((await bench.driver.clean('ROOTEDMOTO')).ok).toBe(true);
     const boots = rooted.boots;
-    const result = await driver.execute(
+    const result = await bench.driver.execute(
       job({
         ...instrumentation('sample'),
         serial: 'ROOTEDMOTO',
@@ -162,20 +115,20 @@ describe('adb driver', () => {
     expect(result.outcome).toBe('COMPLETED');
     expect(rooted.boots).toBe(boots + 1);
     expect(rooted.props.get('persist.sys.locale')).toBe('de-DE');
-    const cleaned = await driver.clean('ROOTEDMOTO');
+    const cleaned = await bench.driver.clean('ROOTEDMOTO');
     expect(cleaned.report).toContain('set the locale back to en-GB');
     expect(rooted.props.get('persist.sys.locale')).toBe('en-GB');
-    fake.unplug('ROOTEDMOTO');
+    bench.fake.unplug('ROOTEDMOTO');
   });
 
-  /** Everything the driver wrote or said: its log, the results and reports given, and every file under its data dir (baselines, artifacts). */
+  /** Everything the bench.driver wrote or said: its log, the results and reports given, and every file under its data dir (baselines, artifacts). */
   function expectNowhere(secret: string, said: readonly unknown[]) {
-    const files = (fs.readdirSync(dataDir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+    const files = (fs.readdirSync(bench.dataDir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
       .filter((entry) => entry.isFile())
       .map((entry) => path.join(entry.parentPath, entry.name));
     expect(files.length).toBeGreaterThan(0);
     for (const form of [secret, secret.replaceAll(' ', '%s')]) {
-      expect(logs.filter((line) => line.includes(form))).toEqual([]);
+      expect(bench.logs.filter((line) => line.includes(form))).toEqual([]);
       expect(
         said
           .map((each) => JSON.stringify(each))
@@ -188,7 +141,7 @@ describe('adb driver', () => {
   const quoted = (word: string) => `'${word.replaceAll("'", `'"'"'`)}'`;
 
   it("signs a Google account in through the add-account screens, and cleaning removes it through Settings and keeps the baseline's", async () => {
-    const pixel = fake.device(PIXEL);
+    const pixel = bench.fake.device(PIXEL);
     const email = 'qa.devicecloud@gmail.com';
     const password = GOOGLE_USERS[email]!.password;
     let during: string[] = [];
@@ -200,10 +153,10 @@ describe('adb driver', () => {
       durationMs: 200,
     });
     const from = pixel.commands.length;
-    const logsFrom = logs.length;
+    const logsFrom = bench.logs.length;
     let result;
     try {
-      result = await driver.execute(
+      result = await bench.driver.execute(
         job({
           ...instrumentation('sample'),
           deviceSettings: { locale: null, wifi: false, googleAccount: { email, password } },
@@ -230,7 +183,7 @@ describe('adb driver', () => {
     expect(sent.filter((command) => command.startsWith('uiautomator dump /data/local/tmp/'))).not.toHaveLength(0);
     expect(pixel.below('/data/local/tmp')).toEqual([]);
     expect(
-      logs
+      bench.logs
         .slice(logsFrom)
         .filter((line) => line.includes('Google sign-in'))
         .map((line) => line.replace(`${PIXEL}: the Google sign-in of ${email}: `, '')),
@@ -245,13 +198,13 @@ describe('adb driver', () => {
     ]);
 
     const cleanedFrom = pixel.commands.length;
-    const cleaned = await driver.clean(PIXEL);
+    const cleaned = await bench.driver.clean(PIXEL);
     expect(cleaned.ok, cleaned.report).toBe(true);
     expect(cleaned.report).toContain(`removed the Google account(s) ${email}, rebooted`);
     expect(pixel.accounts).toEqual([LAB_ACCOUNT]);
     expect(pixel.commands.slice(cleanedFrom)).toContain("'am' 'start' '-a' 'android.settings.SYNC_SETTINGS'");
     expect(
-      logs
+      bench.logs
         .slice(logsFrom)
         .filter((line) => line.includes('removing the Google account'))
         .map((line) => line.replace(`${PIXEL}: removing the Google account ${email}: `, '')),
@@ -265,9 +218,9 @@ describe('adb driver', () => {
   });
 
   it("ends a run whose sign-in Google refuses as REFUSED naming the screen (a wrong password, a second factor, an unknown account); a page it does not know is the phone's failure", async () => {
-    const pixel = fake.device(PIXEL);
+    const pixel = bench.fake.device(PIXEL);
     const attempt = async (email: string, password: string) =>
-      driver.execute(
+      bench.driver.execute(
         job({
           ...instrumentation('sample'),
           deviceSettings: { locale: null, wifi: null, googleAccount: { email, password } },
@@ -310,7 +263,7 @@ describe('adb driver', () => {
     expect(pixel.accounts).toEqual([LAB_ACCOUNT]);
     expect([...pixel.packages.keys()]).not.toContain('com.devicecloud.sample');
     expect(pixel.screen.name).toBe('google-protect');
-    const cleaned = await driver.clean(PIXEL);
+    const cleaned = await bench.driver.clean(PIXEL);
     expect(cleaned.ok, cleaned.report).toBe(true);
     expect(pixel.screen.name).toBe('launcher');
     expectNowhere('not the password', [wrong]);
@@ -319,11 +272,11 @@ describe('adb driver', () => {
   });
 
   it('stops signing in at once when the run is stopped', async () => {
-    const pixel = fake.device(PIXEL);
+    const pixel = bench.fake.device(PIXEL);
     pixel.checkingMs = 60_000;
     try {
       const controller = new AbortController();
-      const running = driver.execute(
+      const running = bench.driver.execute(
         job({
           ...instrumentation('sample'),
           deviceSettings: {
@@ -345,16 +298,16 @@ describe('adb driver', () => {
     } finally {
       pixel.checkingMs = 150;
     }
-    expect((await driver.clean(PIXEL)).ok).toBe(true);
+    expect((await bench.driver.clean(PIXEL)).ok).toBe(true);
   });
 
   it('fails cleaning when Settings refuses to remove an account, and cleans once it can', async () => {
-    const pixel = fake.device(PIXEL);
+    const pixel = bench.fake.device(PIXEL);
     // Signed in by the tests themselves, on a phone whose policy keeps accounts.
     pixel.accounts.push({ name: 'left.behind@gmail.com', type: 'com.google' });
     pixel.unremovableAccounts.add('left.behind@gmail.com');
     try {
-      const stuck = await driver.clean(PIXEL);
+      const stuck = await bench.driver.clean(PIXEL);
       expect(stuck.ok).toBe(false);
       expect(stuck.report).toContain(
         'removing the Google account left.behind@gmail.com: Settings refused ("This change isn\'t allowed by your admin")',
@@ -364,19 +317,19 @@ describe('adb driver', () => {
     } finally {
       pixel.unremovableAccounts.clear();
     }
-    const cleaned = await driver.clean(PIXEL);
+    const cleaned = await bench.driver.clean(PIXEL);
     expect(cleaned.ok, cleaned.report).toBe(true);
     expect(pixel.accounts).toEqual([LAB_ACCOUNT]);
   });
 
   it('completes a baseline recorded before accounts were, with the accounts the phone has', async () => {
-    const file = baselinePath(dataDir, PIXEL);
+    const file = baselinePath(bench.dataDir, PIXEL);
     const { accounts: _accounts, ...older } = JSON.parse(fs.readFileSync(file, 'utf8'));
     fs.writeFileSync(file, JSON.stringify(older));
-    const cleaned = await driver.clean(PIXEL);
+    const cleaned = await bench.driver.clean(PIXEL);
     expect(cleaned.ok, cleaned.report).toBe(true);
     expect(JSON.parse(fs.readFileSync(file, 'utf8')).accounts).toEqual([LAB_ACCOUNT]);
-    expect(logs).toContain(`${PIXEL}: baseline completed with the phone's 1 account(s)`);
+    expect(bench.logs).toContain(`${PIXEL}: baseline completed with the phone's 1 account(s)`);
   });
 });
 

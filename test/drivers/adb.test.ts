@@ -6,16 +6,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Driver, Job } from '../../src/agent/driver.ts';
+import { describe, expect, it } from 'vitest';
 import { Adb } from '../../src/agent/drivers/adb/adbkit.ts';
 import { baselinePath } from '../../src/agent/drivers/adb/baseline.ts';
 import { noSandbox } from '../../src/agent/drivers/host/sandbox.ts';
 import { createAdbDriver } from '../../src/agent/drivers/adb/index.ts';
 import { FakeAdbServer } from '../support/fake-adb/index.ts';
-import { type JobSpec, describeDriverConformance, recorder } from './conformance.ts';
-import { root, fixtures, driverFor, instrumentation } from './adb-world.ts';
+import { describeDriverConformance, recorder } from './conformance.ts';
+import { root, fixtures, driverFor, instrumentation, adbBench, PIXEL, MOTO, LAB_ACCOUNT } from './adb-world.ts';
 
 describeDriverConformance('adb (fake ADB server)', async () => {
   const fake = await FakeAdbServer.start([{ serial: '28141FDH2000JY' }]);
@@ -27,54 +25,10 @@ describeDriverConformance('adb (fake ADB server)', async () => {
 });
 
 describe('adb driver', () => {
-  let fake: FakeAdbServer;
-  let driver: Driver;
-  let dataDir: string;
-  const logs: string[] = [];
-  let jobs = 0;
-  const PIXEL = '28141FDH2000JY';
-  const MOTO = 'ZY2242CQ7N';
-  /** The pool's own account, signed in by hand before the agent first saw the phone. */
-  const LAB_ACCOUNT = { name: 'lab.pixel7@gmail.com', type: 'com.google' };
-
-  beforeAll(async () => {
-    fake = await FakeAdbServer.start([
-      { serial: PIXEL, accounts: [LAB_ACCOUNT] },
-      { serial: MOTO, model: 'moto-g5' },
-    ]);
-    dataDir = fs.mkdtempSync(path.join(root, 'driver-'));
-    driver = driverFor(fake, dataDir, {}, logs);
-  });
-  afterAll(async () => {
-    await driver.close();
-    await fake.close();
-  });
-
-  const job = (spec: JobSpec & Partial<Job>): Job => {
-    jobs += 1;
-    const workDir = path.join(dataDir, 'work', String(jobs));
-    fs.mkdirSync(workDir, { recursive: true });
-    return {
-      deviceRunId: jobs,
-      serial: PIXEL,
-      data: [],
-      parameters: {},
-      timeoutSeconds: 60,
-      locale: 'en_US',
-      deviceSettings: null,
-      launchApp: true,
-      credentials: null,
-      workDir,
-      ...spec,
-    };
-  };
-  const until = async (check: () => boolean | Promise<boolean>, ms = 30_000) => {
-    for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(50)) if (await check()) return;
-    throw new Error('condition not met in time');
-  };
+  const { bench, job, until } = adbBench({ firstSight: false });
 
   it('describes each phone from its properties and records its baseline on first sight', async () => {
-    const devices = await driver.listDevices();
+    const devices = await bench.driver.listDevices();
     expect(
       devices.map((device) => [
         device.serial,
@@ -94,60 +48,61 @@ describe('adb driver', () => {
       'calabash',
       'crawler',
     ]);
-    const baseline = JSON.parse(fs.readFileSync(baselinePath(dataDir, PIXEL), 'utf8'));
+    const baseline = JSON.parse(fs.readFileSync(baselinePath(bench.dataDir, PIXEL), 'utf8'));
     expect(baseline).toMatchObject({ wifiOn: true, locale: 'en-US', accounts: [LAB_ACCOUNT] });
     expect(baseline.packages).toContain('com.android.chrome');
     expect(baseline.files).toContain('/sdcard/Download');
-    expect(fake.requests).toContain('host:track-devices');
+    expect(bench.fake.requests).toContain('host:track-devices');
   });
 
   it('follows phones coming and going, and says why one cannot be used', async () => {
-    fake.plug({ serial: 'NEWPHONE1' });
-    await until(async () => (await driver.listDevices()).some((device) => device.serial === 'NEWPHONE1'));
-    expect(await driver.health('NEWPHONE1')).toEqual({ ok: true });
-    fake.setState('NEWPHONE1', 'unauthorized');
-    await until(async () => !(await driver.health('NEWPHONE1')).ok);
-    expect(await driver.health('NEWPHONE1')).toEqual({
+    bench.fake.plug({ serial: 'NEWPHONE1' });
+    await until(async () => (await bench.driver.listDevices()).some((device) => device.serial === 'NEWPHONE1'));
+    expect(await bench.driver.health('NEWPHONE1')).toEqual({ ok: true });
+    bench.fake.setState('NEWPHONE1', 'unauthorized');
+    await until(async () => !(await bench.driver.health('NEWPHONE1')).ok);
+    expect(await bench.driver.health('NEWPHONE1')).toEqual({
       ok: false,
       reason: expect.stringContaining('USB debugging is not authorized'),
     });
-    expect((await driver.listDevices()).map((device) => device.serial)).not.toContain('NEWPHONE1');
-    fake.setState('NEWPHONE1', 'offline');
-    await until(
-      async () => ((await driver.health('NEWPHONE1')) as { reason?: string }).reason?.includes('offline') ?? false,
-    );
-    fake.unplug('NEWPHONE1');
+    expect((await bench.driver.listDevices()).map((device) => device.serial)).not.toContain('NEWPHONE1');
+    bench.fake.setState('NEWPHONE1', 'offline');
     await until(
       async () =>
-        ((await driver.health('NEWPHONE1')) as { reason?: string }).reason?.includes('not connected') ?? false,
+        ((await bench.driver.health('NEWPHONE1')) as { reason?: string }).reason?.includes('offline') ?? false,
     );
-    expect(await driver.clean('NEWPHONE1')).toEqual({
+    bench.fake.unplug('NEWPHONE1');
+    await until(
+      async () =>
+        ((await bench.driver.health('NEWPHONE1')) as { reason?: string }).reason?.includes('not connected') ?? false,
+    );
+    expect(await bench.driver.clean('NEWPHONE1')).toEqual({
       ok: false,
       report: 'cannot clean: the phone is not connected to this host',
     });
     expect(
-      await driver.execute(job({ ...instrumentation('sample'), serial: 'NEWPHONE1' }), recorder().context),
+      await bench.driver.execute(job({ ...instrumentation('sample'), serial: 'NEWPHONE1' }), recorder().context),
     ).toMatchObject({ outcome: 'INFRA_ERROR', failReason: 'the phone is not connected to this host' });
-    expect(logs).toContain('NEWPHONE1: disconnected');
+    expect(bench.logs).toContain('NEWPHONE1: disconnected');
   });
 
   it('reports a low or hot battery, and a phone still booting, as unhealthy', async () => {
-    const pixel = fake.device(PIXEL);
+    const pixel = bench.fake.device(PIXEL);
     pixel.battery = { level: 9, temperature: 300 };
-    expect(await driver.health(PIXEL)).toEqual({
+    expect(await bench.driver.health(PIXEL)).toEqual({
       ok: false,
       reason: 'the battery is at 9% (is the hub port charging it?)',
     });
     pixel.battery = { level: 80, temperature: 472 };
-    expect(await driver.health(PIXEL)).toEqual({
+    expect(await bench.driver.health(PIXEL)).toEqual({
       ok: false,
       reason: 'the battery is at 47.2 °C: let the phone cool down',
     });
     pixel.battery = { level: 87, temperature: 291 };
     pixel.props.set('sys.boot_completed', '');
-    expect(await driver.health(PIXEL)).toEqual({ ok: false, reason: 'the phone is still booting' });
+    expect(await bench.driver.health(PIXEL)).toEqual({ ok: false, reason: 'the phone is still booting' });
     pixel.props.set('sys.boot_completed', '1');
-    expect(await driver.health(PIXEL)).toEqual({ ok: true });
+    expect(await bench.driver.health(PIXEL)).toEqual({ ok: true });
   });
 
   it('says when the ADB server cannot be reached', async () => {
