@@ -9,6 +9,7 @@ import type { Tables } from './schema.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
 
 type RunField = 'id' | 'number' | 'displayName' | 'state' | 'createTime' | 'startTime' | 'endTime';
+type UserRunField = RunField | 'projectId' | 'projectName' | 'frameworkId' | 'osType' | 'startedById';
 
 const LIST_SQL: ListSql<RunField> = {
   columns: {
@@ -23,6 +24,20 @@ const LIST_SQL: ListSql<RunField> = {
   },
   searchColumns: [`COALESCE(tr.name, 'Test Run ' || tr.number)`],
   tieBreaker: 'tr.id',
+};
+
+/** Across projects (`/me/runs`): also which project, and its name among what the search looks in. */
+const USER_LIST_SQL: ListSql<UserRunField> = {
+  columns: {
+    ...LIST_SQL.columns,
+    projectId: 'tr.project_id',
+    projectName: 'p.name',
+    frameworkId: 'tr.framework_id',
+    osType: 'tr.os_type',
+    startedById: 'tr.started_by_id',
+  },
+  searchColumns: [...LIST_SQL.searchColumns, 'p.name'],
+  tieBreaker: LIST_SQL.tieBreaker,
 };
 
 export interface RunRecord {
@@ -112,6 +127,15 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
         .where('tr.project_id', '=', projectId)
         .where((eb) => eb.and(listConditions(dialect, query, LIST_SQL)));
       const { total, rows } = await pageOf(base, withNames, query, LIST_SQL);
+      return { total, items: rows.map(toRecord) };
+    },
+
+    /** The user's runs in all their projects. */
+    async listOfUser(userId: number, query: ListQuery<UserRunField>): Promise<{ total: number; items: RunRecord[] }> {
+      const base = joined()
+        .where('tr.user_id', '=', userId)
+        .where((eb) => eb.and(listConditions(dialect, query, USER_LIST_SQL)));
+      const { total, rows } = await pageOf(base, withNames, query, USER_LIST_SQL);
       return { total, items: rows.map(toRecord) };
     },
 
