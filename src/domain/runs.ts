@@ -417,7 +417,17 @@ export const DEVICE_RUN_LIST: ListSpec<
  * and framework each belongs to. Newest first, as a project's list.
  */
 export const USER_RUN_LIST: ListSpec<
-  keyof (typeof RUN_LIST)['fields'] | 'projectId' | 'projectName' | 'frameworkId' | 'osType' | 'startedById'
+  | keyof (typeof RUN_LIST)['fields']
+  | 'projectId'
+  | 'projectName'
+  | 'frameworkId'
+  | 'frameworkName'
+  | 'osType'
+  | 'startedById'
+  | 'userId'
+  | 'deviceCount'
+  | 'executionRatio'
+  | 'successRatio'
 > = {
   entity: 'test runs',
   fields: {
@@ -425,8 +435,13 @@ export const USER_RUN_LIST: ListSpec<
     projectId: { type: 'number' },
     projectName: { type: 'string' },
     frameworkId: { type: 'number' },
+    frameworkName: { type: 'string' },
     osType: { type: 'enum', values: OS_TYPES },
     startedById: { type: 'number' },
+    userId: { type: 'number' },
+    deviceCount: { type: 'number' },
+    executionRatio: { type: 'number' },
+    successRatio: { type: 'number' },
   },
   defaultSort: RUN_LIST.defaultSort,
 };
@@ -447,7 +462,9 @@ export const USER_DEVICE_SESSION_LIST: ListSpec<
   | 'autoRetriesLeftCount'
   | 'testRunId'
   | 'projectId'
+  | 'userId'
   | 'deviceName'
+  | 'successRatio'
 > = {
   entity: 'device sessions',
   fields: {
@@ -462,7 +479,9 @@ export const USER_DEVICE_SESSION_LIST: ListSpec<
     autoRetriesLeftCount: { type: 'number' },
     testRunId: { type: 'number' },
     projectId: { type: 'number' },
+    userId: { type: 'number' },
     deviceName: { type: 'string' },
+    successRatio: { type: 'number' },
   },
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };

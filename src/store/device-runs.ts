@@ -45,7 +45,9 @@ type UserDeviceRunField =
   | 'autoRetriesLeftCount'
   | 'testRunId'
   | 'projectId'
-  | 'deviceName';
+  | 'userId'
+  | 'deviceName'
+  | 'successRatio';
 
 /** Across runs (`/me/device-sessions`): the device is joined for its name, which the search looks in. */
 const USER_LIST_SQL: ListSql<UserDeviceRunField> = {
@@ -67,7 +69,11 @@ const USER_LIST_SQL: ListSql<UserDeviceRunField> = {
     autoRetriesLeftCount: 'dr.auto_retries_left_count',
     testRunId: 'dr.test_run_id',
     projectId: 'dr.project_id',
+    userId: 'dr.user_id',
     deviceName: 'd.display_name',
+    // As the presenter: passed over executed (passed + failed), 0 when none ran.
+    successRatio:
+      'COALESCE(dr.test_case_passed_count * 1.0 / NULLIF(dr.test_case_passed_count + dr.test_case_failed_count, 0), 0)',
   },
   searchColumns: ['d.display_name'],
   tieBreaker: 'dr.id',

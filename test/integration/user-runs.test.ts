@@ -68,6 +68,11 @@ describe.each(ENGINES)("a user's runs and device sessions (%s)", (engine) => {
       ['search=beta', [ids.second]],
       ['search=Test Run', [ids.third, ids.first]],
       ['limit=1&offset=1', [ids.second]],
+      ['sort=deviceCount_a:createTime_a', [ids.second, ids.first, ids.third]],
+      ['sort=executionRatio_d', [ids.first, ids.third, ids.second]],
+      ['filter=successRatio_eq_0', [ids.third, ids.second]],
+      ['filter=deviceCount_gt_1;frameworkName_isnull', [ids.third, ids.first]],
+      [`filter=userId_eq_${alice.user.id}&limit=2`, [ids.third, ids.second]],
     ];
     for (const [query, expected] of cases) {
       const answer = await get(alice, `/api/v2/me/runs?${query}`);
@@ -104,6 +109,8 @@ describe.each(ENGINES)("a user's runs and device sessions (%s)", (engine) => {
       ['filter=deviceName_like_galaxy%', 2],
       ['search=pixel', 3],
       ['sort=deviceName_a:id_a&limit=1', 5],
+      ['filter=successRatio_eq_0', 5],
+      [`filter=userId_eq_${alice.user.id}`, 5],
     ];
     for (const [query, total] of cases) {
       const page = await get(alice, `/api/v2/me/device-sessions?${query}`);
