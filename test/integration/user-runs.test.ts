@@ -73,6 +73,8 @@ describe.each(ENGINES)("a user's runs and device sessions (%s)", (engine) => {
       ['filter=successRatio_eq_0', [ids.third, ids.second]],
       ['filter=deviceCount_gt_1;frameworkName_isnull', [ids.third, ids.first]],
       [`filter=userId_eq_${alice.user.id}&limit=2`, [ids.third, ids.second]],
+      // What the public clients also send, for what we do not have (sharing, properties): no effect.
+      ['forWholeAccount=false&skipCommonProject=false&skipShared=false&limit=1', [ids.third]],
     ];
     for (const [query, expected] of cases) {
       const answer = await get(alice, `/api/v2/me/runs?${query}`);
@@ -111,6 +113,7 @@ describe.each(ENGINES)("a user's runs and device sessions (%s)", (engine) => {
       ['sort=deviceName_a:id_a&limit=1', 5],
       ['filter=successRatio_eq_0', 5],
       [`filter=userId_eq_${alice.user.id}`, 5],
+      ['withProperties=true', 5],
     ];
     for (const [query, total] of cases) {
       const page = await get(alice, `/api/v2/me/device-sessions?${query}`);
