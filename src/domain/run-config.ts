@@ -7,6 +7,7 @@ import type { RunClient } from './clients.ts';
 import { InvalidParameterError } from './errors.ts';
 import { FILE_ACTIONS, type FileAction } from './files.ts';
 import {
+  DEFAULT_TIMEOUT_SECONDS,
   LIMITATION_TYPES,
   type LimitationType,
   MAX_AUTO_RETRIES,
@@ -58,6 +59,24 @@ export interface RunRequest {
   /** Who asks (a header, not a config field): some clients may not start everything. */
   readonly client: RunClient;
 }
+
+/**
+ * What a run gets for the fields its TestRunConfig leaves out (docs/api.md#starting-runs); the
+ * start uses them and `GET /me/runs/config` shows them. The OS is the framework's when not given.
+ */
+export const RUN_CONFIG_DEFAULTS = {
+  timeout: DEFAULT_TIMEOUT_SECONDS,
+  scheduler: 'PARALLEL',
+  maxAutoRetriesCount: 0,
+  deviceLanguageCode: 'en_US',
+  launchApp: true,
+} as const satisfies {
+  timeout: number;
+  scheduler: Scheduler;
+  maxAutoRetriesCount: number;
+  deviceLanguageCode: string;
+  launchApp: boolean;
+};
 
 /** Fields a request may carry; anything else is ignored, as the established API does. */
 export const RUN_REQUEST_FIELDS = [

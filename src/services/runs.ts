@@ -1,7 +1,15 @@
 /** Reading test runs and device runs (both views) of the user's projects. */
 import { NotFoundError } from '../domain/errors.ts';
 import type { ListQuery } from '../domain/list-query.ts';
-import { type DEVICE_RUN_LIST, type DeviceRun, type RUN_LIST, type Step, runStats } from '../domain/runs.ts';
+import {
+  type DEVICE_RUN_LIST,
+  type DeviceRun,
+  type RUN_LIST,
+  type Step,
+  type USER_DEVICE_SESSION_LIST,
+  type USER_RUN_LIST,
+  runStats,
+} from '../domain/runs.ts';
 import type { User } from '../domain/users.ts';
 import type { RunRecord } from '../store/test-runs.ts';
 import type { Context } from './context.ts';
@@ -11,6 +19,8 @@ import type { DeviceRunView, Page, RunView } from './views.ts';
 
 type RunField = keyof (typeof RUN_LIST)['fields'];
 type DeviceRunField = keyof (typeof DEVICE_RUN_LIST)['fields'];
+type UserRunField = keyof (typeof USER_RUN_LIST)['fields'];
+type UserSessionField = keyof (typeof USER_DEVICE_SESSION_LIST)['fields'];
 
 export async function listRuns(
   ctx: Context,
@@ -21,6 +31,22 @@ export async function listRuns(
   await requireProject(ctx, user, projectId);
   const page = await ctx.store.testRuns.list(projectId, query);
   return { total: page.total, items: await withStats(ctx, page.items) };
+}
+
+/** All the user's runs, in every project of theirs (`/me/runs`). */
+export async function listUserRuns(ctx: Context, user: User, query: ListQuery<UserRunField>): Promise<Page<RunView>> {
+  const page = await ctx.store.testRuns.listOfUser(user.id, query);
+  return { total: page.total, items: await withStats(ctx, page.items) };
+}
+
+/** All the user's current device sessions, in every run of theirs (`/me/device-sessions`). */
+export async function listUserDeviceSessions(
+  ctx: Context,
+  user: User,
+  query: ListQuery<UserSessionField>,
+): Promise<Page<DeviceRunView>> {
+  const page = await ctx.store.deviceRuns.listOfUser(user.id, query);
+  return { total: page.total, items: await withDevices(ctx, page.items) };
 }
 
 /** The user's run; with `projectId` it must also belong to that project (nested routes). */

@@ -10,9 +10,9 @@ import { type FileAction, type UserFile, defaultAction } from '../domain/files.t
 import { type Framework, frameworkById } from '../domain/frameworks.ts';
 import { type DeviceSettings, checkSettingsSupported, deviceSettingsOf } from '../domain/flavours.ts';
 import { checkHookUrl, hookDestinationRules } from '../domain/hook-destinations.ts';
-import { DEFAULT_TIMEOUT_SECONDS, type Scheduler } from '../domain/project-config.ts';
+import type { Scheduler } from '../domain/project-config.ts';
 import type { Project, ProjectType } from '../domain/projects.ts';
-import type { RunParameter, RunRequest } from '../domain/run-config.ts';
+import { RUN_CONFIG_DEFAULTS, type RunParameter, type RunRequest } from '../domain/run-config.ts';
 import {
   RUN_SETTINGS_VERSION,
   type RunSecrets,
@@ -81,7 +81,7 @@ export async function planRun(ctx: Context, user: User, request: RunRequest): Pr
   const { group, devices } = await resolveDevices(store, user, request, osType);
   const app = files.find((entry) => entry.action === 'INSTALL')?.file;
   const maxTimeout = PLAN_MAX_TIMEOUT_SECONDS[user.plan];
-  const timeout = request.timeout ?? DEFAULT_TIMEOUT_SECONDS;
+  const timeout = request.timeout ?? RUN_CONFIG_DEFAULTS.timeout;
   if (timeout > maxTimeout) {
     throw new InvalidParameterError(
       'timeout',
@@ -97,8 +97,8 @@ export async function planRun(ctx: Context, user: User, request: RunRequest): Pr
     files,
     timeout,
     maxTimeout,
-    scheduler: request.scheduler ?? 'PARALLEL',
-    maxAutoRetriesCount: request.maxAutoRetriesCount ?? 0,
+    scheduler: request.scheduler ?? RUN_CONFIG_DEFAULTS.scheduler,
+    maxAutoRetriesCount: request.maxAutoRetriesCount ?? RUN_CONFIG_DEFAULTS.maxAutoRetriesCount,
     parameters: request.testRunParameters,
     deviceSettings,
     request,
@@ -258,14 +258,14 @@ export function storedConfig(plan: RunPlan, projectId: number): RunSettings {
     scheduler: plan.scheduler,
     hookURL: request.hookURL,
     maxAutoRetriesCount: plan.maxAutoRetriesCount,
-    deviceLanguageCode: request.deviceLanguageCode ?? 'en_US',
+    deviceLanguageCode: request.deviceLanguageCode ?? RUN_CONFIG_DEFAULTS.deviceLanguageCode,
     limitationType: request.limitationType,
     limitationValue: request.limitationValue,
     instrumentationRunner: request.instrumentationRunner,
     withAnnotation: request.withAnnotation,
     withoutAnnotation: request.withoutAnnotation,
     applicationUsername: request.applicationUsername,
-    launchApp: request.launchApp ?? true,
+    launchApp: request.launchApp ?? RUN_CONFIG_DEFAULTS.launchApp,
     ...deviceSettingsFields(plan.deviceSettings),
   };
 }

@@ -1,5 +1,5 @@
 /** Device runs (the legacy "device run" and the modern "device session" are one row) and their steps. */
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
 import type { ListQuery } from '../domain/list-query.ts';
 import {
   DEVICE_RUN_MACHINE,
@@ -32,6 +32,58 @@ const LIST_SQL: ListSql<DeviceRunField> = {
   searchColumns: [],
   tieBreaker: 'id',
 };
+
+type UserDeviceRunField =
+  | DeviceRunField
+  | 'installTime'
+  | 'timeLimit'
+  | 'testCaseAllCount'
+  | 'testCasePassedCount'
+  | 'testCaseFailedCount'
+  | 'testCaseSkippedCount'
+  | 'retryState'
+  | 'autoRetriesLeftCount'
+  | 'testRunId'
+  | 'projectId'
+  | 'userId'
+  | 'deviceName'
+  | 'successRatio';
+
+/** Across runs (`/me/device-sessions`): the device is joined for its name, which the search looks in. */
+const USER_LIST_SQL: ListSql<UserDeviceRunField> = {
+  columns: {
+    id: 'dr.id',
+    state: 'dr.state',
+    createTime: 'dr.create_time',
+    startTime: 'dr.start_time',
+    endTime: 'dr.end_time',
+    deviceId: 'dr.device_id',
+    excludeReason: 'dr.exclude_reason',
+    installTime: 'dr.install_time',
+    timeLimit: 'dr.time_limit',
+    testCaseAllCount: 'dr.test_case_all_count',
+    testCasePassedCount: 'dr.test_case_passed_count',
+    testCaseFailedCount: 'dr.test_case_failed_count',
+    testCaseSkippedCount: 'dr.test_case_skipped_count',
+    retryState: 'dr.retry_state',
+    autoRetriesLeftCount: 'dr.auto_retries_left_count',
+    testRunId: 'dr.test_run_id',
+    projectId: 'dr.project_id',
+    userId: 'dr.user_id',
+    deviceName: 'd.display_name',
+    // As the presenter: passed over executed (passed + failed), 0 when none ran.
+    successRatio:
+      'COALESCE(dr.test_case_passed_count * 1.0 / NULLIF(dr.test_case_passed_count + dr.test_case_failed_count, 0), 0)',
+  },
+  searchColumns: ['d.display_name'],
+  tieBreaker: 'dr.id',
+};
+
+/**
+ * The one rule for "a current device session": one a retry replaced (superseded) is no longer among
+ * its run's results; it stays reachable by its own id.
+ */
+const NOT_REPLACED = sql<SqlBool>`dr.superseded = 0`;
 
 export interface NewDeviceRun {
   readonly testRunId: number;
@@ -271,6 +323,21 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
         .where('test_run_id', '=', testRunId)
         .where((eb) => eb.and(listConditions(dialect, query, LIST_SQL)));
       const { total, rows } = await pageOf(base, (q) => q.selectAll(), query, LIST_SQL);
+      return { total, items: rows.map(toDeviceRun) };
+    },
+
+    /** The user's current device sessions in all their runs (replaced ones left out). */
+    async listOfUser(
+      userId: number,
+      query: ListQuery<UserDeviceRunField>,
+    ): Promise<{ total: number; items: DeviceRun[] }> {
+      const base = db
+        .selectFrom('device_runs as dr')
+        .innerJoin('devices as d', 'd.id', 'dr.device_id')
+        .where('dr.user_id', '=', userId)
+        .where(NOT_REPLACED)
+        .where((eb) => eb.and(listConditions(dialect, query, USER_LIST_SQL)));
+      const { total, rows } = await pageOf(base, (q) => q.selectAll('dr'), query, USER_LIST_SQL);
       return { total, items: rows.map(toDeviceRun) };
     },
 

@@ -3,12 +3,43 @@ import { type Kysely, sql } from 'kysely';
 import type { ListQuery } from '../domain/list-query.ts';
 import type { OsType } from '../domain/projects.ts';
 import { type RunSecrets, type RunSettings, formatRunSettings, readRunSettings } from '../domain/run-settings.ts';
-import type { DeviceRunState, StateTally, TestRun, TestRunState } from '../domain/runs.ts';
+import { FRAMEWORKS } from '../domain/frameworks.ts';
+import {
+  type DeviceRunState,
+  FINAL_DEVICE_RUN_STATES,
+  type StateTally,
+  type TestRun,
+  type TestRunState,
+} from '../domain/runs.ts';
 import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
 
 type RunField = 'id' | 'number' | 'displayName' | 'state' | 'createTime' | 'startTime' | 'endTime';
+type UserRunField =
+  | RunField
+  | 'projectId'
+  | 'projectName'
+  | 'frameworkId'
+  | 'frameworkName'
+  | 'osType'
+  | 'startedById'
+  | 'userId'
+  | 'deviceCount'
+  | 'executionRatio'
+  | 'successRatio';
+
+/** Counters as the presenter derives them (domain/runs.ts runStats): over the run's current device runs. */
+const currentDeviceRuns = (what: string) =>
+  `(SELECT ${what} FROM device_runs x WHERE x.test_run_id = tr.id AND x.superseded = 0)`;
+const ratioOf = (states: readonly string[]) =>
+  currentDeviceRuns(
+    `COALESCE(SUM(CASE WHEN x.state IN (${states.map((state) => `'${state}'`).join(', ')}) THEN 1 ELSE 0 END) * 1.0 / NULLIF(COUNT(*), 0), 0)`,
+  );
+/** The framework's name is code, not data: a CASE over the table, so it sorts and filters like a column. */
+const FRAMEWORK_NAME = `CASE tr.framework_id ${FRAMEWORKS.map(
+  (framework) => `WHEN ${framework.id} THEN '${framework.name.replace(/'/g, "''")}'`,
+).join(' ')} END`;
 
 const LIST_SQL: ListSql<RunField> = {
   columns: {
@@ -23,6 +54,25 @@ const LIST_SQL: ListSql<RunField> = {
   },
   searchColumns: [`COALESCE(tr.name, 'Test Run ' || tr.number)`],
   tieBreaker: 'tr.id',
+};
+
+/** Across projects (`/me/runs`): also which project, and its name among what the search looks in. */
+const USER_LIST_SQL: ListSql<UserRunField> = {
+  columns: {
+    ...LIST_SQL.columns,
+    projectId: 'tr.project_id',
+    projectName: 'p.name',
+    frameworkId: 'tr.framework_id',
+    frameworkName: FRAMEWORK_NAME,
+    osType: 'tr.os_type',
+    startedById: 'tr.started_by_id',
+    userId: 'tr.user_id',
+    deviceCount: currentDeviceRuns('COUNT(*)'),
+    executionRatio: ratioOf([...FINAL_DEVICE_RUN_STATES]),
+    successRatio: ratioOf(['SUCCEEDED']),
+  },
+  searchColumns: [...LIST_SQL.searchColumns, 'p.name'],
+  tieBreaker: LIST_SQL.tieBreaker,
 };
 
 export interface RunRecord {
@@ -112,6 +162,15 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
         .where('tr.project_id', '=', projectId)
         .where((eb) => eb.and(listConditions(dialect, query, LIST_SQL)));
       const { total, rows } = await pageOf(base, withNames, query, LIST_SQL);
+      return { total, items: rows.map(toRecord) };
+    },
+
+    /** The user's runs in all their projects. */
+    async listOfUser(userId: number, query: ListQuery<UserRunField>): Promise<{ total: number; items: RunRecord[] }> {
+      const base = joined()
+        .where('tr.user_id', '=', userId)
+        .where((eb) => eb.and(listConditions(dialect, query, USER_LIST_SQL)));
+      const { total, rows } = await pageOf(base, withNames, query, USER_LIST_SQL);
       return { total, items: rows.map(toRecord) };
     },
 

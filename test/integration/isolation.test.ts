@@ -109,5 +109,15 @@ describe.each(ENGINES)('isolation (%s)', (engine) => {
     expect(groups.body.data.map((g: { id: number }) => g.id)).not.toContain(ids.groupId);
     const filtered = await bob.call('GET', `/api/me/projects?filter=id_eq_${ids.projectId}`, { json: true });
     expect(filtered.body.total).toBe(0);
+    for (const url of [
+      `/api/me/runs?filter=projectId_eq_${ids.projectId}`,
+      `/api/me/runs?filter=id_eq_${ids.runId}&search=Secret`,
+      `/api/me/device-sessions?filter=testRunId_eq_${ids.runId}`,
+      `/api/me/device-sessions?filter=id_eq_${ids.deviceRunId}&search=Pixel`,
+    ]) {
+      const answer = await bob.call('GET', url, { json: true });
+      expect(answer.status, url).toBe(200);
+      expect(answer.body.total, url).toBe(0);
+    }
   });
 });

@@ -50,6 +50,7 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
         '008_sealed_api_keys',
         '009_storage_quotas',
         '010_run_secrets',
+        '011_device_runs_by_user',
       ]);
       expect(await db.selectFrom('device_runs').select('id').execute()).toEqual([]);
     } finally {

@@ -266,6 +266,9 @@ describe.each(ENGINES)('answers against the OpenAPI document (%s)', (engine) => 
       '/api/v2/me/device-sessions/{deviceSessionId}/steps',
       '/api/v2/me/projects/{projectId}/runs/{runId}/device-runs/{deviceRunId}/states',
       '/api/v2/me/projects',
+      '/api/v2/me/runs',
+      '/api/v2/me/device-sessions',
+      '/api/v2/me/runs/config',
     ]) {
       await json('GET', fillPath(template, flowIds));
     }

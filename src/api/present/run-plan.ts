@@ -1,5 +1,6 @@
 import type { RunPlan } from '../../services/start-run.ts';
 import { storedConfig } from '../../services/start-run.ts';
+import { RUN_CONFIG_DEFAULTS } from '../../domain/run-config.ts';
 import { presentStoredConfig } from './test-run.ts';
 import { type Rep, rep } from './representation.ts';
 
@@ -24,5 +25,40 @@ export function presentRunPlan(plan: RunPlan): Rep {
         }),
       ),
     maxTestTimeout: rep('apiTimeout', { unit: 'SECONDS', value: plan.maxTimeout }),
+  });
+}
+
+/**
+ * `GET /me/runs/config`: what a run gets for each field its TestRunConfig leaves out
+ * (docs/api.md#starting-runs), in the shape `POST /me/runs/config` answers, with nothing chosen yet:
+ * no framework, project, devices or files, so nothing could run.
+ */
+export function presentRunConfigDefaults(maxTimeout: number): Rep {
+  return rep('apiTestRunConfig', {
+    osType: null,
+    frameworkId: null,
+    projectId: null,
+    projectName: null,
+    deviceGroupId: null,
+    deviceIds: [],
+    files: [],
+    testRunName: null,
+    timeout: Math.min(RUN_CONFIG_DEFAULTS.timeout, maxTimeout),
+    testRunParameters: [],
+    scheduler: RUN_CONFIG_DEFAULTS.scheduler,
+    hookURL: null,
+    maxAutoRetriesCount: RUN_CONFIG_DEFAULTS.maxAutoRetriesCount,
+    deviceLanguageCode: RUN_CONFIG_DEFAULTS.deviceLanguageCode,
+    limitationType: null,
+    limitationValue: null,
+    instrumentationRunner: null,
+    withAnnotation: null,
+    withoutAnnotation: null,
+    applicationUsername: null,
+    launchApp: RUN_CONFIG_DEFAULTS.launchApp,
+    runAvailable: false,
+    computedDevices: [],
+    excludedDevices: [],
+    maxTestTimeout: rep('apiTimeout', { unit: 'SECONDS', value: maxTimeout }),
   });
 }

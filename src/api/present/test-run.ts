@@ -21,7 +21,7 @@ const opt = Type.Optional;
  * fewer fields, and the store may add some: the fields beyond these are answered as they are.
  */
 const configFields = {
-  osType: opt(Str),
+  osType: opt(Nullable(Type.String({ description: "ANDROID or IOS; null in the defaults (the framework's)" }))),
   frameworkId: opt(Nullable(Id)),
   projectId: opt(MaybeInt),
   projectName: opt(MaybeStr),

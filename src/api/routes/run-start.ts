@@ -6,11 +6,11 @@ import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { runClientOf } from '../../domain/clients.ts';
 import { type RunRequest, isLegacyRequest, parseRunRequest } from '../../domain/run-config.ts';
-import type { User } from '../../domain/users.ts';
+import { PLAN_MAX_TIMEOUT_SECONDS, type User } from '../../domain/users.ts';
 import type { Context } from '../../services/context.ts';
 import { legacyRunRequest } from '../../services/legacy-run.ts';
 import { planRun, startRun } from '../../services/start-run.ts';
-import { presentRunPlan } from '../present/run-plan.ts';
+import { presentRunConfigDefaults, presentRunPlan } from '../present/run-plan.ts';
 import { ApiTestRun, ApiTestRunPlan, presentTestRun } from '../present/test-run.ts';
 import { type RouteSpec, created, ok, route } from '../route.ts';
 
@@ -74,6 +74,16 @@ export const runStartRoutes: readonly RouteSpec[] = [
       input: RunConfigInput,
       handle: async ({ ctx, user, input, present, request }) =>
         created(presentTestRun(await startRun(ctx, user, await runRequest(ctx, user, input, request)), present)),
+    }),
+  ),
+  ...['/runs/config', '/me/runs/config'].map((path) =>
+    route({
+      method: 'GET',
+      path,
+      summary: 'The TestRunConfig defaults: what a run gets for each field its config leaves out',
+      tags: TAGS,
+      answers: { 200: ApiTestRunPlan },
+      handle: async ({ user }) => ok(presentRunConfigDefaults(PLAN_MAX_TIMEOUT_SECONDS[user.plan])),
     }),
   ),
   route({

@@ -3,8 +3,23 @@
  * modern one (`device-sessions`, state). Nested routes check that the ids belong together.
  */
 import { parseListQuery } from '../../domain/list-query.ts';
-import { DEVICE_RUN_LIST, RUN_LIST, legacyRunStatus } from '../../domain/runs.ts';
-import { deleteRun, deviceRunSteps, getDeviceRun, getRun, listDeviceRuns, listRuns } from '../../services/runs.ts';
+import {
+  DEVICE_RUN_LIST,
+  RUN_LIST,
+  USER_DEVICE_SESSION_LIST,
+  USER_RUN_LIST,
+  legacyRunStatus,
+} from '../../domain/runs.ts';
+import {
+  deleteRun,
+  deviceRunSteps,
+  getDeviceRun,
+  getRun,
+  listDeviceRuns,
+  listRuns,
+  listUserDeviceSessions,
+  listUserRuns,
+} from '../../services/runs.ts';
 import {
   ApiDeviceRun,
   ApiDeviceRunState,
@@ -25,6 +40,46 @@ const DeviceSessionList = listSchema(ApiDeviceSession);
 const StateList = listSchema(ApiDeviceRunState);
 
 export const runRoutes: readonly RouteSpec[] = [
+  route({
+    method: 'GET',
+    path: '/me/runs',
+    summary: "List the user's test runs in all their projects (newest first)",
+    tags: TAGS,
+    answers: { 200: listSchema(ApiTestRun) },
+    input: ListInput,
+    handle: async ({ ctx, user, input, present, listLinks }) => {
+      const query = parseListQuery(input, USER_RUN_LIST);
+      const page = await listUserRuns(ctx, user, query);
+      return ok(
+        presentList(
+          page.items.map((view) => presentTestRun(view, present)),
+          page.total,
+          query,
+          listLinks(),
+        ),
+      );
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/me/device-sessions',
+    summary: "List the user's current device sessions in all their runs (newest first; retried ones left out)",
+    tags: TAGS,
+    answers: { 200: DeviceSessionList },
+    input: ListInput,
+    handle: async ({ ctx, user, input, present, listLinks }) => {
+      const query = parseListQuery(input, USER_DEVICE_SESSION_LIST);
+      const page = await listUserDeviceSessions(ctx, user, query);
+      return ok(
+        presentList(
+          page.items.map((view) => presentDeviceSession(view, present)),
+          page.total,
+          query,
+          listLinks(),
+        ),
+      );
+    },
+  }),
   route({
     method: 'GET',
     path: '/me/projects/:projectId/runs',
