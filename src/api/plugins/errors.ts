@@ -24,10 +24,13 @@ export function registerErrorHandling(app: FastifyInstance, ctx: Context): void 
     if (error instanceof OAuthError) {
       if (error.error === 'invalid_token')
         reply.header('WWW-Authenticate', `Bearer realm="${REALM}", error="invalid_token"`);
+      // Written out here: the routes' compiled error serializer knows only {message, statusCode}
+      // and would drop OAuth's fields.
       return reply
         .code(error.statusCode)
         .header('cache-control', 'no-store')
-        .send({ error: error.error, error_description: error.message });
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify({ error: error.error, error_description: error.message }));
     }
     const unavailable = ctx.store.asUnavailable(error);
     if (unavailable !== undefined) {
