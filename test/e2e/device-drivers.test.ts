@@ -53,7 +53,10 @@ describe(
      * while runs and cleaning go on, and stops when they are stuck.
      */
     const progress = () => [
-      adb.device(PIXEL).commands.filter((command) => !/dumpsys battery|sys\.boot_completed/.test(command)).length,
+      // While it reboots the phone is gone from the fake server: that is progress too.
+      adb.devices.has(PIXEL)
+        ? adb.device(PIXEL).commands.filter((command) => !/dumpsys battery|sys\.boot_completed/.test(command)).length
+        : 'rebooting',
       goIos.calls().filter((args) => args[0] !== 'list' && args[0] !== 'info').length,
     ];
 

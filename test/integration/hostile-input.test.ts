@@ -36,7 +36,10 @@ describe.each(ENGINES)('hostile input (%s)', (engine) => {
   beforeAll(async () => {
     h = await createHarness(engine);
     report = await driveHostileInput(h, { seed: SEED, only: ONLY });
-  }, 240_000);
+    // A backstop, not a budget: the driving is CPU-bound (every operation, many inputs, a table
+    // snapshot after each), about 100 s on PostgreSQL on an idle 2-core machine and over 240 s
+    // with the rest of the suite beside it.
+  }, 900_000);
   afterAll(async () => h?.close());
 
   it('documents every route of the route table', () => {
