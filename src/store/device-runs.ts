@@ -13,6 +13,7 @@ import {
   UNFINISHED_DEVICE_RUN_STATES,
   UNSTARTED_DEVICE_RUN_STATES,
 } from '../domain/runs.ts';
+import { isCurrentDeviceRun } from './current-device-runs.ts';
 import type { Dialect } from './db.ts';
 import type { DeviceRunsTable, Tables } from './schema.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
@@ -111,14 +112,13 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       return row && toDeviceRun(row);
     },
 
-    /** Device runs of a run that still count (retried ones are superseded). */
     /**
      * Whether a run's current device runs are not all final, and whether any has started: what
      * decides the run's state, answered from the index in one statement however large the run.
      */
     async progressOfRun(testRunId: number): Promise<{ unfinished: boolean; started: boolean }> {
       const current = (states: readonly DeviceRunState[], negate: boolean) =>
-        sql<number>`EXISTS (SELECT 1 FROM device_runs WHERE test_run_id = ${testRunId} AND superseded = 0 AND state ${sql.raw(negate ? 'NOT IN' : 'IN')} (${sql.join(states)}))`;
+        sql<number>`EXISTS (SELECT 1 FROM device_runs WHERE test_run_id = ${testRunId} AND ${isCurrentDeviceRun()} AND state ${sql.raw(negate ? 'NOT IN' : 'IN')} (${sql.join(states)}))`;
       const row = await db
         .selectNoFrom([
           current(UNFINISHED_DEVICE_RUN_STATES, false).as('unfinished'),
@@ -128,12 +128,13 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       return { unfinished: Boolean(row.unfinished), started: Boolean(row.started) };
     },
 
+    /** Device runs of a run that still count (a retried one is replaced by its new session). */
     async currentOfRun(testRunId: number): Promise<DeviceRun[]> {
       const rows = await db
         .selectFrom('device_runs')
         .selectAll()
         .where('test_run_id', '=', testRunId)
-        .where('superseded', '=', 0)
+        .where(isCurrentDeviceRun())
         .orderBy('id')
         .execute();
       return rows.map(toDeviceRun);
@@ -248,8 +249,18 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       return new Map(rows.map((row) => [row.id, row.test_run_id]));
     },
 
-    async markSuperseded(id: number): Promise<void> {
-      await db.updateTable('device_runs').set({ superseded: 1 }).where('id', '=', id).execute();
+    /**
+     * Marks a device run replaced by a retry; false when it already was (a concurrent retry won: on
+     * PostgreSQL the second UPDATE waits for the row and then finds it replaced), so one retry, not two.
+     */
+    async markSuperseded(id: number): Promise<boolean> {
+      const result = await db
+        .updateTable('device_runs')
+        .set({ superseded: 1 })
+        .where('id', '=', id)
+        .where(isCurrentDeviceRun())
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
 
     async findOwned(userId: number, id: number): Promise<DeviceRun | undefined> {
@@ -269,18 +280,20 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       const base = db
         .selectFrom('device_runs')
         .where('test_run_id', '=', testRunId)
+        .where(isCurrentDeviceRun())
         .where((eb) => eb.and(listConditions(dialect, query, LIST_SQL)));
       const { total, rows } = await pageOf(base, (q) => q.selectAll(), query, LIST_SQL);
       return { total, items: rows.map(toDeviceRun) };
     },
 
-    /** Every device run of several test runs, in one statement. */
+    /** The current device runs of several test runs, in one statement. */
     async ofRuns(testRunIds: readonly number[]): Promise<DeviceRun[]> {
       if (testRunIds.length === 0) return [];
       const rows = await db
         .selectFrom('device_runs')
         .selectAll()
         .where(inIds(dialect, 'test_run_id', testRunIds))
+        .where(isCurrentDeviceRun())
         .orderBy('id')
         .execute();
       return rows.map(toDeviceRun);

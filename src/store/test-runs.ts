@@ -4,6 +4,7 @@ import type { ListQuery } from '../domain/list-query.ts';
 import type { OsType } from '../domain/projects.ts';
 import { type RunSecrets, type RunSettings, formatRunSettings, readRunSettings } from '../domain/run-settings.ts';
 import type { DeviceRunState, StateTally, TestRun, TestRunState } from '../domain/runs.ts';
+import { isCurrentDeviceRun } from './current-device-runs.ts';
 import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
@@ -151,7 +152,7 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
           eb.fn.sum<number>('test_case_skipped_count').as('skipped'),
         ])
         .where(inIds(dialect, 'test_run_id', runIds))
-        .where('superseded', '=', 0)
+        .where(isCurrentDeviceRun())
         .groupBy(['test_run_id', 'state'])
         .execute();
       for (const row of rows) {
