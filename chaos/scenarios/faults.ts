@@ -11,7 +11,15 @@ import path from 'node:path';
 import pg from 'pg';
 import { POSTGRES_URL } from '../../test/support/engines.ts';
 import { zip } from '../../test/support/zips.ts';
-import { type SentUpload, checkDevices, checkLedger, checkRuns, checkUploads, settleRuns } from '../support/checks.ts';
+import {
+  type SentUpload,
+  checkDevices,
+  checkLedger,
+  checkReplaced,
+  checkRuns,
+  checkUploads,
+  settleRuns,
+} from '../support/checks.ts';
 import { startCloud } from '../support/cloud.ts';
 import { type PrivatePostgres, startPrivatePostgres } from '../support/postgres.ts';
 import { type ScenarioReport, keepLogs } from '../support/report.ts';
@@ -210,16 +218,23 @@ export async function faultsScenario(options: FaultOptions): Promise<ScenarioRep
     lost.push(...uploadCheck.lost);
     figures['uploads committed though their answer was lost'] = uploadCheck.committedUnanswered;
     const present = new Set<number>();
-    let sessions = 0;
+    const current = new Set<number>();
     let retried = 0;
     for (const user of users) {
       const check = await checkRuns(call, user.apiKey, android.length);
       lost.push(...check.lost);
       for (const id of check.runIds) present.add(id);
-      sessions += check.deviceSessions;
+      for (const id of check.currentSessionIds) current.add(id);
       retried += check.retried;
     }
     for (const id of acknowledged) if (!present.has(id)) lost.push(`run ${id} was accepted but is gone`);
+    const replacedCheck = await checkReplaced(
+      call,
+      users.map((user) => user.apiKey),
+      ledger,
+      current,
+    );
+    lost.push(...replacedCheck.lost);
     const ledgerCheck = checkLedger(ledger);
     lost.push(...ledgerCheck.lost);
     lost.push(...(await checkDevices(call)));
@@ -227,8 +242,9 @@ export async function faultsScenario(options: FaultOptions): Promise<ScenarioRep
     Object.assign(figures, {
       runs: present.size,
       'runs committed though their answer was lost': present.size - acknowledged.length,
-      'device sessions': sessions,
+      'device sessions': current.size + replacedCheck.replaced,
       'device sessions retried after a lost agent or server': retried,
+      'device sessions a retry replaced (read by id)': replacedCheck.replaced,
       'device runs executed': ledgerCheck.executions,
       '503 answers while the database restarted': traffic.statuses.get(503) ?? 0,
     });

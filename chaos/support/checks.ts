@@ -1,7 +1,8 @@
 /**
  * What must hold after the faults, read back through the public API and the test scripts' ledger:
  * every accepted upload is complete, every file present is complete, every run is whole and
- * FINISHED, no device run was executed twice, and no device is left TESTING.
+ * FINISHED, every session a retry replaced is still readable by id, no device run was executed
+ * twice, and no device is left TESTING.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -60,11 +61,16 @@ export async function checkUploads(
 export interface RunCheck {
   readonly lost: string[];
   readonly runIds: number[];
-  readonly deviceSessions: number;
+  /** The runs' current device sessions (a retried one is replaced by its retry in the run's lists). */
+  readonly currentSessionIds: number[];
+  /** Current sessions that are retries (after a lost agent or server). */
   readonly retried: number;
 }
 
-/** Every run of the user is FINISHED and whole (one original device session per device). */
+/**
+ * Every run of the user is FINISHED and whole: exactly one current device session per device of the
+ * run (a session a retry replaced leaves the run's lists; checkReplaced finds those by id).
+ */
 export async function checkRuns(call: Call, key: string, devicesPerRun: number): Promise<RunCheck> {
   const lost: string[] = [];
   const projects = (await patiently(() => call('GET', '/api/me/projects?limit=0&embedRuns=0', { key }))).body
@@ -74,21 +80,51 @@ export async function checkRuns(call: Call, key: string, devicesPerRun: number):
     runs.push(
       ...(await patiently(() => call('GET', `/api/me/projects/${project.id}/runs?limit=0`, { key }))).body.data,
     );
-  let deviceSessions = 0;
+  const currentSessionIds: number[] = [];
   let retried = 0;
   for (const run of runs) {
     if (run.state !== 'FINISHED') lost.push(`run ${run.id} is ${run.state}, not FINISHED`);
     const sessions = (await patiently(() => call('GET', `/api/v2/runs/${run.id}/device-sessions?limit=0`, { key })))
-      .body.data as Array<{ retryState: string }>;
-    const originals = sessions.filter((session) => session.retryState === 'NONE').length;
-    if (run.deviceCount !== devicesPerRun || originals !== devicesPerRun)
+      .body.data as Array<{ id: number; retryState: string; device: { id: number } }>;
+    const devices = new Set(sessions.map((session) => session.device.id)).size;
+    if (run.deviceCount !== devicesPerRun || sessions.length !== devicesPerRun || devices !== devicesPerRun)
       lost.push(
-        `run ${run.id} is not whole: ${run.deviceCount} devices counted, ${originals} original device sessions, ${devicesPerRun} expected`,
+        `run ${run.id} is not whole: ${run.deviceCount} devices counted, ${sessions.length} current device sessions on ${devices} devices, ${devicesPerRun} expected`,
       );
-    deviceSessions += sessions.length;
-    retried += sessions.length - originals;
+    currentSessionIds.push(...sessions.map((session) => session.id));
+    retried += sessions.filter((session) => session.retryState !== 'NONE').length;
   }
-  return { lost, runIds: runs.map((run) => run.id), deviceSessions, retried };
+  return { lost, runIds: runs.map((run) => run.id), currentSessionIds, retried };
+}
+
+/**
+ * Every device run the test scripts started (the ledger) that is not a current session was replaced
+ * by a retry: it must still be readable by its own id, by one of the users, and be ended.
+ */
+export async function checkReplaced(
+  call: Call,
+  keys: readonly string[],
+  ledger: string,
+  current: ReadonlySet<number>,
+): Promise<{ lost: string[]; replaced: number }> {
+  const lines = fs.existsSync(ledger) ? fs.readFileSync(ledger, 'utf8').split('\n').filter(Boolean) : [];
+  const started = new Set(lines.filter((line) => line.startsWith('start ')).map((line) => Number(line.split(' ')[1])));
+  const lost: string[] = [];
+  let replaced = 0;
+  for (const id of started) {
+    if (current.has(id)) continue;
+    let state: string | undefined;
+    for (const key of keys) {
+      const answer = await patiently(() => call('GET', `/api/v2/device-sessions/${id}`, { key }));
+      if (answer.status === 200) state = (answer.body as { state: string }).state;
+      if (state !== undefined) break;
+    }
+    if (state === undefined) lost.push(`device session ${id} ran but is neither current nor readable by its id`);
+    else if (['WAITING', 'RUNNING', 'FINISHING'].includes(state))
+      lost.push(`device session ${id} was replaced by a retry but is still ${state}`);
+    else replaced += 1;
+  }
+  return { lost, replaced };
 }
 
 /** Lines `start <deviceRunId> <serial>` and `end <deviceRunId>` that the test scripts wrote. */

@@ -193,7 +193,13 @@ export function registerClientCommands(program: Command): void {
     'Retry the device sessions of a run that did not succeed',
     '  $ devicecloud runs retry 42',
     async (client, print, { json }, id) => {
-      const run = await client.retryRun(asId('run id', id));
+      const runId = asId('run id', id);
+      // Named, since a retry without ids retries the whole run.
+      const failed = (await client.deviceSessions(runId))
+        .filter((session) => ['FAILED', 'WARNING', 'TIMEOUT', 'ABORTED'].includes(session.state))
+        .map((session) => session.id);
+      if (failed.length === 0) throw new CliError(`No device session of run ${runId} failed: nothing to retry`);
+      const run = await client.retryRun(runId, failed);
       print(json ? JSON.stringify(run) : `Run ${run.id} is ${run.state} again`);
     },
   );

@@ -108,8 +108,13 @@ export function createClient(options: ClientOptions) {
     run: (id: number) => get<ApiTestRun>(`/v2/runs/${id}`),
     startRun: (config: TestRunConfig) => json<ApiTestRun>('POST', '/v2/runs', config),
     abortRun: (id: number) => json<ApiTestRun>('POST', `/v2/runs/${id}/abort`),
-    retryRun: (id: number) => json<ApiTestRun>('POST', `/v2/runs/${id}/retry`),
+    /** Retries the named device sessions, or with none the whole run (every device, new sessions). */
+    retryRun: (id: number, deviceRunIds?: readonly number[]) =>
+      json<ApiTestRun>('POST', `/v2/runs/${id}/retry`, deviceRunIds && { deviceRunIds }),
+    /** The run's current device sessions (a retried one is replaced by its retry). */
     deviceSessions: (runId: number) => all<ApiDeviceSession>(`/v2/runs/${runId}/device-sessions`),
+    /** One device session by id, a replaced one too. */
+    deviceSession: (id: number) => get<ApiDeviceSession>(session(id)),
     /** The step each device session is in, by session id (from the legacy device-run view). */
     currentSteps: async (runId: number) => {
       const legacy = await all<{ id: number; currentState: { deviceRunStateType: string | null } | null }>(

@@ -52,6 +52,19 @@ export function isFinal(state: DeviceRunState): boolean {
   return FINAL_DEVICE_RUN_STATES.has(state);
 }
 
+/**
+ * Why the user cannot retry a device run, or null when a retry replaces it with a new session
+ * (docs/api.md#abort-retry-timeout). A running one can be retried: as on the established service,
+ * the retry interrupts it first. A waiting one has nothing to retry yet, and an excluded one cannot
+ * run on its device.
+ */
+export function whyNotRetryable(deviceRun: Pick<DeviceRun, 'state' | 'superseded' | 'excludeReason'>): string | null {
+  if (deviceRun.superseded) return 'was already retried; retry its newest session';
+  if (deviceRun.state === 'WAITING') return 'has not started yet; it will run as it is';
+  if (deviceRun.state === 'EXCLUDED') return `was excluded (${deviceRun.excludeReason}); it cannot run on that device`;
+  return null;
+}
+
 /** Not final: what keeps a run from being FINISHED. */
 export const UNFINISHED_DEVICE_RUN_STATES: readonly DeviceRunState[] = DEVICE_RUN_STATES.filter(
   (state) => !isFinal(state),

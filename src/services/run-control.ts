@@ -1,13 +1,11 @@
 /** The user's abort and retry of whole runs and of single device sessions. */
 import { InvalidParameterError } from '../domain/errors.ts';
-import { type DeviceRun, isFinal } from '../domain/runs.ts';
+import { type DeviceRun, isFinal, whyNotRetryable } from '../domain/runs.ts';
 import type { User } from '../domain/users.ts';
 import type { Context } from './context.ts';
 import { abortDeviceRuns, retryDeviceRuns } from './run-lifecycle.ts';
 import { type DeviceRunScope, getRun, requireDeviceRun, requireRun } from './runs.ts';
 import type { RunView } from './views.ts';
-
-const RETRIED_BY_DEFAULT = new Set(['FAILED', 'WARNING', 'TIMEOUT', 'ABORTED']);
 
 export async function abortRun(ctx: Context, user: User, runId: number, projectId?: number): Promise<RunView> {
   const { run } = await requireRun(ctx, user, runId, projectId);
@@ -15,7 +13,11 @@ export async function abortRun(ctx: Context, user: User, runId: number, projectI
   return getRun(ctx, user, run.id);
 }
 
-/** Retries the chosen device runs of a run, by default those that did not succeed. */
+/**
+ * Retries the named device runs of a run or, with none named, the whole run: every current device
+ * run that can be retried (docs/api.md#abort-retry-timeout), as the established service and its
+ * clients' plain `retry()` do. Waiting and excluded ones are left as they are.
+ */
 export async function retryRun(
   ctx: Context,
   user: User,
@@ -24,19 +26,19 @@ export async function retryRun(
   deviceRunIds: readonly number[] | undefined,
 ): Promise<RunView> {
   const { run } = await requireRun(ctx, user, runId, projectId);
-  const current = await ctx.store.deviceRuns.currentOfRun(run.id);
-  let chosen: DeviceRun[];
   if (deviceRunIds === undefined || deviceRunIds.length === 0) {
-    chosen = current.filter((deviceRun) => RETRIED_BY_DEFAULT.has(deviceRun.state));
+    const current = await ctx.store.deviceRuns.currentOfRun(run.id);
+    const chosen = current.filter((deviceRun) => whyNotRetryable(deviceRun) === null);
     if (chosen.length === 0)
       throw new InvalidParameterError(
         'deviceRunIds',
-        'No device run of this run failed; name the ones to retry in deviceRunIds[]',
+        `Run ${run.id} has nothing to retry: ${current.map((deviceRun) => `device run ${deviceRun.id} ${whyNotRetryable(deviceRun)}`).join('; ')}`,
       );
+    await retryDeviceRuns(ctx, chosen);
   } else {
-    chosen = await Promise.all(deviceRunIds.map((id) => requireDeviceRun(ctx, user, id, { runId: run.id })));
+    const ids = [...new Set(deviceRunIds)];
+    await retryDeviceRuns(ctx, await Promise.all(ids.map((id) => requireDeviceRun(ctx, user, id, { runId: run.id }))));
   }
-  await retryDeviceRuns(ctx, chosen);
   return getRun(ctx, user, run.id);
 }
 

@@ -12,6 +12,7 @@ import {
   type RunProgress,
   isFinal,
   runUpdate,
+  whyNotRetryable,
 } from '../domain/runs.ts';
 import type { TestCase } from '../domain/test-cases.ts';
 import { countTestCases } from '../domain/test-cases.ts';
@@ -71,7 +72,7 @@ export async function endDeviceRun(
   await refreshRunState(store, deviceRun.testRunId, now);
 }
 
-/** Queues a device run again as a new device session, superseding the old one. */
+/** Queues a device run again as a new device session that replaces the old one (unless a concurrent retry already did). */
 async function requeue(
   store: Store,
   now: number,
@@ -80,7 +81,7 @@ async function requeue(
   retriesLeft: number,
   wakeups: Wakeups,
 ): Promise<void> {
-  await store.deviceRuns.markSuperseded(old.id);
+  if (!(await store.deviceRuns.markSuperseded(old.id))) return;
   await store.deviceRuns.insert({
     testRunId: old.testRunId,
     projectId: old.projectId,
@@ -154,30 +155,29 @@ export async function abortDeviceRuns(ctx: Context, deviceRuns: readonly DeviceR
   wake(ctx, wakeups);
 }
 
-/** Retries ended device runs as new device sessions (docs/api.md#abort-retry-timeout: new ids, retryState MANUAL). */
+/**
+ * Retries device runs as new device sessions (docs/api.md#abort-retry-timeout: new ids, retryState
+ * MANUAL); one still running is interrupted first (ABORTED, its agent told to stop), as the
+ * established service does. Refuses them all, naming each, when any cannot be retried.
+ */
 export async function retryDeviceRuns(ctx: Context, deviceRuns: readonly DeviceRun[]): Promise<void> {
-  for (const deviceRun of deviceRuns) {
-    if (deviceRun.superseded)
-      throw new InvalidParameterError(
-        'deviceRunIds',
-        `Device run ${deviceRun.id} was already retried; retry its newest session`,
-      );
-    if (!isFinal(deviceRun.state))
-      throw new InvalidParameterError(
-        'deviceRunIds',
-        `Device run ${deviceRun.id} is still ${deviceRun.state}; only ended device runs can be retried`,
-      );
-    if (deviceRun.state === 'EXCLUDED')
-      throw new InvalidParameterError(
-        'deviceRunIds',
-        `Device run ${deviceRun.id} was excluded (${deviceRun.excludeReason}); it cannot run on that device`,
-      );
-  }
+  const refusals = deviceRuns.flatMap((deviceRun) => {
+    const why = whyNotRetryable(deviceRun);
+    return why === null ? [] : [`device run ${deviceRun.id} ${why}`];
+  });
+  if (refusals.length > 0) throw new InvalidParameterError('deviceRunIds', `Cannot retry: ${refusals.join('; ')}`);
   const now = ctx.clock();
   const wakeups: Wakeups = new Set();
   await ctx.store.transaction(async (store) => {
     const runIds = new Set<number>();
     for (const deviceRun of deviceRuns) {
+      if (!isFinal(deviceRun.state)) {
+        const interrupted = await store.deviceRuns.transition(deviceRun.id, 'abort', {
+          endTime: now,
+          failReason: 'retried by the user',
+        });
+        if (interrupted && deviceRun.agentId !== null) wakeups.add(deviceRun.agentId);
+      }
       await requeue(store, now, deviceRun, 'MANUAL', deviceRun.autoRetriesLeftCount, wakeups);
       runIds.add(deviceRun.testRunId);
     }

@@ -1,5 +1,5 @@
 /** Device runs (the legacy "device run" and the modern "device session" are one row) and their steps. */
-import { type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ListQuery } from '../domain/list-query.ts';
 import {
   DEVICE_RUN_MACHINE,
@@ -13,6 +13,7 @@ import {
   UNFINISHED_DEVICE_RUN_STATES,
   UNSTARTED_DEVICE_RUN_STATES,
 } from '../domain/runs.ts';
+import { isCurrentDeviceRun } from './current-device-runs.ts';
 import type { Dialect } from './db.ts';
 import type { DeviceRunsTable, Tables } from './schema.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
@@ -78,12 +79,6 @@ const USER_LIST_SQL: ListSql<UserDeviceRunField> = {
   searchColumns: ['d.display_name'],
   tieBreaker: 'dr.id',
 };
-
-/**
- * The one rule for "a current device session": one a retry replaced (superseded) is no longer among
- * its run's results; it stays reachable by its own id.
- */
-const NOT_REPLACED = sql<SqlBool>`dr.superseded = 0`;
 
 export interface NewDeviceRun {
   readonly testRunId: number;
@@ -163,14 +158,13 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       return row && toDeviceRun(row);
     },
 
-    /** Device runs of a run that still count (retried ones are superseded). */
     /**
      * Whether a run's current device runs are not all final, and whether any has started: what
      * decides the run's state, answered from the index in one statement however large the run.
      */
     async progressOfRun(testRunId: number): Promise<{ unfinished: boolean; started: boolean }> {
       const current = (states: readonly DeviceRunState[], negate: boolean) =>
-        sql<number>`EXISTS (SELECT 1 FROM device_runs WHERE test_run_id = ${testRunId} AND superseded = 0 AND state ${sql.raw(negate ? 'NOT IN' : 'IN')} (${sql.join(states)}))`;
+        sql<number>`EXISTS (SELECT 1 FROM device_runs WHERE test_run_id = ${testRunId} AND ${isCurrentDeviceRun()} AND state ${sql.raw(negate ? 'NOT IN' : 'IN')} (${sql.join(states)}))`;
       const row = await db
         .selectNoFrom([
           current(UNFINISHED_DEVICE_RUN_STATES, false).as('unfinished'),
@@ -180,12 +174,13 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       return { unfinished: Boolean(row.unfinished), started: Boolean(row.started) };
     },
 
+    /** Device runs of a run that still count (a retried one is replaced by its new session). */
     async currentOfRun(testRunId: number): Promise<DeviceRun[]> {
       const rows = await db
         .selectFrom('device_runs')
         .selectAll()
         .where('test_run_id', '=', testRunId)
-        .where('superseded', '=', 0)
+        .where(isCurrentDeviceRun())
         .orderBy('id')
         .execute();
       return rows.map(toDeviceRun);
@@ -300,8 +295,18 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       return new Map(rows.map((row) => [row.id, row.test_run_id]));
     },
 
-    async markSuperseded(id: number): Promise<void> {
-      await db.updateTable('device_runs').set({ superseded: 1 }).where('id', '=', id).execute();
+    /**
+     * Marks a device run replaced by a retry; false when it already was (a concurrent retry won: on
+     * PostgreSQL the second UPDATE waits for the row and then finds it replaced), so one retry, not two.
+     */
+    async markSuperseded(id: number): Promise<boolean> {
+      const result = await db
+        .updateTable('device_runs')
+        .set({ superseded: 1 })
+        .where('id', '=', id)
+        .where(isCurrentDeviceRun())
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
 
     async findOwned(userId: number, id: number): Promise<DeviceRun | undefined> {
@@ -321,6 +326,7 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       const base = db
         .selectFrom('device_runs')
         .where('test_run_id', '=', testRunId)
+        .where(isCurrentDeviceRun())
         .where((eb) => eb.and(listConditions(dialect, query, LIST_SQL)));
       const { total, rows } = await pageOf(base, (q) => q.selectAll(), query, LIST_SQL);
       return { total, items: rows.map(toDeviceRun) };
@@ -335,19 +341,20 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
         .selectFrom('device_runs as dr')
         .innerJoin('devices as d', 'd.id', 'dr.device_id')
         .where('dr.user_id', '=', userId)
-        .where(NOT_REPLACED)
+        .where(isCurrentDeviceRun('dr'))
         .where((eb) => eb.and(listConditions(dialect, query, USER_LIST_SQL)));
       const { total, rows } = await pageOf(base, (q) => q.selectAll('dr'), query, USER_LIST_SQL);
       return { total, items: rows.map(toDeviceRun) };
     },
 
-    /** Every device run of several test runs, in one statement. */
+    /** The current device runs of several test runs, in one statement. */
     async ofRuns(testRunIds: readonly number[]): Promise<DeviceRun[]> {
       if (testRunIds.length === 0) return [];
       const rows = await db
         .selectFrom('device_runs')
         .selectAll()
         .where(inIds(dialect, 'test_run_id', testRunIds))
+        .where(isCurrentDeviceRun())
         .orderBy('id')
         .execute();
       return rows.map(toDeviceRun);

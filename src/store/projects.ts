@@ -9,6 +9,7 @@ import type {
   ProjectChanges,
   ProjectType,
 } from '../domain/projects.ts';
+import { isCurrentDeviceRun } from './current-device-runs.ts';
 import type { Dialect } from './db.ts';
 import type { ProjectsTable, Tables } from './schema.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
@@ -140,7 +141,7 @@ export function projectsStore(db: Kysely<Tables>, dialect: Dialect) {
         ])
         .where(inIds(dialect, 'project_id', projectIds))
         .where('state', '<>', 'EXCLUDED')
-        .where('superseded', '=', 0)
+        .where(isCurrentDeviceRun())
         .groupBy('project_id')
         .execute();
       const runsByProject = new Map(runCounts.map((row) => [row.project_id, Number(row.count)]));

@@ -11,6 +11,7 @@ import {
   type TestRun,
   type TestRunState,
 } from '../domain/runs.ts';
+import { currentDeviceRunText, isCurrentDeviceRun } from './current-device-runs.ts';
 import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
@@ -31,7 +32,7 @@ type UserRunField =
 
 /** Counters as the presenter derives them (domain/runs.ts runStats): over the run's current device runs. */
 const currentDeviceRuns = (what: string) =>
-  `(SELECT ${what} FROM device_runs x WHERE x.test_run_id = tr.id AND x.superseded = 0)`;
+  `(SELECT ${what} FROM device_runs x WHERE x.test_run_id = tr.id AND ${currentDeviceRunText('x')})`;
 const ratioOf = (states: readonly string[]) =>
   currentDeviceRuns(
     `COALESCE(SUM(CASE WHEN x.state IN (${states.map((state) => `'${state}'`).join(', ')}) THEN 1 ELSE 0 END) * 1.0 / NULLIF(COUNT(*), 0), 0)`,
@@ -210,7 +211,7 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
           eb.fn.sum<number>('test_case_skipped_count').as('skipped'),
         ])
         .where(inIds(dialect, 'test_run_id', runIds))
-        .where('superseded', '=', 0)
+        .where(isCurrentDeviceRun())
         .groupBy(['test_run_id', 'state'])
         .execute();
       for (const row of rows) {

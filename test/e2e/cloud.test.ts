@@ -230,15 +230,16 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
   it('retries failed device sessions on request', async () => {
     const failing = await start('platinum', android[3]!, { FAIL: '1' });
     expect(await finished('platinum', failing.id)).toMatchObject({ failedDeviceCount: 1, failedTestCaseCount: 1 });
+    const [original] = await sessions('platinum', failing.id);
+    // A plain retry retries the whole run: its one device, as a new session that replaces the old one.
     const retried = await users.platinum.api('POST', `/v2/runs/${failing.id}/retry`);
     expect(retried.status).toBe(200);
     await finished('platinum', failing.id);
     const list = await sessions('platinum', failing.id);
 
-    expect(list.map((session) => [session.retryState, session.state])).toEqual([
-      ['NONE', 'FAILED'],
-      ['MANUAL', 'FAILED'],
-    ]);
+    expect(list.map((session) => [session.retryState, session.state])).toEqual([['MANUAL', 'FAILED']]);
+    const replaced = await users.platinum.api('GET', `/v2/device-sessions/${original!.id}`);
+    expect([replaced.body.retryState, replaced.body.state]).toEqual(['NONE', 'FAILED']);
   }, 60_000);
 
   it('gives up on the device runs of a killed agent, retries them automatically, and a restarted agent runs them', async () => {
@@ -257,15 +258,16 @@ describe('devicecloud through real processes (serve + agent, 6 virtual devices)'
     fs.writeFileSync(marker, '');
 
     // The lease runs out: the device run ends WARNING, and its automatic retry waits for the device.
+    const [lost] = await sessions('gold', victim.id);
     const list = await until(
       () => sessions('gold', victim.id),
-      (sessions) => sessions.length === 2,
+      (sessions) => sessions[0]?.retryState === 'AUTO',
       20_000,
     );
-    expect(list.map((session) => [session.retryState, session.state])).toEqual([
-      ['NONE', 'WARNING'],
-      ['AUTO', 'WAITING'],
-    ]);
+    // The retry replaces the lost session in the run's list; the lost one stays readable by id.
+    expect(list.map((session) => [session.retryState, session.state])).toEqual([['AUTO', 'WAITING']]);
+    const replaced = await users.gold.api('GET', `/v2/device-sessions/${lost!.id}`);
+    expect([replaced.body.retryState, replaced.body.state]).toEqual(['NONE', 'WARNING']);
     const waiting = await run('gold', victim.id);
     expect(waiting.message).toMatch(/offline/);
 

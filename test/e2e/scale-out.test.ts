@@ -12,6 +12,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DevicecloudClient, createClient } from '../../src/client/api-client.ts';
+import type { ApiDeviceSession } from '../../src/client/api-types.ts';
 import { formatSecretKey } from '../../src/domain/secret-keys.ts';
 import { generateSecretKey } from '../../src/services/secret-box.ts';
 import { type RunningProcess, cliBudget, runCli, startCli } from '../support/cli.ts';
@@ -224,6 +225,24 @@ describe.runIf(ENGINES.includes('postgres'))('two servers and two agents on one 
             retry: session.retryState,
             state: session.state,
           });
+      }
+      // A session a retry replaced leaves its run's list: the ledger names those that ran, read by their ids.
+      for (const line of ledgerLines()) {
+        const [kind, id] = line.split(' ');
+        if (kind !== 'start' || sessions.has(Number(id))) continue;
+        let replaced: { user: (typeof users)[number]; session: ApiDeviceSession } | undefined;
+        for (const one of living) {
+          const session = await one.client.deviceSession(Number(id)).catch(() => undefined);
+          if (session !== undefined) replaced = { user: users[living.indexOf(one)]!, session };
+        }
+        expect(replaced, `device session ${id} ran but cannot be read by its id`).toBeDefined();
+        const index = runs.findIndex((run) => run.id === replaced!.session.testRunId);
+        sessions.set(Number(id), {
+          priority: PRIORITY[replaced!.user.plan],
+          createTime: finalRuns[index]!.createTime,
+          retry: replaced!.session.retryState,
+          state: replaced!.session.state,
+        });
       }
       const current = [...sessions.values()].filter(
         (session) => session.state !== 'WARNING' || session.retry !== 'NONE',

@@ -48,11 +48,13 @@ describe.each(ENGINES)('how device runs end through the agent protocol (%s)', (e
     expect(started).toMatchObject({ state: 'RUNNING' });
     await agent.finish(assignments[0]!.deviceRunId, 'WARNING');
     await agent.post(`/devices/${agent.deviceIds.get('a1')}/cleaned`, { ok: true, report: 'clean' });
+    // The automatic retry replaces the lost session in the run's list; the lost one stays readable by id.
     const afterAuto = await alice.call('GET', `/api/v2/runs/${run.id}/device-sessions`, { json: true });
     expect(afterAuto.body.data.map((s: { state: string; retryState: string }) => [s.state, s.retryState])).toEqual([
-      ['WARNING', 'NONE'],
       ['WAITING', 'AUTO'],
     ]);
+    const lost = await alice.call('GET', `/api/v2/device-sessions/${assignments[0]!.deviceRunId}`, { json: true });
+    expect(lost.body).toMatchObject({ state: 'WARNING', retryState: 'NONE' });
     expect((await alice.call('GET', `/api/v2/runs/${run.id}`, { json: true })).body).toMatchObject({
       state: 'WAITING',
       deviceCount: 1,
@@ -76,11 +78,14 @@ describe.each(ENGINES)('how device runs end through the agent protocol (%s)', (e
     expect(retried.status).toBe(200);
     expect(retried.body).toMatchObject({ state: 'WAITING', deviceCount: 1, failedDeviceCount: 0 });
     const sessions = await alice.call('GET', `/api/v2/runs/${run.id}/device-sessions`, { json: true });
-    expect(sessions.body.data.map((s: { retryState: string }) => s.retryState)).toEqual(['NONE', 'AUTO', 'MANUAL']);
-    const noneLeft = await alice.call('POST', `/api/v2/device-sessions/${sessions.body.data[2].id}/retry`, {
+    expect(sessions.body.data.map((s: { retryState: string }) => s.retryState)).toEqual(['MANUAL']);
+    const replaced = await alice.call('GET', `/api/v2/device-sessions/${assignments[0]!.deviceRunId}`, { json: true });
+    expect(replaced.body).toMatchObject({ state: 'FAILED', retryState: 'AUTO' });
+    const noneLeft = await alice.call('POST', `/api/v2/device-sessions/${sessions.body.data[0].id}/retry`, {
       json: true,
     });
     expect(noneLeft.status).toBe(400);
+    expect(noneLeft.body.message).toMatch(/has not started yet/);
   });
 
   it('neither retries nor holds against the device what it refused to do for the run (its settings)', async () => {

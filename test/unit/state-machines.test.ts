@@ -19,6 +19,7 @@ import {
   UNSTARTED_DEVICE_RUN_STATES,
   runStateOf,
   runUpdate,
+  whyNotRetryable,
 } from '../../src/domain/runs.ts';
 import type { StateMachine } from '../../src/domain/state-machine.ts';
 
@@ -263,7 +264,10 @@ describe("the run's state", () => {
             const current = sessions.filter((session) => !session.superseded);
             const session = current[pick % current.length]!;
             if (event === 'retry') {
-              if (!FINAL_DEVICE_RUN_STATES.has(session.state) || session.state === 'EXCLUDED') continue;
+              if (whyNotRetryable({ ...session, excludeReason: null }) !== null) continue;
+              // A running one is interrupted first, as run-lifecycle's retryDeviceRuns does.
+              if (!FINAL_DEVICE_RUN_STATES.has(session.state))
+                session.state = DEVICE_RUN_MACHINE.next(session.state, 'abort', 'ABORTED');
               session.superseded = true;
               sessions.push({ state: 'WAITING', superseded: false });
             } else {

@@ -20,7 +20,7 @@ type SessionPath = '/me/projects/:projectId/runs/:runId/device-sessions/:deviceS
 const DEVICE_RUN_PATH = '/me/projects/:projectId/runs/:runId/device-runs/:deviceRunId';
 const SESSION_ACTIONS = [
   ['abort', 'Abort one device session', abortDeviceSession],
-  ['retry', 'Retry one ended device session; answers the new session', retryDeviceSession],
+  ['retry', 'Retry one device session (a running one is interrupted); answers the new session', retryDeviceSession],
 ] as const;
 
 export const runControlRoutes: readonly RouteSpec[] = [
@@ -38,7 +38,7 @@ export const runControlRoutes: readonly RouteSpec[] = [
     route({
       method: 'POST',
       path: `${path as RunPath}/retry`,
-      summary: 'Retry device runs (default: those that did not succeed) as new device sessions',
+      summary: 'Retry the named device runs, or the whole run, as new device sessions',
       tags: TAGS,
       answers: { 200: ApiTestRun },
       input: Type.Object({ deviceRunIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 1000 })) }),

@@ -14,11 +14,12 @@ export function runView(runId) {
    * @param {ApiTestRun} run
    * @param {'abort' | 'retry'} action
    * @param {string} [question] asked first
+   * @param {() => object} [body] what to send, read when clicked
    */
-  const act = (run, action, question) => async () => {
+  const act = (run, action, question, body) => async () => {
     if (question && !confirm(question)) return;
     try {
-      await api('POST', `/api/v2/runs/${run.id}/${action}`);
+      await api('POST', `/api/v2/runs/${run.id}/${action}`, body?.());
       reload();
     } catch (error) {
       status.fail(error);
@@ -34,8 +35,11 @@ export function runView(runId) {
     const stepOf = new Map(
       deviceRuns.data.map((deviceRun) => [deviceRun.id, deviceRun.currentState?.deviceRunStateType]),
     );
-    const retryable =
-      run.failedDeviceCount + run.warningDeviceCount + run.timeoutedDeviceCount + run.abortedDeviceCount > 0;
+    // A retry without ids retries the whole run (as on the established service): name the failed ones.
+    const failed = sessions.data
+      .filter((session) => ['FAILED', 'WARNING', 'TIMEOUT', 'ABORTED'].includes(session.state))
+      .map((session) => session.id);
+    const retryable = failed.length > 0;
     const base = `#/projects/${run.projectId}/runs/${run.id}`;
     const live = run.state !== 'FINISHED';
     const view = h(
@@ -80,7 +84,11 @@ export function runView(runId) {
         ? h(
             'div',
             { class: 'row' },
-            h('button', { type: 'button', onclick: act(run, 'retry') }, 'Retry failed devices'),
+            h(
+              'button',
+              { type: 'button', onclick: act(run, 'retry', undefined, () => ({ deviceRunIds: failed })) },
+              'Retry failed devices',
+            ),
           )
         : '',
       status.element,
@@ -140,7 +148,7 @@ export function runView(runId) {
               ),
             ),
             h('td', {}, osOf(session.device)),
-            // A retry lists next to the session it retries: say which row is the newer one.
+            // A retry replaces the session it retries in this list: say that this row is one.
             h(
               'td',
               {},
