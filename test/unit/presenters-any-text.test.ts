@@ -397,6 +397,9 @@ const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
     };
     return (await import('../../src/api/present/run-plan.ts')).presentRunPlan(plan as never);
   },
+  // No text of anyone's in it (the plan's defaults), but every presenter has its case.
+  presentRunConfigDefaults: async () =>
+    (await import('../../src/api/present/run-plan.ts')).presentRunConfigDefaults(600),
   presentTestRun: async (s) =>
     (await import('../../src/api/present/test-run.ts')).presentTestRun(runView(s), context(s)),
   presentStoredConfig: async (s) =>
