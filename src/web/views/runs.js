@@ -36,8 +36,14 @@ export function runView(runId) {
       deviceRuns.data.map((deviceRun) => [deviceRun.id, deviceRun.currentState?.deviceRunStateType]),
     );
     // A retry without ids retries the whole run (as on the established service): name the failed ones.
+    // Failed: ended, but neither passed nor left out of the run (EXCLUDED cannot be retried).
     const failed = sessions.data
-      .filter((session) => ['FAILED', 'WARNING', 'TIMEOUT', 'ABORTED'].includes(session.state))
+      .filter(
+        (session) =>
+          FINAL_DEVICE_SESSION_STATES.includes(session.state) &&
+          session.state !== 'SUCCEEDED' &&
+          session.state !== 'EXCLUDED',
+      )
       .map((session) => session.id);
     const retryable = failed.length > 0;
     const base = `#/projects/${run.projectId}/runs/${run.id}`;
