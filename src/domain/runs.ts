@@ -3,7 +3,7 @@
  * from its device runs, and the legacy view's status mapping.
  */
 import type { ListSpec } from './list-query.ts';
-import { OS_TYPES, type OsType } from './projects.ts';
+import type { OsType } from './projects.ts';
 import type { RunSettings } from './run-settings.ts';
 import { stateMachine } from './state-machine.ts';
 
@@ -423,80 +423,6 @@ export const DEVICE_RUN_LIST: ListSpec<
     excludeReason: { type: 'enum', values: EXCLUDE_REASONS },
   },
   defaultSort: [{ field: 'id', direction: 'asc' }],
-};
-
-/**
- * A user's runs across all their projects (`/me/runs`): a project's run fields, and which project
- * and framework each belongs to. Newest first, as a project's list.
- */
-export const USER_RUN_LIST: ListSpec<
-  | keyof (typeof RUN_LIST)['fields']
-  | 'projectId'
-  | 'projectName'
-  | 'frameworkId'
-  | 'frameworkName'
-  | 'osType'
-  | 'startedById'
-  | 'userId'
-  | 'deviceCount'
-  | 'executionRatio'
-  | 'successRatio'
-> = {
-  entity: 'test runs',
-  fields: {
-    ...RUN_LIST.fields,
-    projectId: { type: 'number' },
-    projectName: { type: 'string' },
-    frameworkId: { type: 'number' },
-    frameworkName: { type: 'string' },
-    osType: { type: 'enum', values: OS_TYPES },
-    startedById: { type: 'number' },
-    userId: { type: 'number' },
-    deviceCount: { type: 'number' },
-    executionRatio: { type: 'number' },
-    successRatio: { type: 'number' },
-  },
-  defaultSort: RUN_LIST.defaultSort,
-};
-
-/**
- * A user's device sessions across all their runs (`/me/device-sessions`): a run's device-run fields,
- * and the run, project and device each belongs to. Newest first, unlike one run's (creation order).
- */
-export const USER_DEVICE_SESSION_LIST: ListSpec<
-  | keyof (typeof DEVICE_RUN_LIST)['fields']
-  | 'installTime'
-  | 'timeLimit'
-  | 'testCaseAllCount'
-  | 'testCasePassedCount'
-  | 'testCaseFailedCount'
-  | 'testCaseSkippedCount'
-  | 'retryState'
-  | 'autoRetriesLeftCount'
-  | 'testRunId'
-  | 'projectId'
-  | 'userId'
-  | 'deviceName'
-  | 'successRatio'
-> = {
-  entity: 'device sessions',
-  fields: {
-    ...DEVICE_RUN_LIST.fields,
-    installTime: { type: 'date' },
-    timeLimit: { type: 'number' },
-    testCaseAllCount: { type: 'number' },
-    testCasePassedCount: { type: 'number' },
-    testCaseFailedCount: { type: 'number' },
-    testCaseSkippedCount: { type: 'number' },
-    retryState: { type: 'enum', values: RETRY_STATES },
-    autoRetriesLeftCount: { type: 'number' },
-    testRunId: { type: 'number' },
-    projectId: { type: 'number' },
-    userId: { type: 'number' },
-    deviceName: { type: 'string' },
-    successRatio: { type: 'number' },
-  },
-  defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };
 
 /** Characters of a device run's fail reason kept (it may quote the customer's output). */

@@ -1,15 +1,8 @@
 /** Reading test runs and device runs (both views) of the user's projects. */
 import { NotFoundError } from '../domain/errors.ts';
 import type { ListQuery } from '../domain/list-query.ts';
-import {
-  type DEVICE_RUN_LIST,
-  type DeviceRun,
-  type RUN_LIST,
-  type Step,
-  type USER_DEVICE_SESSION_LIST,
-  type USER_RUN_LIST,
-  runStats,
-} from '../domain/runs.ts';
+import { type DEVICE_RUN_LIST, type DeviceRun, type RUN_LIST, type Step, runStats } from '../domain/runs.ts';
+import { type USER_DEVICE_SESSION_LIST, type USER_RUN_LIST } from '../domain/user-lists.ts';
 import type { User } from '../domain/users.ts';
 import type { RunRecord } from '../store/test-runs.ts';
 import type { Context } from './context.ts';

@@ -3,13 +3,8 @@
  * modern one (`device-sessions`, state). Nested routes check that the ids belong together.
  */
 import { parseListQuery } from '../../domain/list-query.ts';
-import {
-  DEVICE_RUN_LIST,
-  RUN_LIST,
-  USER_DEVICE_SESSION_LIST,
-  USER_RUN_LIST,
-  legacyRunStatus,
-} from '../../domain/runs.ts';
+import { DEVICE_RUN_LIST, RUN_LIST, legacyRunStatus } from '../../domain/runs.ts';
+import { USER_DEVICE_SESSION_LIST, USER_RUN_LIST } from '../../domain/user-lists.ts';
 import {
   deleteRun,
   deviceRunSteps,

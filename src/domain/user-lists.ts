@@ -1,0 +1,81 @@
+/**
+ * The lists across all of a user's runs (`/me/runs`, `/me/device-sessions`): the fields of a
+ * project's run list and of a run's device-run list, and what each item belongs to.
+ */
+import type { ListSpec } from './list-query.ts';
+import { OS_TYPES } from './projects.ts';
+import { DEVICE_RUN_LIST, RETRY_STATES, RUN_LIST } from './runs.ts';
+
+/**
+ * A user's runs across all their projects (`/me/runs`): a project's run fields, and which project
+ * and framework each belongs to. Newest first, as a project's list.
+ */
+export const USER_RUN_LIST: ListSpec<
+  | keyof (typeof RUN_LIST)['fields']
+  | 'projectId'
+  | 'projectName'
+  | 'frameworkId'
+  | 'frameworkName'
+  | 'osType'
+  | 'startedById'
+  | 'userId'
+  | 'deviceCount'
+  | 'executionRatio'
+  | 'successRatio'
+> = {
+  entity: 'test runs',
+  fields: {
+    ...RUN_LIST.fields,
+    projectId: { type: 'number' },
+    projectName: { type: 'string' },
+    frameworkId: { type: 'number' },
+    frameworkName: { type: 'string' },
+    osType: { type: 'enum', values: OS_TYPES },
+    startedById: { type: 'number' },
+    userId: { type: 'number' },
+    deviceCount: { type: 'number' },
+    executionRatio: { type: 'number' },
+    successRatio: { type: 'number' },
+  },
+  defaultSort: RUN_LIST.defaultSort,
+};
+
+/**
+ * A user's device sessions across all their runs (`/me/device-sessions`): a run's device-run fields,
+ * and the run, project and device each belongs to. Newest first, unlike one run's (creation order).
+ */
+export const USER_DEVICE_SESSION_LIST: ListSpec<
+  | keyof (typeof DEVICE_RUN_LIST)['fields']
+  | 'installTime'
+  | 'timeLimit'
+  | 'testCaseAllCount'
+  | 'testCasePassedCount'
+  | 'testCaseFailedCount'
+  | 'testCaseSkippedCount'
+  | 'retryState'
+  | 'autoRetriesLeftCount'
+  | 'testRunId'
+  | 'projectId'
+  | 'userId'
+  | 'deviceName'
+  | 'successRatio'
+> = {
+  entity: 'device sessions',
+  fields: {
+    ...DEVICE_RUN_LIST.fields,
+    installTime: { type: 'date' },
+    timeLimit: { type: 'number' },
+    testCaseAllCount: { type: 'number' },
+    testCasePassedCount: { type: 'number' },
+    testCaseFailedCount: { type: 'number' },
+    testCaseSkippedCount: { type: 'number' },
+    retryState: { type: 'enum', values: RETRY_STATES },
+    autoRetriesLeftCount: { type: 'number' },
+    testRunId: { type: 'number' },
+    projectId: { type: 'number' },
+    userId: { type: 'number' },
+    deviceName: { type: 'string' },
+    successRatio: { type: 'number' },
+  },
+  defaultSort: [{ field: 'createTime', direction: 'desc' }],
+};
