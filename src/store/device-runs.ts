@@ -13,6 +13,7 @@ import {
   UNFINISHED_DEVICE_RUN_STATES,
   UNSTARTED_DEVICE_RUN_STATES,
 } from '../domain/runs.ts';
+import type { USER_DEVICE_SESSION_LIST } from '../domain/user-lists.ts';
 import { isCurrentDeviceRun } from './current-device-runs.ts';
 import type { Dialect } from './db.ts';
 import type { DeviceRunsTable, Tables } from './schema.ts';
@@ -34,21 +35,8 @@ const LIST_SQL: ListSql<DeviceRunField> = {
   tieBreaker: 'id',
 };
 
-type UserDeviceRunField =
-  | DeviceRunField
-  | 'installTime'
-  | 'timeLimit'
-  | 'testCaseAllCount'
-  | 'testCasePassedCount'
-  | 'testCaseFailedCount'
-  | 'testCaseSkippedCount'
-  | 'retryState'
-  | 'autoRetriesLeftCount'
-  | 'testRunId'
-  | 'projectId'
-  | 'userId'
-  | 'deviceName'
-  | 'successRatio';
+/** The fields of the list across a user's runs: the domain's list spec says which. */
+type UserDeviceRunField = keyof (typeof USER_DEVICE_SESSION_LIST)['fields'];
 
 /** Across runs (`/me/device-sessions`): the device is joined for its name, which the search looks in. */
 const USER_LIST_SQL: ListSql<UserDeviceRunField> = {

@@ -11,24 +11,15 @@ import {
   type TestRun,
   type TestRunState,
 } from '../domain/runs.ts';
+import type { USER_RUN_LIST } from '../domain/user-lists.ts';
 import { currentDeviceRunText, isCurrentDeviceRun } from './current-device-runs.ts';
 import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
 
 type RunField = 'id' | 'number' | 'displayName' | 'state' | 'createTime' | 'startTime' | 'endTime';
-type UserRunField =
-  | RunField
-  | 'projectId'
-  | 'projectName'
-  | 'frameworkId'
-  | 'frameworkName'
-  | 'osType'
-  | 'startedById'
-  | 'userId'
-  | 'deviceCount'
-  | 'executionRatio'
-  | 'successRatio';
+/** The fields of the list across a user's runs: the domain's list spec says which. */
+type UserRunField = keyof (typeof USER_RUN_LIST)['fields'];
 
 /** Counters as the presenter derives them (domain/runs.ts runStats): over the run's current device runs. */
 const currentDeviceRuns = (what: string) =>
