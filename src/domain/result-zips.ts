@@ -112,7 +112,7 @@ export function performanceCsv(samples: readonly StoredSample[]): string {
     lines.push(
       [
         String(sample.timestamp),
-        sample.cpuUsage === null ? '' : String(sample.cpuUsage),
+        String(sample.cpuUsage),
         sample.memUsage === null ? '' : String(sample.memUsage),
         csvText(sample.packageName),
       ].join(','),
