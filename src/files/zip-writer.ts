@@ -48,6 +48,9 @@ export function zipStream(sources: readonly ZipSource[]): Readable {
         fail(error as Error);
         return;
       }
+      // yazl pipes the entry without listening for its errors: unheard, one would crash the
+      // process and leave the zip waiting for bytes that never come.
+      current.once('error', fail);
       callback(null, current);
     });
   }

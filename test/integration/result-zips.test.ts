@@ -4,6 +4,8 @@
  * stable order; a run's zip is a file of the user's (what the established API answers); replaced
  * sessions are not the run's results; another user's ids are 404.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Device } from '../../src/domain/devices.ts';
 import { PROTOCOL_PREFIX } from '../../src/protocol/v1.ts';
@@ -341,6 +343,30 @@ describe.each(ENGINES)('result zips and file sets (%s)', (engine) => {
     const [session] = await h.ctx.store.deviceRuns.currentOfRun(run.id);
     const streamed = await get(alice, `/api/v2/device-sessions/${session!.id}/output-file-set/files.zip`);
     expect(await unzip(streamed.rawPayload)).toEqual([]);
+  });
+
+  it('cuts a streamed zip when a stored file cannot be read, and keeps no run zip then', async () => {
+    const run = await fixtures.run(h.ctx, alice.user, projectId, [devices[0]!], ['SUCCEEDED']);
+    const [session] = await h.ctx.store.deviceRuns.currentOfRun(run.id);
+    const readable = await fixtures.file(h.ctx, alice.user, {
+      name: 'first.txt',
+      inputType: 'DATA',
+      outputOf: session!.id,
+      tags: ['output'],
+      bytes: 'x'.repeat(100_000),
+    });
+    // A record whose bytes are gone (a disk lost, a sweep gone wrong): no zip may look whole without them.
+    const { id: _id, ...rest } = readable;
+    await h.ctx.store.files.insert({ ...rest, name: 'gone.txt', blobKey: 'f'.repeat(64), sha256: 'f'.repeat(64) });
+    await expect(get(alice, `/api/v2/device-sessions/${session!.id}/output-file-set/files.zip`)).rejects.toThrow(
+      /destroyed before completion/,
+    );
+    const files = (await alice.call('GET', '/api/me/files?limit=0', { json: true })).body.total;
+    const refused = await alice.call('POST', `/api/v2/runs/${run.id}/files.zip`, { json: true });
+    expect(refused.status).toBe(500);
+    expect(refused.body.message).not.toMatch(/ENOENT|blobs/);
+    expect((await alice.call('GET', '/api/me/files?limit=0', { json: true })).body.total).toBe(files);
+    expect(fs.readdirSync(path.join(h.blobDir, 'tmp'))).toEqual([]);
   });
 
   it('refuses a zip that would go beyond the storage quota, storing nothing', async () => {
