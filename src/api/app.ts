@@ -31,6 +31,7 @@ import { infoRoutes } from './routes/info.ts';
 import { projectConfigRoutes } from './routes/project-config.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { resultRoutes } from './routes/results.ts';
+import { resultZipRoutes } from './routes/result-zips.ts';
 import { recorderRoutes } from './routes/recorder.ts';
 import { runControlRoutes } from './routes/run-control.ts';
 import { runStartRoutes } from './routes/run-start.ts';
@@ -136,6 +137,7 @@ export function routeTable(info: { version: string; flavour: string }): RouteSpe
     ...runStartRoutes,
     ...runControlRoutes,
     ...resultRoutes,
+    ...resultZipRoutes,
     ...recorderRoutes,
     ...infoRoutes({ version: info.version, flavour: info.flavour }),
   ];

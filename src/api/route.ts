@@ -41,8 +41,11 @@ export interface Call<Params, Input, Who extends User | null> {
 export interface ByteAnswer {
   readonly stream: Readable;
   readonly contentType: string;
-  /** Known ahead, so clients see Content-Length (docs/api.md#files: downloads keep their exact bytes). */
-  readonly length: number;
+  /**
+   * Known ahead for stored files, so clients see Content-Length (docs/api.md#files: downloads keep
+   * their exact bytes); null for what is written as it is sent (zips), which goes out chunked.
+   */
+  readonly length: number | null;
   readonly fileName: string;
   /** Images and text are shown in place; everything else is offered as a download. */
   readonly inline: boolean;

@@ -132,10 +132,10 @@ function registerOne(
         case 'bytes': {
           const answer = outcome.bytes;
           const disposition = answer.inline ? 'inline' : 'attachment';
+          if (answer.length !== null) reply.header('content-length', answer.length);
           return reply
             .code(outcome.status)
             .type(answer.contentType)
-            .header('content-length', answer.length)
             .header(
               'content-disposition',
               `${disposition}; filename="${answer.fileName.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(answer.fileName)}`,

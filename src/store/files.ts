@@ -137,6 +137,20 @@ export function filesStore(db: Kysely<Tables>, dialect: Dialect) {
       return tags.length === 0 ? files : files.filter((file) => file.tags.some((tag) => tags.includes(tag)));
     },
 
+    /** Output files of several device runs in one statement, by device run then as stored. */
+    async outputsOfMany(deviceRunIds: readonly number[], tags: readonly string[] = []): Promise<UserFile[]> {
+      if (deviceRunIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('files')
+        .selectAll()
+        .where(inIds(dialect, 'device_run_id', deviceRunIds))
+        .orderBy('device_run_id')
+        .orderBy('id')
+        .execute();
+      const files = rows.map(toFile);
+      return tags.length === 0 ? files : files.filter((file) => file.tags.some((tag) => tags.includes(tag)));
+    },
+
     async findOutput(deviceRunId: number, id: number): Promise<UserFile | undefined> {
       const row = await db
         .selectFrom('files')

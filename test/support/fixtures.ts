@@ -74,14 +74,19 @@ export async function run(
   projectId: number,
   devices: readonly Device[],
   states: readonly DeviceRunState[],
-  options: { name?: string; testCases?: { passed: number; failed: number } } = {},
+  options: {
+    name?: string;
+    testCases?: { passed: number; failed: number };
+    /** The input files the run names (default: file 1, to install). */
+    files?: RunSettings['files'];
+  } = {},
 ): Promise<TestRun> {
   const testRun = await ctx.store.testRuns.insert({
     projectId,
     userId: owner.id,
     name: options.name ?? null,
     osType: 'ANDROID',
-    config: runSettings(projectId, { files: [{ id: 1, action: 'INSTALL' }] }),
+    config: runSettings(projectId, { files: options.files ?? [{ id: 1, action: 'INSTALL' }] }),
     frameworkId: null,
     startedById: owner.id,
     createTime: ctx.clock(),

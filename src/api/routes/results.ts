@@ -30,7 +30,7 @@ const ScreenshotList = listSchema(ApiScreenshot);
 const FileList = listSchema(ApiUserFile);
 const StepList = listSchema(ApiDeviceSessionStep);
 
-const BASES = [
+export const BASES = [
   '/me/device-sessions/:deviceSessionId',
   '/device-sessions/:deviceSessionId',
   '/me/projects/:projectId/runs/:runId/device-sessions/:deviceSessionId',
