@@ -1,7 +1,7 @@
 import type { ConfigParameter } from '../../domain/project-config.ts';
 import type { ConfigView } from '../../services/project-config.ts';
 import { type PresentContext, userPath } from './context.ts';
-import { Bool, Count, Id, MaybeStr, SelfURI, Str } from './fields.ts';
+import { AlwaysNull, Bool, Count, Id, MaybeStr, SelfURI, Str } from './fields.ts';
 import { Nullable, type Rep, entity, entitySchema } from './representation.ts';
 
 export const ApiProjectConfig = entitySchema('apiProjectConfig', {
@@ -28,6 +28,9 @@ export const ApiProjectConfig = entitySchema('apiProjectConfig', {
   videoRecordingEnabled: Bool,
   maxAutoRetriesCount: Count,
   runAvailable: Bool,
+  creditsPrice: Count,
+  uiAutomatorTestClasses: AlwaysNull,
+  checkApp: Bool,
 });
 
 export const ApiTestRunParameter = entitySchema('apiTestRunParameter', {
@@ -63,6 +66,11 @@ export function presentProjectConfig(view: ConfigView, context: PresentContext):
     videoRecordingEnabled: config.videoRecordingEnabled,
     maxAutoRetriesCount: config.maxAutoRetriesCount,
     runAvailable: view.runAvailable,
+    // Nothing is billed; UI Automator classes are chosen with limitationType/limitationValue; an
+    // app is checked when uploaded (docs/api.md#files), not again before a run.
+    creditsPrice: 0,
+    uiAutomatorTestClasses: null,
+    checkApp: false,
   });
 }
 
