@@ -1,3 +1,4 @@
+import { frameworkOfMode } from '../../domain/frameworks.ts';
 import type { ConfigParameter } from '../../domain/project-config.ts';
 import type { ConfigView } from '../../services/project-config.ts';
 import { type PresentContext, userPath } from './context.ts';
@@ -31,6 +32,7 @@ export const ApiProjectConfig = entitySchema('apiProjectConfig', {
   creditsPrice: Count,
   uiAutomatorTestClasses: AlwaysNull,
   checkApp: Bool,
+  appRequired: Bool,
 });
 
 export const ApiTestRunParameter = entitySchema('apiTestRunParameter', {
@@ -71,6 +73,8 @@ export function presentProjectConfig(view: ConfigView, context: PresentContext):
     creditsPrice: 0,
     uiAutomatorTestClasses: null,
     checkApp: false,
+    // Whether the mode's framework installs an app (the generic ones are alike on both OSes).
+    appRequired: frameworkOfMode(config.mode, 'ANDROID').requiredAppExtensions.length > 0,
   });
 }
 
