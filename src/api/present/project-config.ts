@@ -1,5 +1,5 @@
-import { frameworkOfMode } from '../../domain/frameworks.ts';
-import type { ConfigParameter } from '../../domain/project-config.ts';
+import { type Framework, frameworkOfMode } from '../../domain/frameworks.ts';
+import type { ConfigParameter, ProjectConfig } from '../../domain/project-config.ts';
 import type { ConfigView } from '../../services/project-config.ts';
 import { type PresentContext, userPath } from './context.ts';
 import { AlwaysNull, Bool, Count, Id, MaybeStr, SelfURI, Str } from './fields.ts';
@@ -74,8 +74,13 @@ export function presentProjectConfig(view: ConfigView, context: PresentContext):
     uiAutomatorTestClasses: null,
     checkApp: false,
     // Whether the mode's framework installs an app (the generic ones are alike on both OSes).
-    appRequired: frameworkOfMode(config.mode, 'ANDROID').requiredAppExtensions.length > 0,
+    appRequired: (modeFramework(config.mode)?.requiredAppExtensions.length ?? 0) > 0,
   });
+}
+
+/** The framework of a stored mode; none for a mode this release does not know. */
+function modeFramework(mode: ProjectConfig['mode']): Framework | undefined {
+  return frameworkOfMode(mode, 'ANDROID') as Framework | undefined;
 }
 
 export function presentConfigParameter(parameter: ConfigParameter, context: PresentContext): Rep {
