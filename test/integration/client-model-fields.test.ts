@@ -172,6 +172,8 @@ describe.each(ENGINES)("records carry the fields of the clients' models (%s)", (
       });
     }
     expectModels('device session', await get(`/me/device-sessions/${session}`), models.DEVICE_SESSION);
+    for (const listed of (await get(`/me/projects/${ids.projectId}/runs/${run.id}/device-runs`)).data)
+      expectModels('device run', listed, models.DEVICE_RUN);
     const steps = await get(`/me/device-sessions/${session}/steps`);
     expect(steps.data.length).toBeGreaterThan(0);
     for (const step of steps.data) expectModels('step', step, models.DEVICE_SESSION_STEP);

@@ -303,6 +303,25 @@ export const DEVICE_SESSION: ClientModel = {
   },
 };
 
+/** The legacy view of a device session (`…/runs/{id}/device-runs`). */
+export const DEVICE_RUN: ClientModel = {
+  source: `${JAVA}/APIDeviceRun.java @00fdbccc`,
+  fields: {
+    ...ENTITY,
+    runTime: 'number',
+    device: 'object',
+    testCaseSuccessNo: 'number',
+    testCaseAllNo: 'number',
+    testCaseCount: 'number',
+    softwareVersion: 'object',
+    createTime: 'number',
+    startTime: 'number',
+    currentState: 'object',
+    interruptedByState: 'object',
+    runStatus: 'string',
+  },
+};
+
 export const DEVICE_SESSION_STEP: ClientModel = {
   source: `${JS}/DeviceSession.ts @09fa0743 (DeviceSessionStep)`,
   fields: {

@@ -48,6 +48,8 @@ export const ApiDeviceRun = entitySchema('apiDeviceRun', {
   testCasePassedNo: Count,
   testCaseFailedNo: Count,
   testCaseSkippedNo: Count,
+  testCaseCount: Count,
+  interruptedByState: AlwaysNull,
   testRunId: Id,
   projectId: Id,
 });
@@ -133,6 +135,9 @@ export function presentDeviceRun(view: DeviceRunView, context: PresentContext): 
     testCasePassedNo: run.testCasePassedCount,
     testCaseFailedNo: run.testCaseFailedCount,
     testCaseSkippedNo: run.testCaseSkippedCount,
+    testCaseCount: run.testCaseAllCount,
+    // An interruption (abort, timeout) shows in runStatus and the states, not as a state of its own.
+    interruptedByState: null,
     testRunId: run.testRunId,
     projectId: run.projectId,
   });
