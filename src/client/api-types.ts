@@ -151,8 +151,10 @@ export interface ApiFramework {
   readonly name: string;
   readonly osType: 'ANDROID' | 'IOS';
   readonly type: string;
-  readonly requiredAppExtensions: string[];
-  readonly requiredTestExtensions: string[];
+  /** Extensions joined by commas, as the established API writes them: "apk", "" when none. */
+  readonly requiredAppExtensions: string;
+  readonly requiredTestExtensions: string;
+  readonly forProjects?: boolean;
   readonly requiresSourceCode: boolean;
   readonly canRunFromUI?: boolean;
   readonly description?: string | null;

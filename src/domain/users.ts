@@ -26,6 +26,15 @@ export interface User {
   readonly organization: string | null;
   readonly country: string | null;
   readonly timeZone: string | null;
+  /** Contact fields the established API's user record carries, edited through `POST /me`. */
+  readonly address: string | null;
+  readonly city: string | null;
+  /** Postal code. */
+  readonly code: string | null;
+  /** State or region. */
+  readonly state: string | null;
+  readonly phone: string | null;
+  readonly vatId: string | null;
   readonly status: UserStatus;
   readonly role: Role;
   readonly plan: Plan;
@@ -33,6 +42,20 @@ export interface User {
   readonly lastLoginTime: number | null;
   readonly lastLaunchedTestTime: number | null;
 }
+
+/** The profile fields `POST /me` edits besides the names, all optional text (empty clears one). */
+export const PROFILE_FIELDS = [
+  'organization',
+  'country',
+  'timeZone',
+  'address',
+  'city',
+  'code',
+  'state',
+  'phone',
+  'vatId',
+] as const;
+export type ProfileField = (typeof PROFILE_FIELDS)[number];
 
 export function fullName(user: Pick<User, 'firstName' | 'lastName'>): string {
   return `${user.firstName} ${user.lastName}`.trim();

@@ -11,7 +11,7 @@ import {
   checkNewProject,
   checkProjectChanges,
 } from '../domain/projects.ts';
-import { runStats, talliesOf } from '../domain/runs.ts';
+import { displayName, runStats, talliesOf } from '../domain/runs.ts';
 import type { User } from '../domain/users.ts';
 import type { Context } from './context.ts';
 import { NOT_QUEUED, queueStatuses, waitingIds } from './queue-status.ts';
@@ -98,9 +98,16 @@ export async function listProjects(
   const queue = await queueStatuses(store, waitingIds(runs));
 
   const deviceRunsByRun = new Map<number, DeviceRunView[]>();
+  const records = new Map(runs.map((record) => [record.run.id, record]));
   for (const deviceRun of deviceRuns) {
     const list = deviceRunsByRun.get(deviceRun.testRunId) ?? [];
-    list.push({ deviceRun, device: devices.get(deviceRun.deviceId)! });
+    const record = records.get(deviceRun.testRunId)!;
+    list.push({
+      deviceRun,
+      device: devices.get(deviceRun.deviceId)!,
+      testRunName: displayName(record.run),
+      projectName: record.projectName,
+    });
     deviceRunsByRun.set(deviceRun.testRunId, list);
   }
   const runsByProject = new Map<number, RunView[]>();

@@ -3,10 +3,12 @@ import { ConflictError, InvalidParameterError, NotFoundError } from '../domain/e
 import { checkText } from '../domain/text.ts';
 import {
   type Plan,
+  type ProfileField,
   type Role,
   type User,
   type UserWithKey,
   API_KEY_PATTERN,
+  PROFILE_FIELDS,
   checkPassword,
   normalizeEmail,
 } from '../domain/users.ts';
@@ -157,13 +159,7 @@ export async function passwordMatches(ctx: Context, user: User, password: string
   return stored !== undefined && (await verifyPassword(password, stored));
 }
 
-export interface ProfileInput {
-  firstName?: string;
-  lastName?: string;
-  organization?: string;
-  country?: string;
-  timeZone?: string;
-}
+export type ProfileInput = { firstName?: string; lastName?: string } & { [field in ProfileField]?: string };
 
 export async function updateProfile(ctx: Context, user: User, input: ProfileInput): Promise<User> {
   const optional = (name: string, value: string | undefined) => {
@@ -174,9 +170,7 @@ export async function updateProfile(ctx: Context, user: User, input: ProfileInpu
   const changes: ProfileChanges = {
     firstName: input.firstName === undefined ? undefined : checkText('firstName', input.firstName, { maxLength: 255 }),
     lastName: input.lastName === undefined ? undefined : checkText('lastName', input.lastName, { maxLength: 255 }),
-    organization: optional('organization', input.organization),
-    country: optional('country', input.country),
-    timeZone: optional('timeZone', input.timeZone),
+    ...Object.fromEntries(PROFILE_FIELDS.map((field) => [field, optional(field, input[field])])),
   };
   await ctx.store.users.updateProfile(user.id, changes);
   return requireUser(ctx, user.id);

@@ -17,6 +17,9 @@ export interface Page<T> {
 export interface DeviceRunView {
   readonly deviceRun: DeviceRun;
   readonly device: Device;
+  /** Names of its run and project, which a device session shows. */
+  readonly testRunName: string;
+  readonly projectName: string;
 }
 
 export interface RunView extends RunRecord {

@@ -16,6 +16,14 @@ export interface UsersTable {
   organization: string | null;
   country: string | null;
   time_zone: string | null;
+  /** Contact fields of the established API's user record (migration 012), all optional. */
+  address: string | null;
+  city: string | null;
+  /** Postal code. */
+  code: string | null;
+  state: string | null;
+  phone: string | null;
+  vat_id: string | null;
   status: string;
   role: string;
   plan: string;

@@ -10,6 +10,7 @@ import {
   type StateTally,
   type TestRun,
   type TestRunState,
+  displayName,
 } from '../domain/runs.ts';
 import type { USER_RUN_LIST } from '../domain/user-lists.ts';
 import { currentDeviceRunText, isCurrentDeviceRun } from './current-device-runs.ts';
@@ -164,6 +165,18 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
         .where((eb) => eb.and(listConditions(dialect, query, USER_LIST_SQL)));
       const { total, rows } = await pageOf(base, withNames, query, USER_LIST_SQL);
       return { total, items: rows.map(toRecord) };
+    },
+
+    /** Each run's display name and its project's name (for device sessions listed apart from their run). */
+    async namesOf(runIds: readonly number[]): Promise<Map<number, { testRunName: string; projectName: string }>> {
+      if (runIds.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('test_runs as tr')
+        .innerJoin('projects as p', 'p.id', 'tr.project_id')
+        .select(['tr.id', 'tr.name', 'tr.number', 'p.name as project_name'])
+        .where(inIds(dialect, 'tr.id', runIds))
+        .execute();
+      return new Map(rows.map((row) => [row.id, { testRunName: displayName(row), projectName: row.project_name }]));
     },
 
     /** The newest `perProject` runs of each project, in one statement. */

@@ -1,6 +1,13 @@
 /** The users table. */
 import type { Kysely, Selectable, Updateable } from 'kysely';
-import type { Plan, Role, User, UserStatus } from '../domain/users.ts';
+import {
+  PROFILE_FIELDS,
+  type Plan,
+  type ProfileField,
+  type Role,
+  type User,
+  type UserStatus,
+} from '../domain/users.ts';
 import type { Tables, UsersTable } from './schema.ts';
 
 export interface NewUserRow {
@@ -20,13 +27,23 @@ export interface SealedApiKey {
   readonly ciphertext: string;
 }
 
-export interface ProfileChanges {
+export type ProfileChanges = {
   readonly firstName?: string;
   readonly lastName?: string;
-  readonly organization?: string | null;
-  readonly country?: string | null;
-  readonly timeZone?: string | null;
-}
+} & { readonly [field in ProfileField]?: string | null };
+
+/** The column of each optional profile field. */
+const PROFILE_COLUMNS = {
+  organization: 'organization',
+  country: 'country',
+  timeZone: 'time_zone',
+  address: 'address',
+  city: 'city',
+  code: 'code',
+  state: 'state',
+  phone: 'phone',
+  vatId: 'vat_id',
+} as const satisfies Record<ProfileField, keyof UsersTable>;
 
 export type UsersStore = ReturnType<typeof usersStore>;
 
@@ -151,9 +168,10 @@ export function usersStore(db: Kysely<Tables>) {
       const set: Updateable<UsersTable> = {};
       if (changes.firstName !== undefined) set.first_name = changes.firstName;
       if (changes.lastName !== undefined) set.last_name = changes.lastName;
-      if (changes.organization !== undefined) set.organization = changes.organization;
-      if (changes.country !== undefined) set.country = changes.country;
-      if (changes.timeZone !== undefined) set.time_zone = changes.timeZone;
+      for (const field of PROFILE_FIELDS) {
+        const value = changes[field];
+        if (value !== undefined) set[PROFILE_COLUMNS[field]] = value;
+      }
       if (Object.keys(set).length > 0) await db.updateTable('users').set(set).where('id', '=', id).execute();
     },
 
@@ -181,6 +199,12 @@ export function toUser(row: Selectable<UsersTable>): User {
     organization: row.organization,
     country: row.country,
     timeZone: row.time_zone,
+    address: row.address,
+    city: row.city,
+    code: row.code,
+    state: row.state,
+    phone: row.phone,
+    vatId: row.vat_id,
     status: row.status as UserStatus,
     role: row.role as Role,
     plan: row.plan as Plan,

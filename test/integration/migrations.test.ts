@@ -51,6 +51,7 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
         '009_storage_quotas',
         '010_run_secrets',
         '011_device_runs_by_user',
+        '012_user_contact',
       ]);
       expect(await db.selectFrom('device_runs').select('id').execute()).toEqual([]);
     } finally {

@@ -33,10 +33,14 @@ describe.each(ENGINES)('projects (%s)', (engine) => {
       archivingItemCount: 120,
       common: false,
       shared: false,
+      sharedWithCaller: false,
+      sharedById: null,
+      sharedByEmail: null,
       readOnly: false,
       successRatio: 0,
       userId: alice.user.id,
       userEmail: alice.user.email,
+      rowIndex: null,
       testRunCount: 0,
     });
     for (const url of [

@@ -33,6 +33,8 @@ const HELPERS = new Set([
   'Nested',
   'Nullable',
   'listSchema',
+  'sharingOf',
+  'configExtras',
 ]);
 
 /** Hands out the generated texts in turn (and again from the start when they run out). */
@@ -61,6 +63,12 @@ function user(s: Texts): User {
     organization: s(),
     country: s(),
     timeZone: s(),
+    address: s(),
+    city: s(),
+    code: s(),
+    state: s(),
+    phone: s(),
+    vatId: s(),
     status: s.as(),
     role: s.as(),
     plan: s.as(),
@@ -199,7 +207,7 @@ function runView(s: Texts): RunView {
     startedByEmail: s(),
     stats: EMPTY_RUN_STATS,
     queue: { message: s(), position: 1 },
-    deviceRuns: [{ deviceRun: deviceRun(s), device: device(s) }],
+    deviceRuns: [{ deviceRun: deviceRun(s), device: device(s), testRunName: s(), projectName: s() }],
   };
 }
 function testCase(s: Texts) {
@@ -225,15 +233,16 @@ const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
     ),
   presentDevice: async (s) => (await import('../../src/api/present/device.ts')).presentDevice(device(s)),
   presentManagedDevice: async (s) => (await import('../../src/api/present/device.ts')).presentManagedDevice(device(s)),
-  presentDeviceGroup: async (s) => (await import('../../src/api/present/device.ts')).presentDeviceGroup(group(s)),
+  presentDeviceGroup: async (s) =>
+    (await import('../../src/api/present/device.ts')).presentDeviceGroup(group(s), context(s)),
   presentDeviceRun: async (s) =>
     (await import('../../src/api/present/device-run.ts')).presentDeviceRun(
-      { deviceRun: deviceRun(s), device: device(s) },
+      { deviceRun: deviceRun(s), device: device(s), testRunName: s(), projectName: s() },
       context(s),
     ),
   presentDeviceSession: async (s) =>
     (await import('../../src/api/present/device-run.ts')).presentDeviceSession(
-      { deviceRun: deviceRun(s), device: device(s) },
+      { deviceRun: deviceRun(s), device: device(s), testRunName: s(), projectName: s() },
       context(s),
     ),
   presentStep: async (s) =>
@@ -258,7 +267,7 @@ const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
       name: s(),
       kind: s.as(),
       description: s(),
-      requiredAppExtensions: [s()],
+      requiredAppExtensions: [s(), s()],
       requiredTestExtensions: [s()],
       forProjects: [s()],
       unavailableReason: s(),
@@ -395,15 +404,30 @@ const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
       deviceSettings: { locale: s(), wifi: true, googleAccount: { email: s(), password: s() } },
       request,
     };
-    return (await import('../../src/api/present/run-plan.ts')).presentRunPlan(plan as never);
+    return (await import('../../src/api/present/run-plan.ts')).presentRunPlan(plan as never, context(s));
   },
   // No text of anyone's in it (the plan's defaults), but every presenter has its case.
-  presentRunConfigDefaults: async () =>
-    (await import('../../src/api/present/run-plan.ts')).presentRunConfigDefaults(600),
+  presentRunConfigDefaults: async (s) =>
+    (await import('../../src/api/present/run-plan.ts')).presentRunConfigDefaults(600, context(s)),
+  presentRunConfig: async (s) =>
+    (await import('../../src/api/present/test-run.ts')).presentRunConfig(runView(s), context(s)),
   presentTestRun: async (s) =>
     (await import('../../src/api/present/test-run.ts')).presentTestRun(runView(s), context(s)),
   presentStoredConfig: async (s) =>
-    (await import('../../src/api/present/test-run.ts')).presentStoredConfig(testRun(s).config),
+    (await import('../../src/api/present/run-config.ts')).presentStoredConfig(
+      testRun(s).config,
+      {
+        runId: 1,
+        projectId: 2,
+        projectName: s(),
+        usedDeviceGroupName: s(),
+        runAvailable: true,
+        computedDevices: [3],
+        maxTimeout: 60,
+        files: new Map([[1, file(s)]]),
+      },
+      context(s),
+    ),
   presentUser: async (s) =>
     (await import('../../src/api/present/user.ts')).presentUser(user(s), { usedBytes: 123, quotaBytes: 456 }, s()),
   presentManagedUser: async (s) =>

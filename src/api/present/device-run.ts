@@ -3,7 +3,20 @@ import type { DeviceRunView } from '../../services/views.ts';
 import { type PresentContext, userPath } from './context.ts';
 import Type from 'typebox';
 import { ApiDevice, ApiSoftwareRelease, presentDevice } from './device.ts';
-import { Count, Id, MaybeStr, MaybeTime, Ratio, SelfURI, Str, Time, Url } from './fields.ts';
+import {
+  AlwaysNull,
+  Bool,
+  Count,
+  Id,
+  MaybeStr,
+  MaybeTime,
+  Ratio,
+  RowIndex,
+  SelfURI,
+  Str,
+  Time,
+  Url,
+} from './fields.ts';
 import { Nested, type Rep, entity, entitySchema } from './representation.ts';
 
 export const ApiDeviceRunState = entitySchema('apiDeviceRunState', {
@@ -35,6 +48,8 @@ export const ApiDeviceRun = entitySchema('apiDeviceRun', {
   testCasePassedNo: Count,
   testCaseFailedNo: Count,
   testCaseSkippedNo: Count,
+  testCaseCount: Count,
+  interruptedByState: AlwaysNull,
   testRunId: Id,
   projectId: Id,
 });
@@ -62,14 +77,33 @@ export const ApiDeviceSession = entitySchema('apiDeviceSession', {
   projectId: Id,
   type: Str,
   uiLink: Url,
+  testRunName: Str,
+  projectName: Str,
+  userId: Id,
+  userEmail: MaybeStr,
+  accountId: Id,
+  deviceRunId: Id,
+  deviceInstanceId: Id,
+  name: Str,
+  testCaseSuccessCount: Count,
+  deviceTime: Duration,
+  billable: Bool,
+  config: AlwaysNull,
+  clientSideId: AlwaysNull,
+  externalId: AlwaysNull,
+  deviceLogFirstTimestamp: AlwaysNull,
+  rowIndex: RowIndex,
 });
 
 export const ApiDeviceSessionStep = entitySchema('apiDeviceSessionStep', {
   id: Id,
+  selfURI: AlwaysNull,
+  deviceSessionId: Id,
   type: Str,
   startTimeMS: Time,
   finishTimeMS: MaybeTime,
   failReason: MaybeStr,
+  excludeReason: AlwaysNull,
 });
 
 /** The legacy "device run" view of a device session. */
@@ -101,6 +135,9 @@ export function presentDeviceRun(view: DeviceRunView, context: PresentContext): 
     testCasePassedNo: run.testCasePassedCount,
     testCaseFailedNo: run.testCaseFailedCount,
     testCaseSkippedNo: run.testCaseSkippedCount,
+    testCaseCount: run.testCaseAllCount,
+    // An interruption (abort, timeout) shows in runStatus and the states, not as a state of its own.
+    interruptedByState: null,
     testRunId: run.testRunId,
     projectId: run.projectId,
   });
@@ -133,16 +170,39 @@ export function presentDeviceSession(view: DeviceRunView, context: PresentContex
     projectId: run.projectId,
     type: 'AUTOMATIC',
     uiLink: `${context.baseUrl}/#/projects/${run.projectId}/runs/${run.testRunId}/device-sessions/${run.id}`,
+    testRunName: view.testRunName,
+    projectName: view.projectName,
+    userId: run.userId,
+    userEmail: context.user?.email ?? null,
+    // One user per account; the device session is the device run, on the device itself.
+    accountId: run.userId,
+    deviceRunId: run.id,
+    deviceInstanceId: device.id,
+    name: device.displayName,
+    testCaseSuccessCount: run.testCasePassedCount,
+    // Device time as used; nothing is billed here.
+    deviceTime: deviceRunDuration(run, context.now),
+    billable: false,
+    // Interactive sessions, client-side ids and device log offsets do not exist here.
+    config: null,
+    clientSideId: null,
+    externalId: null,
+    deviceLogFirstTimestamp: null,
+    rowIndex: null,
   });
 }
 
 export function presentStep(step: Step): Rep {
   return entity(ApiDeviceSessionStep, {
     id: step.id,
+    selfURI: null,
+    deviceSessionId: step.deviceRunId,
     type: step.type,
     startTimeMS: step.startTime,
     finishTimeMS: step.finishTime,
     failReason: step.failReason,
+    // Why a device run was excluded is on the device run itself (`excludeReason`).
+    excludeReason: null,
   });
 }
 

@@ -2,6 +2,8 @@ import { type Device, type DeviceGroup, isPublicGroup, lockReason } from '../../
 import Type from 'typebox';
 import { AlwaysNull, Bool, Count, Id, MaybeInt, MaybeStr, SelfURI, Str } from './fields.ts';
 import { Nested, Nullable, type Rep, entity, entitySchema } from './representation.ts';
+import type { PresentContext } from './context.ts';
+import { sharingOf } from './sharing.ts';
 
 /** A stable number for an OS release ("17.4.1" → 170401), since versions have no table of their own. */
 function softwareVersionId(releaseVersion: string): number {
@@ -38,6 +40,21 @@ const deviceFields = {
   deviceGroupOrigin: AlwaysNull,
   available: Bool,
   stateReason: MaybeStr,
+  accountId: AlwaysNull,
+  mainUserEmail: AlwaysNull,
+  supportedCreators: AlwaysNull,
+  browsers: AlwaysNull,
+  properties: AlwaysNull,
+  imagePrefix: AlwaysNull,
+  imageTop: AlwaysNull,
+  imageLeft: AlwaysNull,
+  imageWidth: AlwaysNull,
+  imageHeight: AlwaysNull,
+  frameExtraWidth: AlwaysNull,
+  frame80Url: AlwaysNull,
+  frame100Url: AlwaysNull,
+  frame160Url: AlwaysNull,
+  frame400Url: AlwaysNull,
 };
 
 export const ApiDevice = entitySchema('apiDevice', deviceFields);
@@ -57,8 +74,10 @@ export const ApiDeviceGroup = entitySchema('apiDeviceGroup', {
   osType: Str,
   deviceCount: Count,
   userId: Nullable(Id),
+  userEmail: MaybeStr,
   shared: Bool,
   isPublic: Bool,
+  creditsPrice: Count,
 });
 
 export function presentDevice(device: Device): Rep {
@@ -87,6 +106,23 @@ function deviceFieldsOf(device: Device) {
     deviceGroupOrigin: null,
     available: device.enabled && device.online && reason === null,
     stateReason: device.stateReason,
+    // Every device serves every account: none is an account's private device, none has picture
+    // frames or browsers listed, and its properties are not (yet) a list of their own.
+    accountId: null,
+    mainUserEmail: null,
+    supportedCreators: null,
+    browsers: null,
+    properties: null,
+    imagePrefix: null,
+    imageTop: null,
+    imageLeft: null,
+    imageWidth: null,
+    imageHeight: null,
+    frameExtraWidth: null,
+    frame80Url: null,
+    frame100Url: null,
+    frame160Url: null,
+    frame400Url: null,
   };
 }
 
@@ -101,7 +137,7 @@ export function presentManagedDevice(device: Device): Rep {
   });
 }
 
-export function presentDeviceGroup(group: DeviceGroup): Rep {
+export function presentDeviceGroup(group: DeviceGroup, context: PresentContext): Rep {
   return entity(ApiDeviceGroup, {
     id: group.id,
     selfURI: isPublicGroup(group) ? `/device-groups/${group.id}` : `/users/${group.userId}/device-groups/${group.id}`,
@@ -110,7 +146,11 @@ export function presentDeviceGroup(group: DeviceGroup): Rep {
     osType: group.osType,
     deviceCount: group.deviceCount,
     userId: group.userId,
-    shared: group.shared,
+    // A group is its owner's (a public group has none): the caller's, until groups are shared.
+    userEmail: group.userId !== null && group.userId === context.user?.id ? context.user.email : null,
+    shared: sharingOf(group.userId, context, group.shared).shared,
     isPublic: isPublicGroup(group),
+    // Nothing is billed here.
+    creditsPrice: 0,
   });
 }

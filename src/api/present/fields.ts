@@ -15,5 +15,7 @@ export const Bool = Type.Boolean();
 /** The entity's path under /api, without the prefix. */
 export const SelfURI = Type.String({ description: 'Path of the entity, relative to /api or /api/v2' });
 export const Url = Type.String({ description: 'Absolute URL' });
+/** Where the record stands in the list answer it came in (list.ts), null when read on its own. */
+export const RowIndex = Nullable(Type.Integer({ minimum: 0, description: 'Position in the whole list, from 0' }));
 /** A field kept for clients of the established API that is always null here. */
 export const AlwaysNull = Type.Null();

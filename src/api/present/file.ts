@@ -1,10 +1,12 @@
 import type { UserFile } from '../../domain/files.ts';
 import { type PresentContext, userPath } from './context.ts';
 import Type from 'typebox';
-import { Bool, Count, Id, MaybeStr, SelfURI, Str, Time, Url } from './fields.ts';
+import { AlwaysNull, Bool, Count, Id, MaybeStr, SelfURI, Str, Time, Url } from './fields.ts';
+import { sharingOf } from './sharing.ts';
 import { Nested, type Rep, entity, entitySchema } from './representation.ts';
 
-export const ApiFileProperty = entitySchema('apiFileProperty', { id: Id, key: Str, value: Str });
+/** What was found in an uploaded file; properties have no resource of their own (selfURI null). */
+export const ApiFileProperty = entitySchema('apiFileProperty', { id: Id, selfURI: AlwaysNull, key: Str, value: Str });
 
 export const ApiUserFile = entitySchema('apiUserFile', {
   id: Id,
@@ -21,6 +23,9 @@ export const ApiUserFile = entitySchema('apiUserFile', {
   duplicate: Bool,
   fileProperties: Type.Array(Nested(ApiFileProperty)),
   tags: Type.Array(Str),
+  userId: Id,
+  userEmail: MaybeStr,
+  shared: Bool,
 });
 
 export function presentFile(file: UserFile, context: PresentContext): Rep {
@@ -42,8 +47,11 @@ export function presentFile(file: UserFile, context: PresentContext): Rep {
     iconDirectUrl: null,
     duplicate: file.duplicate,
     fileProperties: Object.entries(file.properties).map(([key, value], index) =>
-      entity(ApiFileProperty, { id: index + 1, key, value }),
+      entity(ApiFileProperty, { id: index + 1, selfURI: null, key, value }),
     ),
     tags: [...file.tags],
+    userId: file.userId,
+    userEmail: file.userId === context.user?.id ? context.user.email : null,
+    shared: sharingOf(file.userId, context).shared,
   });
 }

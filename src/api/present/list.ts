@@ -1,7 +1,7 @@
 import Type, { type TObject } from 'typebox';
 import type { ListQuery } from '../../domain/list-query.ts';
 import { Count, MaybeStr, SelfURI, Str } from './fields.ts';
-import { Nested, type Rep, rep } from './representation.ts';
+import { KIND, Nested, type Rep, isRep, rep } from './representation.ts';
 
 export interface ListLinks {
   /** e.g. `/me/projects`: the request path without its `/api` or `/api/v2` prefix. */
@@ -37,7 +37,7 @@ export function presentList(items: readonly Rep[], total: number, query: ListQue
   const hasNext = limit > 0 && offset + limit < total;
   return rep('apiList', {
     selfURI: links.selfURI,
-    data: items,
+    data: items.map((item, index) => withRowIndex(item, offset + index)),
     limit,
     next: hasNext ? pageUrl(links, query, offset + limit) : null,
     offset,
@@ -48,6 +48,15 @@ export function presentList(items: readonly Rep[], total: number, query: ListQue
     empty: items.length === 0,
   });
 }
+/**
+ * Records that carry `rowIndex` (projects, runs, device sessions) say where in the whole list they
+ * stand: offset + position, from 0. Read on their own they have none (null).
+ */
+function withRowIndex(item: Rep, rowIndex: number): Rep {
+  if (!isRep(item) || !('rowIndex' in item)) return item;
+  return rep(item[KIND], { ...item, rowIndex });
+}
+
 function pageUrl(links: ListLinks, query: ListQuery, offset: number): string {
   const params = new URLSearchParams(links.extra);
   params.set('offset', String(offset));

@@ -1,7 +1,8 @@
-import type { ConfigParameter } from '../../domain/project-config.ts';
+import { type Framework, frameworkOfMode } from '../../domain/frameworks.ts';
+import type { ConfigParameter, ProjectConfig } from '../../domain/project-config.ts';
 import type { ConfigView } from '../../services/project-config.ts';
 import { type PresentContext, userPath } from './context.ts';
-import { Bool, Count, Id, MaybeStr, SelfURI, Str } from './fields.ts';
+import { AlwaysNull, Bool, Count, Id, MaybeStr, SelfURI, Str } from './fields.ts';
 import { Nullable, type Rep, entity, entitySchema } from './representation.ts';
 
 export const ApiProjectConfig = entitySchema('apiProjectConfig', {
@@ -28,6 +29,10 @@ export const ApiProjectConfig = entitySchema('apiProjectConfig', {
   videoRecordingEnabled: Bool,
   maxAutoRetriesCount: Count,
   runAvailable: Bool,
+  creditsPrice: Count,
+  uiAutomatorTestClasses: AlwaysNull,
+  checkApp: Bool,
+  appRequired: Bool,
 });
 
 export const ApiTestRunParameter = entitySchema('apiTestRunParameter', {
@@ -63,7 +68,19 @@ export function presentProjectConfig(view: ConfigView, context: PresentContext):
     videoRecordingEnabled: config.videoRecordingEnabled,
     maxAutoRetriesCount: config.maxAutoRetriesCount,
     runAvailable: view.runAvailable,
+    // Nothing is billed; UI Automator classes are chosen with limitationType/limitationValue; an
+    // app is checked when uploaded (docs/api.md#files), not again before a run.
+    creditsPrice: 0,
+    uiAutomatorTestClasses: null,
+    checkApp: false,
+    // Whether the mode's framework installs an app (the generic ones are alike on both OSes).
+    appRequired: (modeFramework(config.mode)?.requiredAppExtensions.length ?? 0) > 0,
   });
+}
+
+/** The framework of a stored mode; none for a mode this release does not know. */
+function modeFramework(mode: ProjectConfig['mode']): Framework | undefined {
+  return frameworkOfMode(mode, 'ANDROID') as Framework | undefined;
 }
 
 export function presentConfigParameter(parameter: ConfigParameter, context: PresentContext): Rep {

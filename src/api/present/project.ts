@@ -1,7 +1,8 @@
 import type { ProjectView } from '../../services/views.ts';
 import { type PresentContext, userPath } from './context.ts';
 import Type, { type Static } from 'typebox';
-import { Bool, Count, Id, MaybeStr, MaybeTime, Ratio, SelfURI, Str, Time } from './fields.ts';
+import { Bool, Count, Id, MaybeStr, MaybeTime, Ratio, RowIndex, SelfURI, Str, Time } from './fields.ts';
+import { SharingFields, sharingOf } from './sharing.ts';
 import { Nested, type Rep, entity, entitySchema } from './representation.ts';
 import { ApiTestRun, presentTestRun } from './test-run.ts';
 
@@ -17,11 +18,12 @@ export const ApiProject = entitySchema('apiProject', {
   archivingStrategy: Str,
   archivingItemCount: Count,
   common: Bool,
-  shared: Bool,
+  ...SharingFields,
   readOnly: Bool,
   successRatio: Ratio,
   userId: Id,
   userEmail: MaybeStr,
+  rowIndex: RowIndex,
   testRunCount: Count,
   testRuns: Type.Optional(
     Type.Array(Nested(ApiTestRun), { description: 'Only in the listing: the newest runs (embedRuns)' }),
@@ -42,11 +44,12 @@ export function presentProject(view: ProjectView, context: PresentContext): Rep 
     archivingStrategy: project.archivingStrategy,
     archivingItemCount: project.archivingItemCount,
     common: project.common,
-    shared: project.shared,
+    ...sharingOf(project.userId, context, project.shared),
     readOnly: project.readOnly,
     successRatio: figures.successRatio,
     userId: project.userId,
     userEmail: context.user?.email ?? null,
+    rowIndex: null,
     testRunCount: figures.testRunCount,
   };
   if (view.testRuns !== undefined) fields.testRuns = view.testRuns.map((run) => presentTestRun(run, context));

@@ -4,7 +4,7 @@ import type { StoredTestCase } from '../../domain/test-cases.ts';
 import { PLAIN_ARRAY } from '../encode/json.ts';
 import { type PresentContext, userPath } from './context.ts';
 import Type from 'typebox';
-import { Count, Id, MaybeStr, SelfURI, Str, Time } from './fields.ts';
+import { AlwaysNull, Bool, Count, Id, MaybeStr, SelfURI, Str, Time } from './fields.ts';
 import { Nested, Nullable, type Rep, entity, entitySchema, repList } from './representation.ts';
 
 export const ApiTestCaseRun = entitySchema('apiTestCaseRun', {
@@ -17,6 +17,9 @@ export const ApiTestCaseRun = entitySchema('apiTestCaseRun', {
   result: Type.String({ description: 'PASSED, FAILED or SKIPPED' }),
   errorMessage: MaybeStr,
   stacktrace: MaybeStr,
+  selfURI: AlwaysNull,
+  createTime: AlwaysNull,
+  steps: AlwaysNull,
 });
 
 export const ApiDeviceRunPerformance = entitySchema('apiDeviceRunPerformance', {
@@ -38,6 +41,9 @@ export const ApiScreenshot = entitySchema('apiScreenshot', {
   originalName: Str,
   createTime: Time,
   size: Count,
+  takeTimestamp: Time,
+  fail: Bool,
+  type: AlwaysNull,
 });
 
 export function presentTestCaseRun(testCase: StoredTestCase): Rep {
@@ -51,6 +57,10 @@ export function presentTestCaseRun(testCase: StoredTestCase): Rep {
     result: testCase.result,
     errorMessage: testCase.errorMessage,
     stacktrace: testCase.stacktrace,
+    // Test cases are parsed from JUnit: no resource, time or steps of their own.
+    selfURI: null,
+    createTime: null,
+    steps: null,
   });
 }
 
@@ -76,5 +86,10 @@ export function presentScreenshot(file: UserFile, context: PresentContext): Rep 
     originalName: file.name,
     createTime: file.createTime,
     size: file.size,
+    // Taken when the test saved it, which is when it arrived as far as the service knows; its
+    // orientation (LANDSCAPE or PORTRAIT) is not read from the image, and no screenshot marks a failure.
+    takeTimestamp: file.createTime,
+    fail: false,
+    type: null,
   });
 }

@@ -6,75 +6,19 @@ import {
   successRatio,
 } from '../../domain/runs.ts';
 import { frameworkById } from '../../domain/frameworks.ts';
-import type { RunSettings } from '../../domain/run-settings.ts';
 import type { RunView } from '../../services/views.ts';
 import { type PresentContext, userPath } from './context.ts';
 import Type, { type Static } from 'typebox';
 import { ApiDeviceRun, presentDeviceRun } from './device-run.ts';
-import { Bool, Count, Id, MaybeInt, MaybeStr, MaybeTime, Ratio, SelfURI, Str, Time, Url } from './fields.ts';
-import { Nested, Nullable, type Rep, type Value, entity, entitySchema, rep } from './representation.ts';
+import { Bool, Count, Id, MaybeStr, MaybeTime, Ratio, RowIndex, SelfURI, Str, Time, Url } from './fields.ts';
+import { ApiTestRunConfig, presentStoredConfig } from './run-config.ts';
+import { PLAN_MAX_TIMEOUT_SECONDS } from '../../domain/users.ts';
+import { Nested, Nullable, type Rep, entity, entitySchema } from './representation.ts';
 
-const opt = Type.Optional;
+/** A run's tag (the established API's run tags); runs have none here yet. */
+export const ApiTag = entitySchema('apiTag', { id: Id, name: Str });
 
-/**
- * The TestRunConfig a run was started with, as stored (passwords never shown). Older runs may hold
- * fewer fields, and the store may add some: the fields beyond these are answered as they are.
- */
-const configFields = {
-  osType: opt(Nullable(Type.String({ description: "ANDROID or IOS; null in the defaults (the framework's)" }))),
-  frameworkId: opt(Nullable(Id)),
-  projectId: opt(MaybeInt),
-  projectName: opt(MaybeStr),
-  deviceGroupId: opt(Nullable(Id)),
-  deviceIds: opt(Type.Array(Id)),
-  files: opt(
-    Type.Array(
-      entitySchema('apiTestRunConfigFile', {
-        id: Id,
-        action: Type.String({ description: 'INSTALL, RUN_TEST or COPY_TO_DEVICE' }),
-      }),
-    ),
-  ),
-  testRunName: opt(MaybeStr),
-  timeout: opt(Type.Integer({ minimum: 0, description: 'Seconds per device' })),
-  testRunParameters: opt(
-    Type.Array(entitySchema('apiTestRunParameter', { key: Str, value: Str }, { title: 'apiTestRunConfigParameter' })),
-  ),
-  scheduler: opt(Str),
-  hookURL: opt(MaybeStr),
-  maxAutoRetriesCount: opt(Count),
-  deviceLanguageCode: opt(Str),
-  limitationType: opt(MaybeStr),
-  limitationValue: opt(MaybeStr),
-  instrumentationRunner: opt(MaybeStr),
-  withAnnotation: opt(MaybeStr),
-  withoutAnnotation: opt(MaybeStr),
-  applicationUsername: opt(MaybeStr),
-  launchApp: opt(Bool),
-  deviceLocale: opt(MaybeStr),
-  wifiEnabled: opt(Nullable(Bool)),
-  googleAccountEmail: opt(MaybeStr),
-};
-
-export const ApiTestRunConfig = Type.Object(configFields, {
-  title: 'apiTestRunConfig',
-  xml: { name: 'apiTestRunConfig' },
-  additionalProperties: true,
-});
-
-/** `POST /me/runs/config`: the config filled in, with what a start would do. */
-export const ApiTestRunPlan = Type.Object(
-  {
-    ...configFields,
-    runAvailable: Bool,
-    computedDevices: Type.Array(Id),
-    excludedDevices: Type.Array(
-      entitySchema('apiExcludedDevice', { deviceId: Id, displayName: Str, excludeReason: MaybeStr }),
-    ),
-    maxTestTimeout: entitySchema('apiTimeout', { unit: Type.String({ description: 'SECONDS' }), value: Count }),
-  },
-  { title: 'apiTestRunPlan', xml: { name: 'apiTestRunConfig' }, additionalProperties: true },
-);
+export { ApiTestRunConfig, ApiTestRunPlan } from './run-config.ts';
 
 export const ApiTestRun = entitySchema('apiTestRun', {
   id: Id,
@@ -114,7 +58,12 @@ export const ApiTestRun = entitySchema('apiTestRun', {
   message: MaybeStr,
   queuePosition: Nullable(Type.Integer({ minimum: 1, description: '1: next to start on its device' })),
   uiLink: Url,
-  tags: Type.Array(Str),
+  tags: Type.Array(Nested(ApiTag)),
+  billable: Bool,
+  logsFileId: Nullable(Id),
+  screenshotsFileId: Nullable(Id),
+  totalDeviceCount: Count,
+  rowIndex: RowIndex,
   deviceRuns: Type.Optional(Type.Array(Nested(ApiDeviceRun), { description: 'Only in the project listing' })),
 });
 
@@ -131,7 +80,7 @@ export function presentTestRun(view: RunView, context: PresentContext): Rep {
     createTime: run.createTime,
     startTime: run.startTime,
     endTime: run.endTime,
-    config: presentStoredConfig(run.config),
+    config: presentRunConfig(view, context),
     frameworkId: run.frameworkId,
     frameworkName: run.frameworkId === null ? null : (frameworkById(run.frameworkId)?.name ?? null),
     osType: run.osType,
@@ -159,35 +108,38 @@ export function presentTestRun(view: RunView, context: PresentContext): Rep {
     queuePosition: view.queue.position,
     uiLink: `${context.baseUrl}/#/projects/${run.projectId}/runs/${run.id}`,
     tags: [],
+    // Nothing is billed here; zips of a run's logs and screenshots are made on request.
+    billable: false,
+    logsFileId: null,
+    screenshotsFileId: null,
+    totalDeviceCount: stats.deviceCount,
+    rowIndex: null,
   };
   if (view.deviceRuns !== undefined)
     fields.deviceRuns = view.deviceRuns.map((deviceRun) => presentDeviceRun(deviceRun, context));
   return entity(ApiTestRun, fields);
 }
 
-/** Item type names of the arrays a stored TestRunConfig holds. */
-const CONFIG_ITEM_KINDS: Readonly<Record<string, string>> = {
-  files: 'apiTestRunConfigFile',
-  testRunParameters: 'apiTestRunParameter',
-};
-
-/** The TestRunConfig a run was started with, as it was stored (its secrets are not part of it). */
-export function presentStoredConfig(settings: RunSettings, extra: Readonly<Record<string, unknown>> = {}): Rep {
-  const { v: _version, ...shown } = settings;
-  return rep('apiTestRunConfig', jsonFields({ ...shown, ...extra }, 'apiTestRunConfig'));
+/** The TestRunConfig the run was started with (also `…/runs/{id}/config`). */
+export function presentRunConfig(view: RunView, context: PresentContext): Rep {
+  const { run } = view;
+  return presentStoredConfig(
+    run.config,
+    {
+      runId: run.id,
+      projectId: run.projectId,
+      projectName: view.projectName,
+      usedDeviceGroupName: null,
+      // It was available: it started.
+      runAvailable: true,
+      computedDevices: run.config.deviceIds,
+      maxTimeout: maxTimeoutOf(context) ?? run.config.timeout,
+    },
+    context,
+  );
 }
 
-function jsonFields(object: Readonly<Record<string, unknown>>, kind: string): Record<string, Value> {
-  const fields: Record<string, Value> = {};
-  for (const [key, value] of Object.entries(object))
-    fields[key] = jsonValue(value, CONFIG_ITEM_KINDS[key] ?? `${kind}Item`);
-  return fields;
-}
-
-function jsonValue(value: unknown, kind: string): Value {
-  if (value === null || value === undefined) return null;
-  if (Array.isArray(value)) return value.map((item) => jsonValue(item, kind));
-  if (typeof value === 'object') return rep(kind, jsonFields(value as Record<string, unknown>, kind));
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
-  return String(value);
+/** Seconds the caller's plan allows a run (docs/api.md#starting-runs); none on anonymous routes. */
+function maxTimeoutOf(context: PresentContext): number | undefined {
+  return context.user === null ? undefined : (PLAN_MAX_TIMEOUT_SECONDS as Record<string, number>)[context.user.plan];
 }

@@ -1,10 +1,21 @@
 import type { Storage } from '../../domain/storage.ts';
 import { type User, fullName } from '../../domain/users.ts';
 import Type from 'typebox';
-import { Bool, Id, MaybeStr, MaybeTime, SelfURI, Str, Time } from './fields.ts';
+import { AlwaysNull, Bool, Id, MaybeStr, MaybeTime, SelfURI, Str, Time } from './fields.ts';
 import { Nested, type Rep, entity, entitySchema } from './representation.ts';
 
-export const ApiRole = entitySchema('apiRole', { id: Id, name: Str, value: Type.Null(), expireTime: Type.Null() });
+/** A role of the account (USER or ADMIN) or its plan (`PRIORITY_<PLAN>`); roles have no resource of their own here. */
+export const ApiRole = entitySchema('apiRole', {
+  id: Id,
+  selfURI: AlwaysNull,
+  name: Str,
+  value: AlwaysNull,
+  expireTime: AlwaysNull,
+  addedByEmail: AlwaysNull,
+  valueCalculated: Bool,
+  userRole: Bool,
+  useLimit: AlwaysNull,
+});
 
 const storageFields = {
   storageUsedBytes: Type.Integer({ minimum: 0, description: 'Bytes of files and artifacts the account keeps' }),
@@ -21,13 +32,38 @@ const accountFields = {
   organization: MaybeStr,
   country: MaybeStr,
   timeZone: MaybeStr,
+  address: MaybeStr,
+  city: MaybeStr,
+  code: MaybeStr,
+  state: MaybeStr,
+  phone: MaybeStr,
+  vatId: MaybeStr,
   createTime: Time,
   lastLoginTime: MaybeTime,
   lastLaunchedTestTime: MaybeTime,
+  deleteTime: AlwaysNull,
+  createdById: AlwaysNull,
+  createdByEmail: AlwaysNull,
+  registrationIP: AlwaysNull,
   enabled: Bool,
   status: Str,
 };
-const planFields = { plan: Str, roles: Type.Array(Nested(ApiRole)), accountId: Id, isMainUser: Bool, ...storageFields };
+/** Every account here is one user, its own main user and owner; there are no paid services. */
+const planFields = {
+  plan: Str,
+  roles: Type.Array(Nested(ApiRole)),
+  accountId: Id,
+  accountName: Str,
+  userAccountName: Str,
+  isMainUser: Bool,
+  isAccountOwner: Bool,
+  mainUserId: Id,
+  mainUserEmail: Str,
+  activeServiceId: AlwaysNull,
+  serviceIds: Type.Array(Id),
+  accountServiceIds: Type.Array(Id),
+  ...storageFields,
+};
 
 export const ApiUser = entitySchema('apiUser', { ...accountFields, ...planFields });
 
@@ -79,25 +115,60 @@ export function presentUser(user: User, storage: Storage, apiKey?: string): Rep 
     organization: user.organization,
     country: user.country,
     timeZone: user.timeZone,
+    address: user.address,
+    city: user.city,
+    code: user.code,
+    state: user.state,
+    phone: user.phone,
+    vatId: user.vatId,
     createTime: user.createTime,
     lastLoginTime: user.lastLoginTime,
     lastLaunchedTestTime: user.lastLaunchedTestTime,
+    // Accounts are made by operators (no sign-up, so no registration address) and removed at once.
+    deleteTime: null,
+    createdById: null,
+    createdByEmail: null,
+    registrationIP: null,
     enabled: user.status === 'ENABLED',
     status: user.status,
   };
   const plan = {
     plan: user.plan,
-    roles: [
-      entity(ApiRole, { id: 1, name: user.role, value: null, expireTime: null }),
-      entity(ApiRole, { id: 2, name: `PRIORITY_${user.plan}`, value: null, expireTime: null }),
-    ],
+    roles: [role(1, user.role), role(2, `PRIORITY_${user.plan}`)],
     accountId: user.id,
+    accountName: accountName(user),
+    userAccountName: accountName(user),
     isMainUser: true,
+    isAccountOwner: true,
+    mainUserId: user.id,
+    mainUserEmail: user.email,
+    activeServiceId: null,
+    serviceIds: [],
+    accountServiceIds: [],
     ...presentStorage(storage),
   };
   return apiKey === undefined
     ? entity(ApiUser, { ...account, ...plan })
     : entity(ApiUserWithKey, { ...account, apiKey, ...plan });
+}
+
+function role(id: number, name: string): Rep {
+  return entity(ApiRole, {
+    id,
+    selfURI: null,
+    name,
+    value: null,
+    expireTime: null,
+    addedByEmail: null,
+    valueCalculated: false,
+    userRole: true,
+    useLimit: null,
+  });
+}
+
+/** The account's name: its organization when the user gave one, else the user's e-mail. */
+function accountName(user: User): string {
+  return user.organization ?? user.email;
 }
 
 /** Bytes of files and artifacts the account keeps, and its quota (domain/storage.ts). */

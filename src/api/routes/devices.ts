@@ -54,13 +54,13 @@ export const deviceRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: listSchema(ApiDeviceGroup) },
     input: Type.Object({ ...ListInput.properties, withPublic: Type.Optional(Type.Boolean()) }),
-    handle: async ({ ctx, user, input, listLinks }) => {
+    handle: async ({ ctx, user, input, listLinks, present }) => {
       const query = parseListQuery(input, DEVICE_GROUP_LIST);
       const withPublic = input.withPublic === true;
       const page = await listGroups(ctx, user, withPublic, query);
       return ok(
         presentList(
-          page.items.map(presentDeviceGroup),
+          page.items.map((group) => presentDeviceGroup(group, present)),
           page.total,
           query,
           listLinks(withPublic ? { withPublic: 'true' } : undefined),
@@ -78,7 +78,8 @@ export const deviceRoutes: readonly RouteSpec[] = [
       displayName: Type.Optional(Text('Group name', 1000)),
       osType: Type.Optional(Text('ANDROID or IOS', 20)),
     }),
-    handle: async ({ ctx, user, input }) => created(presentDeviceGroup(await createGroup(ctx, user, input))),
+    handle: async ({ ctx, user, input, present }) =>
+      created(presentDeviceGroup(await createGroup(ctx, user, input), present)),
   }),
   ...[GROUP, '/device-groups/:groupId'].flatMap((path) => [
     route({
@@ -87,7 +88,8 @@ export const deviceRoutes: readonly RouteSpec[] = [
       summary: 'Read a device group',
       tags: TAGS,
       answers: { 200: ApiDeviceGroup },
-      handle: async ({ ctx, user, params }) => ok(presentDeviceGroup(await getGroup(ctx, user, params.groupId))),
+      handle: async ({ ctx, user, params, present }) =>
+        ok(presentDeviceGroup(await getGroup(ctx, user, params.groupId), present)),
     }),
     route({
       method: 'POST',
@@ -96,8 +98,8 @@ export const deviceRoutes: readonly RouteSpec[] = [
       tags: TAGS,
       answers: { 200: ApiDeviceGroup },
       input: Type.Object({ displayName: Type.Optional(Text('Group name', 1000)) }),
-      handle: async ({ ctx, user, params, input }) =>
-        ok(presentDeviceGroup(await renameGroup(ctx, user, params.groupId, input))),
+      handle: async ({ ctx, user, params, input, present }) =>
+        ok(presentDeviceGroup(await renameGroup(ctx, user, params.groupId, input), present)),
     }),
     route({
       method: 'DELETE',
@@ -130,9 +132,9 @@ export const deviceRoutes: readonly RouteSpec[] = [
         deviceId: Type.Optional(Type.Integer({ minimum: 1 })),
         deviceIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 10000 })),
       }),
-      handle: async ({ ctx, user, params, input }) => {
+      handle: async ({ ctx, user, params, input, present }) => {
         const ids = [...(input.deviceIds ?? []), ...(input.deviceId === undefined ? [] : [input.deviceId])];
-        return created(presentDeviceGroup(await addGroupDevices(ctx, user, params.groupId, ids)));
+        return created(presentDeviceGroup(await addGroupDevices(ctx, user, params.groupId, ids), present));
       },
     }),
     route({

@@ -83,7 +83,7 @@ export const runStartRoutes: readonly RouteSpec[] = [
       summary: 'The TestRunConfig defaults: what a run gets for each field its config leaves out',
       tags: TAGS,
       answers: { 200: ApiTestRunPlan },
-      handle: async ({ user }) => ok(presentRunConfigDefaults(PLAN_MAX_TIMEOUT_SECONDS[user.plan])),
+      handle: async ({ user, present }) => ok(presentRunConfigDefaults(PLAN_MAX_TIMEOUT_SECONDS[user.plan], present)),
     }),
   ),
   route({
@@ -93,8 +93,8 @@ export const runStartRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: ApiTestRunPlan },
     input: RunConfigInput,
-    handle: async ({ ctx, user, input, request }) =>
-      ok(presentRunPlan(await planRun(ctx, user, await runRequest(ctx, user, input, request)))),
+    handle: async ({ ctx, user, input, present, request }) =>
+      ok(presentRunPlan(await planRun(ctx, user, await runRequest(ctx, user, input, request)), present)),
   }),
   route({
     method: 'POST',

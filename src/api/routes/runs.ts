@@ -24,7 +24,7 @@ import {
   presentLegacyState,
 } from '../present/device-run.ts';
 import { listSchema, presentList, presentWholeList } from '../present/list.ts';
-import { ApiTestRun, presentTestRun } from '../present/test-run.ts';
+import { ApiTestRun, ApiTestRunConfig, presentRunConfig, presentTestRun } from '../present/test-run.ts';
 import { type RouteSpec, noContent, ok, route } from '../route.ts';
 import { ListInput, NoInput } from '../schemas.ts';
 
@@ -104,6 +104,15 @@ export const runRoutes: readonly RouteSpec[] = [
       answers: { 200: ApiTestRun },
       handle: async ({ ctx, user, params, present }) =>
         ok(presentTestRun(await getRun(ctx, user, params.runId, params.projectId), present)),
+    }),
+    route({
+      method: 'GET',
+      path: `${path as typeof RUN}/config`,
+      summary: 'The TestRunConfig the run was started with (its `config`)',
+      tags: TAGS,
+      answers: { 200: ApiTestRunConfig },
+      handle: async ({ ctx, user, params, present }) =>
+        ok(presentRunConfig(await getRun(ctx, user, params.runId, params.projectId), present)),
     }),
     route({
       method: 'DELETE',

@@ -36,7 +36,7 @@ export const userRoutes: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/me',
-    summary: 'Update the profile',
+    summary: 'Update the profile (names, organization, country, time zone, address, city, code, state, phone, vatId)',
     tags: TAGS,
     answers: { 200: ApiMe },
     input: Type.Object({
@@ -45,6 +45,12 @@ export const userRoutes: readonly RouteSpec[] = [
       organization: Type.Optional(Text('Organization', 255)),
       country: Type.Optional(Text('Country', 255)),
       timeZone: Type.Optional(Text('Time zone', 255)),
+      address: Type.Optional(Text('Street address', 255)),
+      city: Type.Optional(Text('City', 255)),
+      code: Type.Optional(Text('Postal code', 255)),
+      state: Type.Optional(Text('State or region', 255)),
+      phone: Type.Optional(Text('Phone number', 255)),
+      vatId: Type.Optional(Text('VAT id', 255)),
     }),
     handle: async ({ ctx, user, credential, input }) =>
       ok(await me(ctx, await updateProfile(ctx, user, input), keyShownTo(credential))),

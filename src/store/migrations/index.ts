@@ -22,6 +22,7 @@ import * as m008 from './008_sealed_api_keys.ts';
 import * as m009 from './009_storage_quotas.ts';
 import * as m010 from './010_run_secrets.ts';
 import * as m011 from './011_device_runs_by_user.ts';
+import * as m012 from './012_user_contact.ts';
 
 /** What a step may need besides the database: the key that seals API keys (008) and run secrets (010). */
 export type MigrationOptions = m008.MigrationSecrets & {
@@ -43,6 +44,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['009_storage_quotas', m009.up],
   ['010_run_secrets', m010.up],
   ['011_device_runs_by_user', m011.up],
+  ['012_user_contact', m012.up],
 ];
 
 const TABLE = 'kysely_migration';

@@ -79,8 +79,10 @@ export async function startRunView(projectId) {
       /** @type {HTMLLabelElement} */ (wrapper.querySelector('label')).textContent =
         extensions.length > 0 ? `${what} (${extensions.map((extension) => `.${extension}`).join(' or ')})` : what;
     };
-    needs(appInput, appField, framework.requiredAppExtensions ?? [], 'App');
-    needs(testsInput, testsField, framework.requiredTestExtensions ?? [], 'Test package');
+    // Extensions come joined by commas ("apk", "" when no file is needed).
+    const extensions = (/** @type {string} */ joined) => joined.split(',').filter((extension) => extension !== '');
+    needs(appInput, appField, extensions(framework.requiredAppExtensions ?? ''), 'App');
+    needs(testsInput, testsField, extensions(framework.requiredTestExtensions ?? ''), 'Test package');
     const previous = groupSelect.value;
     const fitting = groups.data.filter((group) => group.osType === framework.osType);
     groupSelect.replaceChildren(

@@ -1,0 +1,544 @@
+/**
+ * The fields of the public clients' models and their JSON types: what a client of the established
+ * API reads from each record (test/integration/client-model-fields.test.ts checks our answers
+ * against them). Written from the model files named in each entry's `source`, as stored in the
+ * search index at the commit given; facts only. Types are the JSON ones: enums and dates-as-text
+ * are strings, Java `Date`s and `Long`s numbers, `any` fields any type. Every field may be null
+ * (docs/api.md#formats): a type is checked when the value is not.
+ *
+ * Java models extend `APIEntity` (bitbar/testdroid-api src/main/java/com/testdroid/api/APIEntity.java
+ * @008b7c89: `id`, `selfURI`), so their entities carry `selfURI` even where the TypeScript model
+ * leaves it out.
+ */
+
+export type JsonType = 'string' | 'number' | 'boolean' | 'array' | 'object' | 'any';
+
+export interface ClientModel {
+  /** Repository, file and commit the fields were read from. */
+  readonly source: string;
+  readonly fields: Readonly<Record<string, JsonType>>;
+}
+
+const JS = 'bitbar/cloud-api-client-js src/api/models';
+const JAVA = 'bitbar/testdroid-api src/main/java/com/testdroid/api/model';
+const ENTITY = { id: 'number', selfURI: 'string' } as const;
+
+export const USER: ClientModel = {
+  source: `${JS}/User.ts @00119870 (User)`,
+  fields: {
+    accountId: 'number',
+    accountName: 'string',
+    userAccountName: 'string',
+    accountServiceIds: 'array',
+    address: 'string',
+    apiKey: 'string',
+    city: 'string',
+    code: 'string',
+    country: 'string',
+    createTime: 'number',
+    createdByEmail: 'string',
+    createdById: 'number',
+    deleteTime: 'number',
+    email: 'string',
+    enabled: 'boolean',
+    firstName: 'string',
+    id: 'number',
+    isAccountOwner: 'boolean',
+    lastLaunchedTestTime: 'number',
+    lastLoginTime: 'number',
+    lastName: 'string',
+    organization: 'string',
+    phone: 'string',
+    registrationIP: 'string',
+    roles: 'array',
+    serviceIds: 'array',
+    state: 'string',
+    status: 'string',
+    timeZone: 'string',
+  },
+};
+
+export const JAVA_USER: ClientModel = {
+  source: `${JAVA}/APIUser.java @f22edb1b`,
+  fields: {
+    ...ENTITY,
+    activeServiceId: 'number',
+    accountId: 'number',
+    address: 'string',
+    city: 'string',
+    code: 'string',
+    country: 'string',
+    createTime: 'number',
+    deleteTime: 'number',
+    email: 'string',
+    enabled: 'boolean',
+    isMainUser: 'boolean',
+    lastLoginTime: 'number',
+    mainUserEmail: 'string',
+    mainUserId: 'number',
+    name: 'string',
+    organization: 'string',
+    phone: 'string',
+    roles: 'array',
+    state: 'string',
+    status: 'string',
+    timeZone: 'string',
+    vatId: 'string',
+    apiKey: 'string',
+    createdById: 'number',
+    createdByEmail: 'string',
+  },
+};
+
+export const ROLE: ClientModel = {
+  source: `${JS}/Role.ts @1b7ec7ba (Role)`,
+  fields: {
+    addedByEmail: 'string',
+    expireTime: 'number',
+    id: 'number',
+    name: 'string',
+    value: 'number',
+    valueCalculated: 'boolean',
+    userRole: 'boolean',
+  },
+};
+
+export const JAVA_ROLE: ClientModel = {
+  source: `${JAVA}/APIRole.java @8c27eece`,
+  fields: { ...ENTITY, expireTime: 'number', name: 'string', useLimit: 'number' },
+};
+
+export const PROJECT: ClientModel = {
+  source: `${JS}/Project.ts @3d781ebb (Project)`,
+  fields: {
+    archiveTime: 'number',
+    archivingItemCount: 'number',
+    archivingStrategy: 'string',
+    common: 'boolean',
+    createTime: 'number',
+    description: 'string',
+    id: 'number',
+    name: 'string',
+    osType: 'string',
+    readOnly: 'boolean',
+    rowIndex: 'number',
+    shared: 'boolean',
+    sharedByEmail: 'string',
+    sharedById: 'number',
+    sharedWithCaller: 'boolean',
+    successRatio: 'number',
+    userEmail: 'string',
+    userId: 'number',
+  },
+};
+
+export const JAVA_PROJECT: ClientModel = {
+  source: `${JAVA}/APIProject.java @d6882d03`,
+  fields: { ...ENTITY, name: 'string', description: 'string', type: 'string', common: 'boolean', sharedById: 'number' },
+};
+
+export const TEST_RUN: ClientModel = {
+  source: `${JS}/TestRun.ts @ffd14108 (TestRun)`,
+  fields: {
+    abortedDeviceCount: 'number',
+    billable: 'boolean',
+    config: 'object',
+    createTime: 'number',
+    deviceCount: 'number',
+    displayName: 'string',
+    errorsDeviceCount: 'number',
+    excludedDeviceCount: 'number',
+    executedTestCaseCount: 'number',
+    executionRatio: 'number',
+    failedTestCaseCount: 'number',
+    finishedDeviceCount: 'number',
+    frameworkId: 'number',
+    frameworkName: 'string',
+    id: 'number',
+    logsFileId: 'number',
+    message: 'string',
+    number: 'number',
+    projectId: 'number',
+    projectName: 'string',
+    rowIndex: 'number',
+    runningDeviceCount: 'number',
+    screenshotsFileId: 'number',
+    startTime: 'number',
+    startedByDisplayName: 'string',
+    startedById: 'number',
+    state: 'string',
+    succeededDeviceCount: 'number',
+    successRatio: 'number',
+    successfulTestCaseCount: 'number',
+    tags: 'array',
+    testCaseCount: 'number',
+    timeoutedDeviceCount: 'number',
+    totalDeviceCount: 'number',
+    uiLink: 'string',
+    userId: 'number',
+    waitingDeviceCount: 'number',
+    warningDeviceCount: 'number',
+  },
+};
+
+export const JAVA_TEST_RUN: ClientModel = {
+  source: `${JAVA}/APITestRun.java @5a88e779`,
+  fields: {
+    ...ENTITY,
+    config: 'object',
+    createTime: 'number',
+    displayName: 'string',
+    executionRatio: 'number',
+    number: 'number',
+    projectId: 'number',
+    startedByDisplayName: 'string',
+    state: 'string',
+    successRatio: 'number',
+    screenshotsFileId: 'number',
+    logsFileId: 'number',
+  },
+};
+
+export const TEST_RUN_CONFIG: ClientModel = {
+  source: `${JS}/TestRun.ts @ffd14108 (TestRunConfig)`,
+  fields: {
+    appCrawlerRun: 'boolean',
+    appiumBrokerAddress: 'string',
+    applicationPassword: 'string',
+    applicationUsername: 'string',
+    availableDeviceGroups: 'any',
+    availableDevices: 'array',
+    availableFrameworks: 'any',
+    availableOsTypes: 'array',
+    clientSideTestConfig: 'any',
+    computedDevices: 'array',
+    creditsPrice: 'number',
+    deviceGroupId: 'number',
+    deviceIds: 'any',
+    deviceLanguageCode: 'string',
+    deviceNamePattern: 'string',
+    disableResigning: 'boolean',
+    files: 'any',
+    frameworkId: 'number',
+    hookURL: 'string',
+    id: 'number',
+    instrumentationRunner: 'string',
+    limitationType: 'string',
+    limitationValue: 'string',
+    loadedPrevious: 'boolean',
+    maxAutoRetriesCount: 'number',
+    maxTestTimeout: 'any',
+    osType: 'string',
+    projectId: 'number',
+    projectName: 'string',
+    resignFiles: 'boolean',
+    runAvailable: 'boolean',
+    scheduler: 'string',
+    screenshotDir: 'string',
+    selfURI: 'string',
+    status: 'string',
+    statusCode: 'number',
+    testRunId: 'number',
+    testRunName: 'string',
+    testRunNameGrouping: 'string',
+    testRunParameters: 'any',
+    timeout: 'number',
+    tunnelSettings: 'object',
+    useSamples: 'boolean',
+    usedDeviceGroupId: 'number',
+    usedDeviceGroupName: 'string',
+    videoRecordingEnabled: 'boolean',
+    withAnnotation: 'string',
+    withoutAnnotation: 'string',
+  },
+};
+
+/** An item of a TestRunConfig's `files`. */
+export const FILE_CONFIG: ClientModel = {
+  source: `${JAVA}/APIFileConfig.java @67334a41`,
+  fields: { ...ENTITY, action: 'string', availableActions: 'array', file: 'object' },
+};
+
+export const TAG: ClientModel = { source: `${JS}/Tag.ts @00bdfb45 (Tag)`, fields: { id: 'number', name: 'string' } };
+
+export const DEVICE_SESSION: ClientModel = {
+  source: `${JS}/DeviceSession.ts @09fa0743 (DeviceSession)`,
+  fields: {
+    accountId: 'number',
+    autoRetriesLeftCount: 'number',
+    billable: 'boolean',
+    config: 'object',
+    createTime: 'number',
+    clientSideId: 'string',
+    device: 'object',
+    deviceInstanceId: 'number',
+    deviceLogFirstTimestamp: 'number',
+    deviceRunId: 'number',
+    deviceTime: 'number',
+    duration: 'number',
+    endTime: 'number',
+    excludeReason: 'string',
+    externalId: 'string',
+    id: 'number',
+    installTime: 'number',
+    name: 'string',
+    projectId: 'number',
+    projectName: 'string',
+    retryState: 'string',
+    rowIndex: 'number',
+    startTime: 'number',
+    state: 'string',
+    successRatio: 'number',
+    testCaseAllCount: 'number',
+    testCaseFailedCount: 'number',
+    testCasePassedCount: 'number',
+    testCaseSkippedCount: 'number',
+    testCaseSuccessCount: 'number',
+    testRunId: 'number',
+    testRunName: 'string',
+    timeLimit: 'number',
+    type: 'string',
+    userEmail: 'string',
+    userId: 'number',
+  },
+};
+
+/** The legacy view of a device session (`…/runs/{id}/device-runs`). */
+export const DEVICE_RUN: ClientModel = {
+  source: `${JAVA}/APIDeviceRun.java @00fdbccc`,
+  fields: {
+    ...ENTITY,
+    runTime: 'number',
+    device: 'object',
+    testCaseSuccessNo: 'number',
+    testCaseAllNo: 'number',
+    testCaseCount: 'number',
+    softwareVersion: 'object',
+    createTime: 'number',
+    startTime: 'number',
+    currentState: 'object',
+    interruptedByState: 'object',
+    runStatus: 'string',
+  },
+};
+
+export const DEVICE_SESSION_STEP: ClientModel = {
+  source: `${JS}/DeviceSession.ts @09fa0743 (DeviceSessionStep)`,
+  fields: {
+    deviceSessionId: 'number',
+    excludeReason: 'string',
+    failReason: 'string',
+    finishTimeMS: 'number',
+    id: 'number',
+    startTimeMS: 'number',
+    type: 'string',
+  },
+};
+
+export const DEVICE: ClientModel = {
+  source: `${JS}/Device.ts @00bdfb45 (Device)`,
+  fields: {
+    accountId: 'number',
+    available: 'boolean',
+    browsers: 'object',
+    creditsPrice: 'number',
+    deviceGroupOrigin: 'string',
+    displayName: 'string',
+    enabled: 'boolean',
+    frame100Url: 'string',
+    frame160Url: 'string',
+    frame400Url: 'string',
+    frame80Url: 'string',
+    frameExtraWidth: 'number',
+    id: 'number',
+    imageHeight: 'number',
+    imageLeft: 'number',
+    imagePrefix: 'string',
+    imageTop: 'number',
+    imageWidth: 'number',
+    locked: 'boolean',
+    mainUserEmail: 'string',
+    manufacturer: 'string',
+    online: 'boolean',
+    osType: 'string',
+    platform: 'string',
+    properties: 'object',
+    softwareVersion: 'object',
+    supportedCreators: 'string',
+  },
+};
+
+export const SOFTWARE_VERSION: ClientModel = {
+  source: `${JS}/Device.ts @00bdfb45 (SoftwareVersion)`,
+  fields: { apiLevel: 'number', id: 'number', releaseVersion: 'string' },
+};
+
+export const DEVICE_GROUP: ClientModel = {
+  source: `${JS}/DeviceGroup.ts @00bdfb45 (DeviceGroup)`,
+  fields: {
+    deviceCount: 'number',
+    displayName: 'string',
+    id: 'number',
+    name: 'string',
+    osType: 'string',
+    shared: 'boolean',
+    userEmail: 'string',
+    userId: 'number',
+  },
+};
+
+export const JAVA_DEVICE_GROUP: ClientModel = {
+  source: `${JAVA}/APIDeviceGroup.java @ed872736`,
+  fields: {
+    ...ENTITY,
+    creditsPrice: 'number',
+    deviceCount: 'number',
+    displayName: 'string',
+    name: 'string',
+    osType: 'string',
+    userId: 'number',
+  },
+};
+
+export const USER_FILE: ClientModel = {
+  source: `${JS}/UserFile.ts @00bdfb45 (UserFile)`,
+  fields: {
+    createTime: 'number',
+    directUrl: 'string',
+    direction: 'string',
+    duplicate: 'boolean',
+    fileProperties: 'array',
+    iconDirectUrl: 'string',
+    id: 'number',
+    inputType: 'string',
+    mimetype: 'string',
+    name: 'string',
+    shared: 'boolean',
+    size: 'number',
+    state: 'string',
+    userEmail: 'string',
+    userId: 'number',
+  },
+};
+
+/** `APIUserFileProperty` is an `APIEntity` too (APIEntity.java's @XmlSeeAlso lists it). */
+export const FILE_PROPERTY: ClientModel = {
+  source: `${JS}/UserFile.ts @00bdfb45 (FileProperty), with APIEntity's selfURI`,
+  fields: { ...ENTITY, key: 'string', value: 'string' },
+};
+
+export const FRAMEWORK: ClientModel = {
+  source: `${JS}/Framework.ts @00bdfb45 (Framework)`,
+  fields: {
+    accountId: 'number',
+    canRunFromUI: 'boolean',
+    createTime: 'number',
+    description: 'string',
+    documentationUrl: 'string',
+    forProjects: 'boolean',
+    icon: 'string',
+    id: 'number',
+    labelId: 'number',
+    labelName: 'string',
+    mainUserEmail: 'string',
+    name: 'string',
+    osType: 'string',
+    requiredAppExtensions: 'string',
+    requiredTestExtensions: 'string',
+    requiredTestFileTags: 'string',
+    retryable: 'boolean',
+    sampleApp: 'object',
+    sampleTest: 'object',
+    secured: 'boolean',
+    skipOlderSdk: 'boolean',
+    skipQueue: 'boolean',
+    type: 'string',
+  },
+};
+
+export const JAVA_FRAMEWORK: ClientModel = {
+  source: `${JAVA}/APIFramework.java @5665a47b`,
+  fields: {
+    ...ENTITY,
+    accountId: 'number',
+    accountName: 'string',
+    canRunFromUI: 'boolean',
+    createTime: 'number',
+    description: 'string',
+    forProjects: 'boolean',
+    name: 'string',
+    osType: 'string',
+    requiredAppExtensions: 'string',
+    requiredTestExtensions: 'string',
+    documentationUrl: 'string',
+    requiredTestFileTags: 'string',
+    retryable: 'boolean',
+    secured: 'boolean',
+    skipOlderSdk: 'boolean',
+    skipQueue: 'boolean',
+    queueWait: 'number',
+    type: 'string',
+    labelId: 'number',
+    labelName: 'string',
+    icon: 'string',
+    sampleApp: 'object',
+    sampleTest: 'object',
+  },
+};
+
+export const SCREENSHOT: ClientModel = {
+  source: `${JS}/Screenshot.ts @00bdfb45 (Screenshot), and ${JAVA}/APIScreenshot.java @1e812ad7`,
+  fields: {
+    ...ENTITY,
+    fail: 'boolean',
+    originalName: 'string',
+    takeTimestamp: 'number',
+    type: 'string',
+  },
+};
+
+export const TEST_CASE_RUN: ClientModel = {
+  source: `${JS}/TestCaseRun.ts @6f0cf2c0 (TestCaseRun)`,
+  fields: {
+    className: 'string',
+    createTime: 'number',
+    duration: 'number',
+    errorMessage: 'string',
+    id: 'number',
+    methodName: 'string',
+    result: 'string',
+    selfURI: 'string',
+    stacktrace: 'string',
+    steps: 'object',
+    suiteName: 'string',
+  },
+};
+
+/** The legacy project config (`/projects/{id}/config`), the "mode" era's APITestRunConfig. */
+export const PROJECT_CONFIG: ClientModel = {
+  source: `${JAVA}/APITestRunConfig.java @023da245`,
+  fields: {
+    ...ENTITY,
+    projectId: 'number',
+    scheduler: 'string',
+    mode: 'string',
+    autoScreenshots: 'boolean',
+    runAvailable: 'boolean',
+    screenshotDir: 'string',
+    limitationType: 'string',
+    limitationValue: 'string',
+    withAnnotation: 'string',
+    withoutAnnotation: 'string',
+    applicationUsername: 'string',
+    applicationPassword: 'string',
+    usedDeviceGroupId: 'number',
+    creditsPrice: 'number',
+    deviceLanguageCode: 'string',
+    hookURL: 'string',
+    uiAutomatorTestClasses: 'string',
+    launchApp: 'boolean',
+    instrumentationRunner: 'string',
+    checkApp: 'boolean',
+    appRequired: 'boolean',
+  },
+};
