@@ -172,6 +172,10 @@ export function filesStore(db: Kysely<Tables>, dialect: Dialect) {
       return rows.map((row) => row.blob_key);
     },
 
+    async rename(id: number, name: string): Promise<void> {
+      await db.updateTable('files').set({ name }).where('id', '=', id).execute();
+    },
+
     async delete(id: number): Promise<void> {
       await db.deleteFrom('files').where('id', '=', id).execute();
     },
