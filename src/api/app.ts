@@ -34,6 +34,7 @@ import { resultRoutes } from './routes/results.ts';
 import { resultZipRoutes } from './routes/result-zips.ts';
 import { recorderRoutes } from './routes/recorder.ts';
 import { runControlRoutes } from './routes/run-control.ts';
+import { runProgressRoutes } from './routes/run-progress.ts';
 import { runStartRoutes } from './routes/run-start.ts';
 import { runRoutes } from './routes/runs.ts';
 import { userRoutes } from './routes/users.ts';
@@ -138,6 +139,7 @@ export function routeTable(info: { version: string; flavour: string }): RouteSpe
     ...runControlRoutes,
     ...resultRoutes,
     ...resultZipRoutes,
+    ...runProgressRoutes,
     ...recorderRoutes,
     ...infoRoutes({ version: info.version, flavour: info.flavour }),
   ];
