@@ -7,8 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Device } from '../../src/domain/devices.ts';
+import { ApiConnection } from '../../src/api/present/run-progress.ts';
 import { PROTOCOL_PREFIX } from '../../src/protocol/v1.ts';
 import { notWellFormed } from '../support/any-text.ts';
+import { CONNECTION, JAVA_CONNECTION } from '../support/client-models.ts';
 import { ENGINES } from '../support/engines.ts';
 import { type FakeAgent, androidDevice, fakeAgent, testCase } from '../support/fake-agent.ts';
 import * as fixtures from '../support/fixtures.ts';
@@ -87,6 +89,7 @@ describe.each(ENGINES)('steps, data availability, result-data.zip and connection
     expect(await runSteps()).toEqual([
       {
         id: 1,
+        selfURI: null,
         testRunId: runId,
         type: 'WAITING',
         startTimeMS: start,
@@ -214,6 +217,7 @@ describe.each(ENGINES)('steps, data availability, result-data.zip and connection
     expect(answer.deviceRunDataAvailabilities).toEqual([
       {
         id: a,
+        selfURI: null,
         deviceRunId: a,
         logs: true,
         performance: true,
@@ -224,6 +228,7 @@ describe.each(ENGINES)('steps, data availability, result-data.zip and connection
       },
       ...[b, c].map((id) => ({
         id,
+        selfURI: null,
         deviceRunId: id,
         logs: false,
         performance: false,
@@ -336,6 +341,13 @@ describe.each(ENGINES)('steps, data availability, result-data.zip and connection
       const connections = await get(alice, path);
       expect(connections).toMatchObject({ data: [], total: 0 });
     }
+    // The list is empty, so its items' fields are checked on the declared schema: every field of the clients' models.
+    const declared = Object.keys(ApiConnection.properties);
+    expect(
+      [...Object.keys(CONNECTION.fields), ...Object.keys(JAVA_CONNECTION.fields)].filter(
+        (field) => !declared.includes(field),
+      ),
+    ).toEqual([]);
     const post = await alice.call('POST', `/api/v2/me/device-sessions/${b}/connections`, {
       json: true,
       form: { type: 'ADB' },

@@ -7,12 +7,13 @@ import type { DataAvailability, RunStep } from '../../domain/run-progress.ts';
 import { STEP_TYPES } from '../../domain/runs.ts';
 import type { RunDataAvailability } from '../../services/run-progress.ts';
 import { type PresentContext, userPath } from './context.ts';
-import { Bool, Count, Id, MaybeStr, MaybeTime, SelfURI, Str, Time } from './fields.ts';
+import { AlwaysNull, Bool, Count, Id, MaybeStr, MaybeTime, SelfURI, Str, Time } from './fields.ts';
 import { Nested, Nullable, type Rep, entity, entitySchema } from './representation.ts';
 
 /** A step of the run as a whole; its fields are those of a session's step where they mean the same. */
 export const ApiTestRunStep = entitySchema('apiTestRunStep', {
   id: Type.Integer({ minimum: 1, description: 'The position of its type in the timeline, from 1' }),
+  selfURI: AlwaysNull,
   testRunId: Id,
   type: Str,
   startTimeMS: Time,
@@ -24,6 +25,7 @@ export const ApiTestRunStep = entitySchema('apiTestRunStep', {
 
 export const ApiDeviceSessionDataAvailability = entitySchema('apiDeviceSessionDataAvailability', {
   id: Id,
+  selfURI: AlwaysNull,
   deviceRunId: Id,
   logs: Bool,
   performance: Bool,
@@ -60,6 +62,7 @@ export const ApiConnection = entitySchema('apiConnection', {
 export function presentRunStep(runId: number, step: RunStep): Rep {
   return entity(ApiTestRunStep, {
     id: STEP_TYPES.indexOf(step.type) + 1,
+    selfURI: null,
     testRunId: runId,
     type: step.type,
     startTimeMS: step.startTime,
@@ -71,7 +74,7 @@ export function presentRunStep(runId: number, step: RunStep): Rep {
 }
 
 function presentSessionAvailability(availability: DataAvailability): Rep {
-  return entity(ApiDeviceSessionDataAvailability, { id: availability.deviceRunId, ...availability });
+  return entity(ApiDeviceSessionDataAvailability, { id: availability.deviceRunId, selfURI: null, ...availability });
 }
 
 export function presentRunDataAvailability(view: RunDataAvailability, context: PresentContext): Rep {
