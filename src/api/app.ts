@@ -33,6 +33,7 @@ import { projectRoutes } from './routes/projects.ts';
 import { resultRoutes } from './routes/results.ts';
 import { resultZipRoutes } from './routes/result-zips.ts';
 import { recorderRoutes } from './routes/recorder.ts';
+import { renameRoutes } from './routes/renames.ts';
 import { runControlRoutes } from './routes/run-control.ts';
 import { runProgressRoutes } from './routes/run-progress.ts';
 import { runStartRoutes } from './routes/run-start.ts';
@@ -140,6 +141,7 @@ export function routeTable(info: { version: string; flavour: string }): RouteSpe
     ...resultRoutes,
     ...resultZipRoutes,
     ...runProgressRoutes,
+    ...renameRoutes,
     ...recorderRoutes,
     ...infoRoutes({ version: info.version, flavour: info.flavour }),
   ];

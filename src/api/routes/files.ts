@@ -1,27 +1,18 @@
 /** Uploads and downloads: `/me/files` (multipart part `file`) and the legacy per-project slots. */
 import type {} from '@fastify/multipart';
-import Type from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { InvalidParameterError, UnsupportedMediaTypeError } from '../../domain/errors.ts';
 import { FILE_LIST, PROJECT_FILE_SLOTS, type ProjectFileSlot, type UserFile } from '../../domain/files.ts';
 import { parseListQuery } from '../../domain/list-query.ts';
 import type { User } from '../../domain/users.ts';
 import type { Context } from '../../services/context.ts';
-import {
-  deleteFile,
-  listFiles,
-  openFile,
-  projectFile,
-  renameFile,
-  requireFile,
-  uploadFile,
-} from '../../services/files.ts';
+import { deleteFile, listFiles, openFile, projectFile, requireFile, uploadFile } from '../../services/files.ts';
 import { requireProject } from '../../services/projects.ts';
 import { fileAnswer } from '../downloads.ts';
 import { ApiUserFile, presentFile } from '../present/file.ts';
 import { listSchema, presentList } from '../present/list.ts';
 import { type RouteSpec, bytes, bytesOf, created, noContent, ok, route } from '../route.ts';
-import { ListInput, NoInput, Text } from '../schemas.ts';
+import { ListInput, NoInput } from '../schemas.ts';
 
 const TAGS = ['Files'];
 
@@ -118,16 +109,6 @@ export const fileRoutes: readonly RouteSpec[] = [
       },
       handle: async ({ ctx, user, params }) =>
         bytes(fileAnswer(openFile(ctx, await requireFile(ctx, user, params.fileId)))),
-    }),
-    route({
-      method: 'POST',
-      path: path as '/files/:fileId',
-      summary: "Rename a file (name, keeping the file's extension); answers the file",
-      tags: TAGS,
-      answers: { 200: ApiUserFile },
-      input: Type.Object({ name: Type.Optional(Text("The file's new name, with the same extension", 1000)) }),
-      handle: async ({ ctx, user, params, input, present }) =>
-        ok(presentFile(await renameFile(ctx, user, params.fileId, input.name), present)),
     }),
     route({
       method: 'DELETE',

@@ -14,7 +14,6 @@ import {
   listRuns,
   listUserDeviceSessions,
   listUserRuns,
-  updateRun,
 } from '../../services/runs.ts';
 import {
   ApiDeviceRun,
@@ -27,18 +26,13 @@ import {
 import { listSchema, presentList, presentWholeList } from '../present/list.ts';
 import { ApiTestRun, ApiTestRunConfig, presentRunConfig, presentTestRun } from '../present/test-run.ts';
 import { type RouteSpec, noContent, ok, route } from '../route.ts';
-import Type from 'typebox';
-import { ListInput, NoInput, Text } from '../schemas.ts';
+import { ListInput, NoInput } from '../schemas.ts';
 
 const TAGS = ['Test runs'];
 const RUN = '/me/projects/:projectId/runs/:runId';
 const DeviceRunList = listSchema(ApiDeviceRun);
 const DeviceSessionList = listSchema(ApiDeviceSession);
 const StateList = listSchema(ApiDeviceRunState);
-const RunChangeInput = Type.Object({
-  displayName: Type.Optional(Text("The run's new name (empty: its default, Test Run {number})", 1000)),
-  name: Type.Optional(Text('The same as displayName', 1000)),
-});
 
 export const runRoutes: readonly RouteSpec[] = [
   route({
@@ -119,16 +113,6 @@ export const runRoutes: readonly RouteSpec[] = [
       answers: { 200: ApiTestRunConfig },
       handle: async ({ ctx, user, params, present }) =>
         ok(presentRunConfig(await getRun(ctx, user, params.runId, params.projectId), present)),
-    }),
-    route({
-      method: 'POST',
-      path: path as typeof RUN,
-      summary: 'Rename a test run (displayName); answers the run',
-      tags: TAGS,
-      answers: { 200: ApiTestRun },
-      input: RunChangeInput,
-      handle: async ({ ctx, user, params, input, present }) =>
-        ok(presentTestRun(await updateRun(ctx, user, params.runId, params.projectId, input), present)),
     }),
     route({
       method: 'DELETE',
