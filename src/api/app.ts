@@ -130,6 +130,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 export function routeTable(info: { version: string; flavour: string }): RouteSpec[] {
   return [
     ...userRoutes,
+    ...renameRoutes,
     ...projectRoutes,
     ...runRoutes,
     ...projectConfigRoutes,
@@ -137,11 +138,10 @@ export function routeTable(info: { version: string; flavour: string }): RouteSpe
     ...fileRoutes,
     ...frameworkRoutes,
     ...runStartRoutes,
+    ...runProgressRoutes,
     ...runControlRoutes,
     ...resultRoutes,
     ...resultZipRoutes,
-    ...runProgressRoutes,
-    ...renameRoutes,
     ...recorderRoutes,
     ...infoRoutes({ version: info.version, flavour: info.flavour }),
   ];

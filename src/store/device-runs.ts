@@ -16,7 +16,7 @@ import {
 import type { USER_DEVICE_SESSION_LIST } from '../domain/user-lists.ts';
 import { isCurrentDeviceRun } from './current-device-runs.ts';
 import type { Dialect } from './db.ts';
-import type { DeviceRunStepsTable, DeviceRunsTable, Tables } from './schema.ts';
+import type { DeviceRunsTable, Tables } from './schema.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
 
 type DeviceRunField = 'id' | 'state' | 'createTime' | 'startTime' | 'endTime' | 'deviceId' | 'excludeReason';
@@ -423,7 +423,7 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
   };
 }
 
-function toStep(row: Selectable<DeviceRunStepsTable>): Step {
+function toStep(row: Selectable<Tables['device_run_steps']>): Step {
   return {
     id: row.id,
     deviceRunId: row.device_run_id,
