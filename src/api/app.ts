@@ -33,7 +33,9 @@ import { projectRoutes } from './routes/projects.ts';
 import { resultRoutes } from './routes/results.ts';
 import { resultZipRoutes } from './routes/result-zips.ts';
 import { recorderRoutes } from './routes/recorder.ts';
+import { renameRoutes } from './routes/renames.ts';
 import { runControlRoutes } from './routes/run-control.ts';
+import { runProgressRoutes } from './routes/run-progress.ts';
 import { runStartRoutes } from './routes/run-start.ts';
 import { runRoutes } from './routes/runs.ts';
 import { userRoutes } from './routes/users.ts';
@@ -128,6 +130,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 export function routeTable(info: { version: string; flavour: string }): RouteSpec[] {
   return [
     ...userRoutes,
+    ...renameRoutes,
     ...projectRoutes,
     ...runRoutes,
     ...projectConfigRoutes,
@@ -135,6 +138,7 @@ export function routeTable(info: { version: string; flavour: string }): RouteSpe
     ...fileRoutes,
     ...frameworkRoutes,
     ...runStartRoutes,
+    ...runProgressRoutes,
     ...runControlRoutes,
     ...resultRoutes,
     ...resultZipRoutes,

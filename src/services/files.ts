@@ -4,6 +4,7 @@
  * Nothing is recorded for an upload that is refused, cut off, too large or beyond the user's quota.
  */
 import type { Readable } from 'node:stream';
+import { checkFileName } from '../domain/edits.ts';
 import { InvalidParameterError, NotFoundError, PayloadTooLargeError } from '../domain/errors.ts';
 import { type ProjectFileSlot, type UserFile, inputTypeOfSlot, safeFileName } from '../domain/files.ts';
 import type { FILE_LIST } from '../domain/files.ts';
@@ -135,6 +136,14 @@ export async function requireFile(ctx: Context, user: User, id: number): Promise
 
 export function listFiles(ctx: Context, user: User, query: ListQuery<FileField>): Promise<Page<UserFile>> {
   return ctx.store.files.list(user.id, query);
+}
+
+/** Renames one of the user's files, keeping its extension (docs/api.md#renaming-runs-and-files). */
+export async function renameFile(ctx: Context, user: User, id: number, name: string | undefined): Promise<UserFile> {
+  const file = await requireFile(ctx, user, id);
+  const newName = checkFileName(name, file.name);
+  await ctx.store.files.rename(file.id, newName);
+  return { ...file, name: newName };
 }
 
 export async function deleteFile(ctx: Context, user: User, id: number): Promise<void> {
