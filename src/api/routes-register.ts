@@ -165,7 +165,8 @@ function registerOne(
             outcome.body,
             reply.getSerializationFunction(String(outcome.status)) as Stringify | undefined,
           );
-          return reply.code(outcome.status).type(contentType).send(payload);
+          // The same URL answers JSON or XML (each with its own ETag): caches must key on Accept.
+          return reply.code(outcome.status).type(contentType).header('vary', 'Accept').send(payload);
         }
       }
     },
