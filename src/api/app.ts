@@ -6,6 +6,7 @@
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import cookie from '@fastify/cookie';
+import etag from '@fastify/etag';
 import { registerDashboardModules } from './dashboard-modules.ts';
 import { registerWebSession } from './web-session.ts';
 import { registerOAuth } from './oauth.ts';
@@ -69,6 +70,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(formbody);
   await app.register(cookie);
+  // Clients poll a run's status every few seconds: an answer that did not change is a 304 with no
+  // body (docs/api.md#conditional-requests). FNV-1a: API answers are small, and it is the fastest.
+  await app.register(etag, { algorithm: 'fnv1a' });
   // Files are read part by part in the upload handlers; limits are set per request there.
   await app.register(multipart);
   registerJsonParser(app);

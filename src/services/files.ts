@@ -12,7 +12,7 @@ import type { ListQuery } from '../domain/list-query.ts';
 import { type Storage, formatBytes } from '../domain/storage.ts';
 import type { User } from '../domain/users.ts';
 import { InspectionError, inspectFile } from '../files/inspect/index.ts';
-import { BlobTooLargeError, type StoredBlob } from '../store/blobs.ts';
+import { BlobTooLargeError, type ByteRange, type StoredBlob } from '../store/blobs.ts';
 import type { Context } from './context.ts';
 import { requireProject } from './projects.ts';
 import { checkWithinQuota, quotaExceeded, roomFor, streamLimit } from './storage.ts';
@@ -167,9 +167,10 @@ export async function projectFile(
 
 export interface Download {
   readonly file: UserFile;
-  readonly stream: Readable;
+  /** The stored bytes, or an inclusive range of them, read when called. */
+  open(range?: ByteRange): Readable;
 }
 
 export function openFile(ctx: Context, file: UserFile): Download {
-  return { file, stream: ctx.blobs.read(file.blobKey) };
+  return { file, open: (range) => ctx.blobs.read(file.blobKey, range) };
 }
