@@ -47,6 +47,8 @@ export interface ProjectsTable {
   os_type: string;
   create_time: number;
   archive_time: number | null;
+  /** When the user last unarchived it (migration 021): an unused project's clock restarts then. */
+  unarchive_time: number | null;
   archiving_strategy: string;
   archiving_item_count: number;
   common: Flag;
