@@ -61,7 +61,10 @@ describe('notification rules', () => {
       ['SLACK', 'http://[::1]/x'],
       ['WEBHOOK', `https://example.com/${'x'.repeat(2001)}`],
     ] as const)
-      expect(parameterOf(() => checkDestination(channel, destination, rules)), destination).toBe('destination');
+      expect(
+        parameterOf(() => checkDestination(channel, destination, rules)),
+        destination,
+      ).toBe('destination');
     expect(checkDestination('WEBHOOK', 'http://10.0.0.8/ci', hookDestinationRules(['10.0.0.0/8']))).toBe(
       'http://10.0.0.8/ci',
     );
