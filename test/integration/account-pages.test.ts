@@ -25,6 +25,7 @@ interface Mail {
 /** An SMTP server on loopback that takes every message (or refuses recipients), keeping what it got. */
 async function smtpServer(options: { refuseRecipients?: boolean } = {}) {
   const mails: Mail[] = [];
+  const logins: string[] = [];
   const server = net.createServer((socket) => {
     let buffer = '';
     let from = '';
@@ -49,7 +50,10 @@ async function smtpServer(options: { refuseRecipients?: boolean } = {}) {
         buffer = buffer.slice(end + 2);
         const verb = line.split(/[ :]/)[0]!.toUpperCase();
         if (verb === 'EHLO') socket.write('250-fake.example\r\n250 8BITMIME\r\n');
-        else if (verb === 'MAIL') {
+        else if (verb === 'AUTH') {
+          logins.push(Buffer.from(line.split(' ')[2] ?? '', 'base64').toString('utf8'));
+          socket.write('235 welcome\r\n');
+        } else if (verb === 'MAIL') {
           from = /<(.*)>/.exec(line)![1]!;
           socket.write('250 ok\r\n');
         } else if (verb === 'RCPT') {
@@ -65,7 +69,13 @@ async function smtpServer(options: { refuseRecipients?: boolean } = {}) {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `smtp://127.0.0.1:${port}`, mails, close: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    port,
+    mails,
+    logins,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
 
 /** An endpoint on loopback that answers `status`, keeping each POST's content type and body. */
@@ -346,6 +356,26 @@ describe.each(ENGINES)('account pages (%s)', (engine) => {
       await noSmtp.close();
       await picky.close();
       await refusing.close();
+    }
+  });
+
+  it('signs in to the SMTP server with the user and password of its URL', async () => {
+    const server = await smtpServer();
+    const signed = await createHarness(engine, { smtpUrl: `smtp://ci%40corp:p%C3%A4ss@127.0.0.1:${server.port}` });
+    try {
+      const carol = await signed.user();
+      const id = (
+        await carol.call('POST', '/api/me/notifications', {
+          json: true,
+          form: { channel: 'EMAIL', destination: 'qa@example.com', scope: 'ALL' },
+        })
+      ).body.id;
+      expect((await carol.call('POST', `/api/me/notifications/${id}/test`, { json: true })).status).toBe(200);
+      expect(server.logins).toEqual(['\0ci@corp\0päss']);
+      expect(server.mails.map((mail) => mail.to)).toEqual(['qa@example.com']);
+    } finally {
+      await signed.close();
+      await server.close();
     }
   });
 
