@@ -11,6 +11,7 @@ import type { ZipLimits } from './domain/zip-limits.ts';
 import { FLAVOURS, type Flavour } from './domain/flavours.ts';
 import { parseNetwork } from './domain/hook-destinations.ts';
 import { parseS3Location, type S3Location } from './domain/storage-location.ts';
+import { parseSmtpUrl } from './domain/smtp-url.ts';
 import { AGENT_SETTINGS, type AgentConfig } from './config-agent.ts';
 import {
   ConfigError,
@@ -80,6 +81,10 @@ export interface Config extends AgentConfig {
   readonly retentionIntervalMs: number;
   /** Internal networks run-finished hooks may reach all the same (CIDRs); none by default. */
   readonly hookAllowNetworks: readonly string[];
+  /** The SMTP server notification e-mails go through (docs/api.md#notifications); none: no e-mail. */
+  readonly smtpUrl: string | undefined;
+  /** The sender address of notification e-mails. */
+  readonly mailFrom: string;
   /**
    * The keys that encrypt API keys in the database, the current one first (`id:base64`, comma
    * separated). Servers sharing one PostgreSQL must all have the same. When absent, the key file.
@@ -310,6 +315,30 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
             );
           return `${network.address}/${network.prefix}`;
         }),
+  },
+  smtpUrl: {
+    flag: '--smtp-url',
+    env: ['DEVICECLOUD_SMTP_URL'],
+    fallback: undefined,
+    // It may carry the SMTP password.
+    secret: true,
+    parse: (value) => {
+      const url = text(value);
+      if (url === '') return undefined;
+      parseSmtpUrl(url);
+      return url;
+    },
+  },
+  mailFrom: {
+    flag: '--mail-from',
+    env: ['DEVICECLOUD_MAIL_FROM'],
+    fallback: 'devicecloud@localhost',
+    parse: (value) => {
+      const address = text(value);
+      if (!/^[^\s<>@]+@[^\s<>@]+$/.test(address))
+        throw new Error('must be an e-mail address, e.g. devicecloud@example.com');
+      return address;
+    },
   },
   apiKeyEncryptionKeys: {
     flag: '--api-key-encryption-keys',

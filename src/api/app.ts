@@ -24,6 +24,7 @@ import { type RateLimits, registerRateLimits } from './plugins/rate-limit.ts';
 import { registerSecurityHeaders } from './plugins/security-headers.ts';
 import type { RouteSpec } from './route.ts';
 import { registerRoutes } from './routes-register.ts';
+import { accountRoutes } from './routes/account.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { fileRoutes } from './routes/files.ts';
@@ -146,6 +147,7 @@ export function routeTable(info: { version: string; flavour: string }): RouteSpe
     ...runControlRoutes,
     ...resultRoutes,
     ...resultZipRoutes,
+    ...accountRoutes,
     ...recorderRoutes,
     ...infoRoutes({ version: info.version, flavour: info.flavour }),
   ];

@@ -39,6 +39,7 @@ const RESOURCE_OF_PARAM: Readonly<Record<string, string>> = {
   parameterId: 'Config parameter',
   fileId: 'File',
   accountId: 'User',
+  notificationId: 'Notification',
 };
 
 export function registerRoutes(app: FastifyInstance, specs: readonly RouteSpec[], options: RegisterOptions): void {

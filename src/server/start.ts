@@ -11,6 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type Config, ConfigError, sqliteFile, zipLimitsOf } from '../config.ts';
 import { memoryNotifier, postgresNotifier } from '../store/notifier.ts';
+import { hookDestinationRules } from '../domain/hook-destinations.ts';
+import { notificationSenders } from '../jobs/notification-senders.ts';
 import { startReaper } from '../jobs/reaper.ts';
 import { startRetention } from '../jobs/retention.ts';
 import { graceAfterStart } from '../services/agent-session.ts';
@@ -67,6 +69,11 @@ export async function openStore(
     },
     flavour: config.flavour,
     keyRing,
+    senders: notificationSenders({
+      smtpUrl: config.smtpUrl,
+      mailFrom: config.mailFrom,
+      rules: hookDestinationRules(config.hookAllowNetworks),
+    }),
   };
   return { database, ctx };
 }

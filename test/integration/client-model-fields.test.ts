@@ -225,6 +225,21 @@ describe.each(ENGINES)("records carry the fields of the clients' models (%s)", (
     // The legacy project config.
     expectModels('project config', await get(`/me/projects/${ids.projectId}/config`), models.PROJECT_CONFIG);
 
+    // The account pages: a subscription, the preferences, the statistics and the device usage.
+    const notifications = await get('/me/notifications');
+    expect(notifications.data.length).toBeGreaterThan(0);
+    for (const listed of notifications.data) expectModels('notification', listed, models.NOTIFICATION);
+    for (const path of ['/me/notifications/scopes', '/me/notifications/channels'])
+      for (const item of (await get(path)).data) expectModels(path, item, models.ENUM);
+    expectModels('preferences', await get('/me/preferences'), models.USER_PREFERENCE);
+    expectModels('statistics', await get('/me/statistics'), models.USER_STATISTICS);
+    const usage = await get('/me/device-usage');
+    expect(usage.data.length).toBeGreaterThan(0);
+    for (const listed of usage.data) {
+      expectModels('device usage', listed, models.DEVICE_USAGE);
+      expectModels('device usage device', listed.device, models.DEVICE);
+    }
+
     // XML: the same records stay well-formed, with the new fields as elements.
     const meXml = await xml('/me');
     expect(meXml).toContain('<address>Street 1 &amp; 2</address>');
@@ -252,6 +267,10 @@ describe.each(ENGINES)("records carry the fields of the clients' models (%s)", (
       `/me/device-sessions/${session}/steps`,
       `/me/projects/${ids.projectId}/config`,
       '/me/runs/config',
+      '/me/notifications',
+      '/me/statistics',
+      '/me/device-usage',
+      '/enums',
     ])
       await xml(path);
   }, 120_000);

@@ -613,3 +613,52 @@ export const PROJECT_CONFIG: ClientModel = {
     appRequired: 'boolean',
   },
 };
+
+/** A notification subscription (`/me/notifications`). */
+export const NOTIFICATION: ClientModel = {
+  source: `${JS}/Notification.ts @01380c59 (Notification)`,
+  fields: {
+    channel: 'string',
+    destination: 'string',
+    id: 'number',
+    projectId: 'number',
+    projectName: 'string',
+    scope: 'string',
+    selfURI: 'string',
+    userEmail: 'string',
+    userId: 'number',
+  },
+};
+
+export const USER_STATISTICS: ClientModel = {
+  source: `${JS}/UserStatistics.ts @5d37c5f7 (UserStatistics)`,
+  fields: {
+    devicesUsed: 'number',
+    id: 'number',
+    overallTestCaseSuccessRatio: 'number',
+    runningTestRuns: 'number',
+    totalTestRuns: 'number',
+  },
+};
+
+export const DEVICE_USAGE: ClientModel = {
+  source: `${JS}/DeviceUsage.ts @5b94bca6 (DeviceUsage)`,
+  fields: { device: 'object', failedDeviceSessions: 'number', id: 'number', totalDeviceSessions: 'number' },
+};
+
+export const USER_PREFERENCE: ClientModel = {
+  source: `${JS}/UserPreference.ts @00bdfb45 (UserPreference)`,
+  fields: {
+    defaultHttpSessionMaxInactiveInterval: 'number',
+    defaultTestTimeout: 'number',
+    httpSessionMaxInactiveInterval: 'number',
+    id: 'number',
+    testTimeout: 'number',
+  },
+};
+
+/** Scopes and channels are lists of these (APIEnum.java: the enum's ordinal as id, its name as value). */
+export const ENUM: ClientModel = {
+  source: `${JS}/Enum.ts @39203736 (Enum)`,
+  fields: { id: 'number', selfURI: 'string', value: 'string' },
+};
