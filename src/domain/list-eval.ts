@@ -51,7 +51,7 @@ export function likeRegExp(pattern: string): RegExp {
 }
 
 function escapeRegExp(c: string): string {
-  return /[\\^$.*+?()[\]{}|/-]/.test(c) ? `\\${c}` : c;
+  return /[\\^$.*+?()[\]{}|]/.test(c) ? `\\${c}` : c;
 }
 
 /** What a record's field is compared as: null when absent, booleans and numbers as they are. */
