@@ -144,6 +144,11 @@ export interface RouteList<F extends string = string> {
   readonly spec: ListSpec<F>;
   /** Fields `search` matches (by the store's columns for lists it pages itself). */
   readonly search: readonly string[];
+  /**
+   * Fields the items show that the store cannot yet filter or sort on (no column or expression
+   * for them): named here so that test/integration/every-list.test.ts holds the rest to the spec.
+   */
+  readonly shownOnly: readonly string[];
 }
 
 type Caller<A extends Access> = A extends 'anonymous' ? User | null : User;

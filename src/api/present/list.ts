@@ -105,12 +105,15 @@ export function itemList(
     defaultSort: options.sort,
     defaultLimit: options.defaultLimit ?? 0,
   };
-  return { spec, search: options.search };
+  return { spec, search: options.search, shownOnly: [] };
 }
 
-/** A list the store filters, sorts and pages (store/sql.ts), on the fields of its spec. */
-export function storedList<F extends string>(spec: ListSpec<F>): RouteList<F> {
-  return { spec, search: [] };
+/**
+ * A list the store filters, sorts and pages (store/sql.ts), on the fields of its spec; `shownOnly`
+ * names the fields its items show that have no column to filter on yet.
+ */
+export function storedList<F extends string>(spec: ListSpec<F>, shownOnly: readonly string[] = []): RouteList<F> {
+  return { spec, search: [], shownOnly };
 }
 
 interface FieldSchema {

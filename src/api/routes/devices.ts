@@ -36,7 +36,30 @@ export const deviceRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: DeviceList },
     access: 'anonymous',
-    list: storedList(DEVICE_LIST),
+    list: storedList(DEVICE_LIST, [
+      'selfURI',
+      'locked',
+      'lockReason',
+      'creditsPrice',
+      'deviceGroupOrigin',
+      'available',
+      'stateReason',
+      'accountId',
+      'mainUserEmail',
+      'imagePrefix',
+      'imageTop',
+      'imageLeft',
+      'imageWidth',
+      'imageHeight',
+      'frameExtraWidth',
+      'frame80Url',
+      'frame100Url',
+      'frame160Url',
+      'frame400Url',
+      'supportedCreators',
+      'browsers',
+      'properties',
+    ]),
     handle: async ({ ctx, list }) => {
       const found = await listDevices(ctx, list);
       return page(found.items.map(presentDevice), found.total);
@@ -58,7 +81,16 @@ export const deviceRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: listSchema(ApiDeviceGroup) },
     input: Type.Object({ withPublic: Type.Optional(Type.Boolean()) }),
-    list: storedList(DEVICE_GROUP_LIST),
+    list: storedList(DEVICE_GROUP_LIST, [
+      'selfURI',
+      'name',
+      'deviceCount',
+      'userId',
+      'userEmail',
+      'shared',
+      'isPublic',
+      'creditsPrice',
+    ]),
     handle: async ({ ctx, user, input, list, present }) => {
       const withPublic = input.withPublic === true;
       const found = await listGroups(ctx, user, withPublic, list);

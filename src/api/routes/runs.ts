@@ -2,8 +2,13 @@
  * Reading test runs and their device runs, in the legacy view (`device-runs`, runStatus) and the
  * modern one (`device-sessions`, state). Nested routes check that the ids belong together.
  */
-import { DEVICE_RUN_LIST, RUN_LIST, legacyRunStatus } from '../../domain/runs.ts';
-import { USER_DEVICE_SESSION_LIST, USER_RUN_LIST } from '../../domain/user-lists.ts';
+import { legacyRunStatus } from '../../domain/runs.ts';
+import {
+  PROJECT_RUN_LIST,
+  RUN_DEVICE_SESSION_LIST,
+  USER_DEVICE_SESSION_LIST,
+  USER_RUN_LIST,
+} from '../../domain/user-lists.ts';
 import {
   deleteRun,
   deviceRunSteps,
@@ -33,6 +38,52 @@ const DeviceRunList = listSchema(ApiDeviceRun);
 const DeviceSessionList = listSchema(ApiDeviceSession);
 const StateList = listSchema(ApiDeviceRunState);
 
+/** What the run and session lists show but cannot filter on yet (no column or expression in the store). */
+const RUN_SHOWN_ONLY = [
+  'selfURI',
+  'waitingDeviceCount',
+  'runningDeviceCount',
+  'finishedDeviceCount',
+  'succeededDeviceCount',
+  'failedDeviceCount',
+  'warningDeviceCount',
+  'errorsDeviceCount',
+  'excludedDeviceCount',
+  'abortedDeviceCount',
+  'timeoutedDeviceCount',
+  'testCaseCount',
+  'executedTestCaseCount',
+  'successfulTestCaseCount',
+  'failedTestCaseCount',
+  'startedByDisplayName',
+  'message',
+  'queuePosition',
+  'uiLink',
+  'billable',
+  'logsFileId',
+  'screenshotsFileId',
+  'totalDeviceCount',
+];
+const SESSION_SHOWN_ONLY = [
+  'config',
+  'selfURI',
+  'duration',
+  'type',
+  'uiLink',
+  'testRunName',
+  'projectName',
+  'userEmail',
+  'accountId',
+  'deviceInstanceId',
+  'name',
+  'deviceTime',
+  'billable',
+  'clientSideId',
+  'externalId',
+  'deviceLogFirstTimestamp',
+];
+const LEGACY_SHOWN_ONLY = ['selfURI', 'runStatus', 'runTime', 'interruptedByState'];
+
 export const runRoutes: readonly RouteSpec[] = [
   route({
     method: 'GET',
@@ -40,7 +91,7 @@ export const runRoutes: readonly RouteSpec[] = [
     summary: "List the user's test runs in all their projects (newest first)",
     tags: TAGS,
     answers: { 200: listSchema(ApiTestRun) },
-    list: storedList(USER_RUN_LIST),
+    list: storedList(USER_RUN_LIST, RUN_SHOWN_ONLY),
     handle: async ({ ctx, user, present, list }) => {
       const found = await listUserRuns(ctx, user, list);
       return page(
@@ -55,7 +106,7 @@ export const runRoutes: readonly RouteSpec[] = [
     summary: "List the user's current device sessions in all their runs (newest first; retried ones left out)",
     tags: TAGS,
     answers: { 200: DeviceSessionList },
-    list: storedList(USER_DEVICE_SESSION_LIST),
+    list: storedList(USER_DEVICE_SESSION_LIST, SESSION_SHOWN_ONLY),
     handle: async ({ ctx, user, present, list }) => {
       const found = await listUserDeviceSessions(ctx, user, list);
       return page(
@@ -70,7 +121,7 @@ export const runRoutes: readonly RouteSpec[] = [
     summary: 'List the test runs of a project',
     tags: TAGS,
     answers: { 200: listSchema(ApiTestRun) },
-    list: storedList(RUN_LIST),
+    list: storedList(PROJECT_RUN_LIST, RUN_SHOWN_ONLY),
     handle: async ({ ctx, user, params, present, list }) => {
       const found = await listRuns(ctx, user, params.projectId, list);
       return page(
@@ -118,7 +169,7 @@ export const runRoutes: readonly RouteSpec[] = [
       summary: 'List the device runs of a test run (legacy view)',
       tags: TAGS,
       answers: { 200: DeviceRunList },
-      list: storedList(DEVICE_RUN_LIST),
+      list: storedList(RUN_DEVICE_SESSION_LIST, LEGACY_SHOWN_ONLY),
       handle: async ({ ctx, user, params, present, list }) => {
         const found = await listDeviceRuns(ctx, user, params.runId, params.projectId, list);
         return page(
@@ -133,7 +184,7 @@ export const runRoutes: readonly RouteSpec[] = [
       summary: 'List the device sessions of a test run',
       tags: TAGS,
       answers: { 200: DeviceSessionList },
-      list: storedList(DEVICE_RUN_LIST),
+      list: storedList(RUN_DEVICE_SESSION_LIST, SESSION_SHOWN_ONLY),
       handle: async ({ ctx, user, params, present, list }) => {
         const found = await listDeviceRuns(ctx, user, params.runId, params.projectId, list);
         return page(
