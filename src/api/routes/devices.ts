@@ -40,10 +40,8 @@ export const deviceRoutes: readonly RouteSpec[] = [
       'selfURI',
       'locked',
       'lockReason',
-      'creditsPrice',
       'deviceGroupOrigin',
       'available',
-      'stateReason',
       'accountId',
       'mainUserEmail',
       'imagePrefix',
@@ -81,16 +79,7 @@ export const deviceRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: listSchema(ApiDeviceGroup) },
     input: Type.Object({ withPublic: Type.Optional(Type.Boolean()) }),
-    list: storedList(DEVICE_GROUP_LIST, [
-      'selfURI',
-      'name',
-      'deviceCount',
-      'userId',
-      'userEmail',
-      'shared',
-      'isPublic',
-      'creditsPrice',
-    ]),
+    list: storedList(DEVICE_GROUP_LIST, ['selfURI', 'deviceCount', 'userEmail', 'shared', 'isPublic', 'creditsPrice']),
     handle: async ({ ctx, user, input, list, present }) => {
       const withPublic = input.withPublic === true;
       const found = await listGroups(ctx, user, withPublic, list);

@@ -51,7 +51,6 @@ export const projectRoutes: readonly RouteSpec[] = [
       'sharedByEmail',
       'readOnly',
       'successRatio',
-      'userId',
       'userEmail',
       'testRunCount',
     ]),
