@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable } from '../../src/api/app.ts';
 import type { RouteSpec } from '../../src/api/route.ts';
 import { adminRoutes } from '../../src/api/routes/admin.ts';
+import { FILE_LIST } from '../../src/domain/files.ts';
+import { evaluateList } from '../../src/domain/list-eval.ts';
+import { parseListQuery } from '../../src/domain/list-query.ts';
 import { ENGINES } from '../support/engines.ts';
 import { type FakeAgent, androidDevice, fakeAgent } from '../support/fake-agent.ts';
 import * as fixtures from '../support/fixtures.ts';
@@ -156,6 +159,39 @@ describe.each(ENGINES)('every list route takes the list grammar (%s)', (engine) 
         found.every((other) => other === value),
         `${url}?filter=${filter}`,
       ).toBe(true);
+    }
+  });
+
+  it('pages a stored list as the in-memory evaluator pages the same records', async () => {
+    // /me/files is filtered in SQL; domain/list-eval.ts must agree with it on the same items.
+    for (const name of ['Alpha one', 'alpha two', 'beta', '100% done', 'under_score'])
+      await fixtures.file(h.ctx, world.user.user, { name, inputType: 'DATA', bytes: name });
+    const all = (await get('/api/v2/me/files?limit=0')).body.data as Item[];
+    expect(all.length).toBeGreaterThan(8);
+    const cases: Array<Record<string, string>> = [
+      { filter: 'name_like_alpha%' },
+      { filter: 'name_notlike_%.apk' },
+      { filter: 'name_contains_%' },
+      { filter: 'name_like_under\\_%' },
+      { filter: 'name_contains__' },
+      { filter: 'inputType_noteq_DATA' },
+      { filter: 'inputType_in_TEST|APPLICATION' },
+      { filter: 'name_empty' },
+      { filter: 'n_size_gt_8;size_lt_12' },
+      { filter: 'b_duplicate_eq_false', sort: 'size_d' },
+      { sort: 'size_a:id_d', offset: '2', limit: '3' },
+      { sort: 'createTime_a', offset: '1', limit: '4' },
+      { search: 'ALPHA o' },
+      { search: '100%' },
+    ];
+    for (const params of cases) {
+      const stored = await get(query('/api/v2/me/files', params));
+      expect(stored.status, JSON.stringify(params)).toBe(200);
+      const evaluated = evaluateList(all, parseListQuery(params, FILE_LIST), ['name']);
+      expect(
+        { total: stored.body.total, ids: (stored.body.data as Item[]).map((item) => item.id) },
+        JSON.stringify(params),
+      ).toEqual({ total: evaluated.total, ids: evaluated.items.map((item) => item.id) });
     }
   });
 });
