@@ -99,7 +99,7 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
       return module('recordings', () => recordingsStore(db, dialect));
     },
     get results() {
-      return module('results', () => resultsStore(db));
+      return module('results', () => resultsStore(db, dialect));
     },
     get hooks() {
       return module('hooks', () => hooksStore(db));

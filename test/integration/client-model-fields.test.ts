@@ -177,6 +177,22 @@ describe.each(ENGINES)("records carry the fields of the clients' models (%s)", (
     const steps = await get(`/me/device-sessions/${session}/steps`);
     expect(steps.data.length).toBeGreaterThan(0);
     for (const step of steps.data) expectModels('step', step, models.DEVICE_SESSION_STEP);
+    expectModels('current step', await get(`/me/device-sessions/${session}/steps/current`), models.DEVICE_SESSION_STEP);
+    const availability = await get(`/me/projects/${ids.projectId}/runs/${run.id}/data-availability`);
+    expectModels(
+      'data availability',
+      availability,
+      models.TEST_RUN_DATA_AVAILABILITY,
+      models.JAVA_TEST_RUN_DATA_AVAILABILITY,
+    );
+    expect(availability.deviceRunDataAvailabilities.length).toBeGreaterThan(0);
+    for (const item of availability.deviceRunDataAvailabilities)
+      expectModels(
+        'session data availability',
+        item,
+        models.DEVICE_SESSION_DATA_AVAILABILITY,
+        models.JAVA_DEVICE_SESSION_DATA_AVAILABILITY,
+      );
     const cases = await get(`/me/device-sessions/${session}/test-case-runs`);
     expect(cases.data).toHaveLength(2);
     for (const listed of cases.data) expectModels('test case run', listed, models.TEST_CASE_RUN);

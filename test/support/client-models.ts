@@ -335,6 +335,77 @@ export const DEVICE_SESSION_STEP: ClientModel = {
   },
 };
 
+export const DEVICE_SESSION_DATA_AVAILABILITY: ClientModel = {
+  source: `${JS}/DeviceSessionDataAvailability.ts @5d37c5f7`,
+  fields: {
+    buildLogs: 'boolean',
+    deviceRunId: 'number',
+    id: 'number',
+    logs: 'boolean',
+    performance: 'boolean',
+    resultsDataZip: 'boolean',
+    screenshots: 'boolean',
+  },
+};
+
+export const JAVA_DEVICE_SESSION_DATA_AVAILABILITY: ClientModel = {
+  source: `${JAVA}/APIDeviceSessionDataAvailability.java @1dd4f127`,
+  fields: {
+    ...ENTITY,
+    deviceRunId: 'number',
+    logs: 'boolean',
+    performance: 'boolean',
+    screenshots: 'boolean',
+    buildLogs: 'boolean',
+    resultsDataZip: 'boolean',
+  },
+};
+
+export const TEST_RUN_DATA_AVAILABILITY: ClientModel = {
+  source: `${JS}/TestRunDataAvailability.ts @dc379028`,
+  fields: { deviceRunDataAvailabilities: 'array', id: 'number', testRunId: 'number' },
+};
+
+export const JAVA_TEST_RUN_DATA_AVAILABILITY: ClientModel = {
+  source: `${JAVA}/APITestRunDataAvailability.java @7958caf0`,
+  fields: { ...ENTITY, deviceRunDataAvailabilities: 'array', testRunId: 'number' },
+};
+
+export const CONNECTION: ClientModel = {
+  source: `${JS}/Connection.ts @c295d447`,
+  fields: {
+    createTime: 'number',
+    deviceSessionId: 'number',
+    endTime: 'number',
+    externalId: 'string',
+    host: 'string',
+    id: 'number',
+    password: 'string',
+    path: 'string',
+    port: 'number',
+    type: 'string',
+    url: 'string',
+    urlSchema: 'string',
+  },
+};
+
+export const JAVA_CONNECTION: ClientModel = {
+  source: `${JAVA}/APIConnection.java @d086b225`,
+  fields: {
+    ...ENTITY,
+    createTime: 'number',
+    endTime: 'number',
+    deviceSessionId: 'number',
+    password: 'string',
+    type: 'string',
+    url: 'string',
+    port: 'number',
+    path: 'string',
+    urlSchema: 'string',
+    host: 'string',
+  },
+};
+
 export const DEVICE: ClientModel = {
   source: `${JS}/Device.ts @00bdfb45 (Device)`,
   fields: {

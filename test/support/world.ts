@@ -62,7 +62,9 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
   });
   await ok('POST', '/api/me/recorder/authorizations', {});
   // A finished device run (results to read) and a waiting one (something to abort).
-  const run = await fixtures.run(h.ctx, user.user, projectId, [device], ['SUCCEEDED', 'WAITING']);
+  const run = await fixtures.run(h.ctx, user.user, projectId, [device], ['SUCCEEDED', 'WAITING'], {
+    steps: ['WAITING', 'PREPARING', 'INSTALL', 'RUNNING', 'SENDING_RESULTS'],
+  });
   const [finished] = await h.ctx.store.deviceRuns.ofRuns([run.id]);
   const screenshot = await fixtures.file(h.ctx, user.user, {
     name: 'screen.png',
