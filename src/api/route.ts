@@ -6,6 +6,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
+import type { ListQuery, ListSpec } from '../domain/list-query.ts';
 import type { User } from '../domain/users.ts';
 import type { ByteRange } from '../domain/byte-range.ts';
 import type { Context } from '../services/context.ts';
@@ -25,7 +26,7 @@ export type PathParams<P extends string> = P extends `${string}:${infer Name}/${
     ? { readonly [K in Name]: number }
     : unknown;
 
-export interface Call<Params, Input, Who extends User | null> {
+export interface Call<Params, Input, Who extends User | null, F extends string = string> {
   readonly params: Params;
   /** Query parameters, merged with form or JSON body parameters on writes (the body wins). */
   readonly input: Input;
@@ -36,7 +37,12 @@ export interface Call<Params, Input, Who extends User | null> {
   readonly present: PresentContext;
   readonly request: FastifyRequest;
   /** Links for a list answer at this request's path. */
-  listLinks(extra?: Readonly<Record<string, string>>): ListLinks;
+  listLinks(extra?: LinkParams): ListLinks;
+  /**
+   * The list parameters, parsed and checked against the route's `list` spec (docs/api.md#lists);
+   * on a route without one, the whole list (offset 0, limit 0, no filter).
+   */
+  readonly list: ListQuery<F>;
 }
 
 export interface ByteAnswer {
@@ -58,14 +64,44 @@ export interface ByteAnswer {
   readonly inline: boolean;
 }
 
+/** Query parameters other than the list grammar's that `next`/`previous` repeat (e.g. `withPublic`). */
+export type LinkParams = Readonly<Record<string, string | readonly string[]>> | undefined;
+
 export type Outcome =
   | { readonly kind: 'rep'; readonly status: number; readonly body: Rep }
+  | {
+      readonly kind: 'list';
+      readonly status: number;
+      readonly items: readonly Rep[];
+      /** Matching items before paging, or null when `items` are all of them, to filter and page here. */
+      readonly total: number | null;
+      readonly extra: LinkParams;
+    }
   | { readonly kind: 'empty'; readonly status: number }
   | { readonly kind: 'bytes'; readonly status: number; readonly bytes: ByteAnswer }
   | { readonly kind: 'text'; readonly status: number; readonly contentType: string; readonly text: string };
 
 export const ok = (body: Rep): Outcome => ({ kind: 'rep', status: 200, body });
 export const created = (body: Rep): Outcome => ({ kind: 'rep', status: 201, body });
+/** One page of a list the store already filtered, sorted and paged by `call.list`, and its total. */
+export const page = (items: readonly Rep[], total: number, extra?: LinkParams): Outcome => ({
+  kind: 'list',
+  status: 200,
+  items,
+  total,
+  extra,
+});
+/**
+ * Every item of a list held in memory: the route table applies `call.list` to them
+ * (domain/list-eval.ts, the store's semantics) on the fields the items show.
+ */
+export const whole = (items: readonly Rep[], extra?: LinkParams): Outcome => ({
+  kind: 'list',
+  status: 200,
+  items,
+  total: null,
+  extra,
+});
 export const noContent = (): Outcome => ({ kind: 'empty', status: 204 });
 /** Binary downloads answer their bytes whatever Accept says (docs/api.md#formats). */
 export const bytes = (answer: ByteAnswer): Outcome => ({ kind: 'bytes', status: 200, bytes: answer });
@@ -103,13 +139,34 @@ export interface RouteSpec {
   readonly upload?: boolean;
   /** It checks a password: failures are counted per address too (plugins/password-guesses.ts). */
   readonly takesPassword?: boolean;
+  /**
+   * A list (docs/api.md#lists): the fields it filters and sorts on, its default sort, and what
+   * `search` looks in. The route table takes and checks the list parameters for it.
+   */
+  readonly list?: RouteList;
   handle(call: Call<Record<string, number>, unknown, User | null>): Promise<Outcome>;
+}
+
+export interface RouteList<F extends string = string> {
+  readonly spec: ListSpec<F>;
+  /** Fields `search` matches (by the store's columns for lists it pages itself). */
+  readonly search: readonly string[];
+  /**
+   * Fields the items show that the store cannot yet filter or sort on (no column or expression
+   * for them): named here so that test/integration/every-list.test.ts holds the rest to the spec.
+   */
+  readonly shownOnly: readonly string[];
 }
 
 type Caller<A extends Access> = A extends 'anonymous' ? User | null : User;
 
 /** Declares a route with its parameter and input types inferred from the path and schema. */
-export function route<const P extends string, A extends Access = 'user', S extends TSchema = TSchema>(spec: {
+export function route<
+  const P extends string,
+  A extends Access = 'user',
+  S extends TSchema = TSchema,
+  F extends string = string,
+>(spec: {
   method: HttpMethod;
   path: P;
   summary: string;
@@ -119,7 +176,13 @@ export function route<const P extends string, A extends Access = 'user', S exten
   answers: Answers;
   upload?: boolean;
   takesPassword?: boolean;
-  handle(call: Call<PathParams<P>, Static<S>, Caller<A>>): Promise<Outcome>;
+  list?: RouteList<F>;
+  handle(call: Call<PathParams<P>, Static<S>, Caller<A>, F>): Promise<Outcome>;
 }): RouteSpec {
-  return { ...spec, access: spec.access ?? 'user', handle: spec.handle as RouteSpec['handle'] };
+  return {
+    ...spec,
+    list: spec.list as RouteList | undefined,
+    access: spec.access ?? 'user',
+    handle: spec.handle as RouteSpec['handle'],
+  };
 }

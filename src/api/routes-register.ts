@@ -6,7 +6,9 @@
  */
 import type { FastifyInstance, FastifyRequest, preHandlerHookHandler, preValidationHookHandler } from 'fastify';
 import type {} from '@fastify/swagger';
-import type { TSchema } from 'typebox';
+import Type, { type TObject, type TSchema } from 'typebox';
+import { evaluateList } from '../domain/list-eval.ts';
+import { type ListQuery, parseListQuery } from '../domain/list-query.ts';
 import { InvalidParameterError, MethodNotAllowedError, NotFoundError } from '../domain/errors.ts';
 import type { User } from '../domain/users.ts';
 import type { Context } from '../services/context.ts';
@@ -15,7 +17,9 @@ import { encodeFor } from './plugins/negotiate.ts';
 import type { PresentContext } from './present/context.ts';
 import { ApiError } from './present/error.ts';
 import { rangeAsked } from '../domain/byte-range.ts';
-import type { Answers, HttpMethod, RouteSpec } from './route.ts';
+import { presentList } from './present/list.ts';
+import type { Answers, HttpMethod, LinkParams, RouteSpec } from './route.ts';
+import { ListInput } from './schemas.ts';
 
 export interface RegisterOptions {
   readonly ctx: Context;
@@ -87,7 +91,8 @@ function registerOne(
 ): void {
   const paramNames = [...url.matchAll(/:(\w+)/g)].map((match) => match[1]!);
   const carriesBody = spec.method !== 'GET';
-  const arrayFields = arrayFieldsOf(spec.input);
+  const input = inputOf(spec);
+  const arrayFields = arrayFieldsOf(input);
   app.route({
     method: spec.method,
     url,
@@ -95,8 +100,7 @@ function registerOne(
       summary: spec.summary,
       tags: [...spec.tags],
       hide: !documented,
-      ...(spec.input !== undefined &&
-        (carriesBody && !spec.upload ? { body: spec.input } : { querystring: spec.input })),
+      ...(input !== undefined && (carriesBody && !spec.upload ? { body: input } : { querystring: input })),
       ...(spec.upload && { consumes: ['multipart/form-data'] }),
       ...(spec.access !== 'anonymous' && { security: [{ apiKey: [] }] }),
       produces: PRODUCES,
@@ -108,6 +112,12 @@ function registerOne(
     preHandler: checkNumbers(carriesBody && !spec.upload),
     handler: async (request, reply) => {
       const input = carriesBody && !spec.upload ? request.body : request.query;
+      // One place parses the list grammar for every list route (docs/api.md#lists).
+      const list = spec.list === undefined ? WHOLE_LIST : parseListQuery(input as object, spec.list.spec);
+      const links = (extra?: LinkParams) => {
+        const path = request.url.split('?')[0]!;
+        return { selfURI: path.replace(/^\/api(\/v2)?/, ''), url: present.baseUrl + path, extra };
+      };
       const present: PresentContext = {
         user: request.user,
         baseUrl: baseUrl(request, options.publicUrl),
@@ -121,12 +131,24 @@ function registerOne(
         ctx: options.ctx,
         present,
         request,
-        listLinks: (extra) => {
-          const path = request.url.split('?')[0]!;
-          return { selfURI: path.replace(/^\/api(\/v2)?/, ''), url: present.baseUrl + path, extra };
-        },
+        listLinks: links,
+        list,
       });
       switch (outcome.kind) {
+        case 'list': {
+          if (spec.list === undefined) throw new Error(`${spec.method} ${spec.path} answers a list but declares none`);
+          const { items, total } =
+            outcome.total === null
+              ? evaluateList(outcome.items, list, spec.list.search)
+              : { items: outcome.items, total: outcome.total };
+          const body = presentList(items, total, list, links(outcome.extra));
+          const { contentType, payload } = encodeFor(
+            request.headers.accept,
+            body,
+            reply.getSerializationFunction(String(outcome.status)) as Stringify | undefined,
+          );
+          return reply.code(outcome.status).type(contentType).send(payload);
+        }
         case 'empty':
           return reply.code(outcome.status).send();
         case 'text':
@@ -172,6 +194,22 @@ function registerOne(
       }
     },
   });
+}
+
+const WHOLE_LIST: ListQuery = {
+  offset: 0,
+  limit: 0,
+  search: '',
+  sort: [],
+  filters: [],
+  raw: { sort: '', filter: [] },
+};
+
+/** The route's input schema; a list route's takes the list parameters besides its own. */
+function inputOf(spec: RouteSpec): TSchema | undefined {
+  if (spec.list === undefined) return spec.input;
+  const own = (spec.input as TObject | undefined)?.properties ?? {};
+  return Type.Object({ ...ListInput.properties, ...own });
 }
 
 /** Answers are XML unless the request prefers JSON (plugins/negotiate.ts); both have the schema's fields. */

@@ -99,6 +99,8 @@ export const DEVICE_LIST: ListSpec<
   | 'online'
   | 'enabled'
   | 'state'
+  | 'creditsPrice'
+  | 'stateReason'
 > = {
   entity: 'devices',
   fields: {
@@ -112,17 +114,21 @@ export const DEVICE_LIST: ListSpec<
     online: { type: 'boolean' },
     enabled: { type: 'boolean' },
     state: { type: 'enum', values: DEVICE_STATES },
+    creditsPrice: { type: 'number' },
+    stateReason: { type: 'string' },
   },
   defaultSort: [{ field: 'displayName', direction: 'asc' }],
 };
 
-export const DEVICE_GROUP_LIST: ListSpec<'id' | 'displayName' | 'osType' | 'createTime'> = {
+export const DEVICE_GROUP_LIST: ListSpec<'id' | 'displayName' | 'osType' | 'createTime' | 'name' | 'userId'> = {
   entity: 'device groups',
   fields: {
     id: { type: 'number' },
     displayName: { type: 'string' },
     osType: { type: 'enum', values: DEVICE_OS_TYPES },
     createTime: { type: 'date' },
+    name: { type: 'string' },
+    userId: { type: 'number' },
   },
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };

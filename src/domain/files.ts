@@ -67,7 +67,7 @@ export function safeFileName(name: string): string {
 }
 
 export const FILE_LIST: ListSpec<
-  'id' | 'name' | 'size' | 'createTime' | 'state' | 'direction' | 'inputType' | 'mimetype'
+  'id' | 'name' | 'size' | 'createTime' | 'state' | 'direction' | 'inputType' | 'mimetype' | 'userId' | 'duplicate'
 > = {
   entity: 'files',
   fields: {
@@ -79,6 +79,8 @@ export const FILE_LIST: ListSpec<
     direction: { type: 'enum', values: FILE_DIRECTIONS },
     inputType: { type: 'enum', values: FILE_INPUT_TYPES },
     mimetype: { type: 'string' },
+    userId: { type: 'number' },
+    duplicate: { type: 'boolean' },
   },
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };

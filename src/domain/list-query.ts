@@ -19,6 +19,8 @@ export interface ListSpec<F extends string = string> {
   readonly entity: string;
   readonly fields: Readonly<Record<F, FieldSpec>>;
   readonly defaultSort: readonly SortKey<F>[];
+  /** The page size without `limit`: DEFAULT_LIMIT, or 0 (all) for sub-lists that were always answered whole. */
+  readonly defaultLimit?: number;
 }
 
 export const OPERANDS = [
@@ -156,7 +158,7 @@ export function parseListQuery<F extends string>(raw: RawListParams, spec: ListS
   );
   return {
     offset: pagingParam('offset', raw.offset, 0),
-    limit: pagingParam('limit', raw.limit, DEFAULT_LIMIT),
+    limit: pagingParam('limit', raw.limit, spec.defaultLimit ?? DEFAULT_LIMIT),
     search: textParam('search', raw.search).trim(),
     sort,
     filters,

@@ -135,7 +135,7 @@ function generatedName(now: number): string {
 }
 
 export const PROJECT_LIST: ListSpec<
-  'id' | 'name' | 'description' | 'type' | 'osType' | 'createTime' | 'archiveTime' | 'archivingStrategy'
+  'id' | 'name' | 'description' | 'type' | 'osType' | 'createTime' | 'archiveTime' | 'archivingStrategy' | 'userId'
 > = {
   entity: 'projects',
   fields: {
@@ -147,6 +147,7 @@ export const PROJECT_LIST: ListSpec<
     createTime: { type: 'date' },
     archiveTime: { type: 'date' },
     archivingStrategy: { type: 'enum', values: ARCHIVING_STRATEGIES },
+    userId: { type: 'number' },
   },
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };

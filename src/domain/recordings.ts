@@ -60,13 +60,16 @@ export interface RecordingStep {
 
 export type NewStep = Omit<RecordingStep, 'position' | 'time'>;
 
-export const RECORDING_LIST: ListSpec<'id' | 'name' | 'state' | 'createTime'> = {
+export const RECORDING_LIST: ListSpec<'id' | 'name' | 'state' | 'createTime' | 'osType' | 'stepCount' | 'endTime'> = {
   entity: 'recordings',
   fields: {
     id: { type: 'number' },
     name: { type: 'string' },
     state: { type: 'enum', values: RECORDING_STATES },
     createTime: { type: 'date' },
+    osType: { type: 'string' },
+    stepCount: { type: 'number' },
+    endTime: { type: 'date' },
   },
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };

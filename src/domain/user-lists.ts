@@ -59,6 +59,15 @@ export const USER_DEVICE_SESSION_LIST: ListSpec<
   | 'userId'
   | 'deviceName'
   | 'successRatio'
+  | 'deviceRunId'
+  | 'deviceSessionId'
+  | 'testCaseSuccessCount'
+  | 'testCaseAllNo'
+  | 'testCaseSuccessNo'
+  | 'testCasePassedNo'
+  | 'testCaseFailedNo'
+  | 'testCaseSkippedNo'
+  | 'testCaseCount'
 > = {
   entity: 'device sessions',
   fields: {
@@ -76,6 +85,26 @@ export const USER_DEVICE_SESSION_LIST: ListSpec<
     userId: { type: 'number' },
     deviceName: { type: 'string' },
     successRatio: { type: 'number' },
+    // The names the clients' models give the same values (the legacy device run's and the session's).
+    deviceRunId: { type: 'number' },
+    deviceSessionId: { type: 'number' },
+    testCaseSuccessCount: { type: 'number' },
+    testCaseAllNo: { type: 'number' },
+    testCaseSuccessNo: { type: 'number' },
+    testCasePassedNo: { type: 'number' },
+    testCaseFailedNo: { type: 'number' },
+    testCaseSkippedNo: { type: 'number' },
+    testCaseCount: { type: 'number' },
   },
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
+};
+
+/**
+ * One project's runs take the fields of a user's list of runs (docs/api.md#lists); one run's
+ * device sessions those of a user's list of them, in creation order by default.
+ */
+export const PROJECT_RUN_LIST = USER_RUN_LIST;
+export const RUN_DEVICE_SESSION_LIST: typeof USER_DEVICE_SESSION_LIST = {
+  ...USER_DEVICE_SESSION_LIST,
+  defaultSort: DEVICE_RUN_LIST.defaultSort,
 };

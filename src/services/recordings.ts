@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { ForbiddenError, NotFoundError } from '../domain/errors.ts';
 import type { ListQuery } from '../domain/list-query.ts';
 import {
+  type RECORDING_LIST,
   type RecorderAuthorization,
   type Recording,
   type RecordingStep,
@@ -91,7 +92,7 @@ export async function getRecording(ctx: Context, user: User, id: number): Promis
 export async function listRecordings(
   ctx: Context,
   user: User,
-  query: ListQuery<'id' | 'name' | 'state' | 'createTime'>,
+  query: ListQuery<keyof (typeof RECORDING_LIST)['fields']>,
 ): Promise<Page<RecordingView>> {
   const page = await ctx.store.recordings.list(user.id, query);
   const current = await ctx.store.recordings.currentAuthorization(user.id);

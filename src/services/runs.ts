@@ -2,7 +2,7 @@
 import { checkRunChanges } from '../domain/edits.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import type { ListQuery } from '../domain/list-query.ts';
-import { type DEVICE_RUN_LIST, type DeviceRun, type RUN_LIST, type Step, runStats } from '../domain/runs.ts';
+import { type DeviceRun, type Step, runStats } from '../domain/runs.ts';
 import { type USER_DEVICE_SESSION_LIST, type USER_RUN_LIST } from '../domain/user-lists.ts';
 import type { User } from '../domain/users.ts';
 import type { RunRecord } from '../store/test-runs.ts';
@@ -11,8 +11,6 @@ import { NOT_QUEUED, queueStatuses, waitingIds } from './queue-status.ts';
 import { requireProject } from './projects.ts';
 import type { DeviceRunView, Page, RunView } from './views.ts';
 
-type RunField = keyof (typeof RUN_LIST)['fields'];
-type DeviceRunField = keyof (typeof DEVICE_RUN_LIST)['fields'];
 type UserRunField = keyof (typeof USER_RUN_LIST)['fields'];
 type UserSessionField = keyof (typeof USER_DEVICE_SESSION_LIST)['fields'];
 
@@ -20,7 +18,7 @@ export async function listRuns(
   ctx: Context,
   user: User,
   projectId: number,
-  query: ListQuery<RunField>,
+  query: ListQuery<UserRunField>,
 ): Promise<Page<RunView>> {
   await requireProject(ctx, user, projectId);
   const page = await ctx.store.testRuns.list(projectId, query);
@@ -80,7 +78,7 @@ export async function listDeviceRuns(
   user: User,
   runId: number,
   projectId: number | undefined,
-  query: ListQuery<DeviceRunField>,
+  query: ListQuery<UserSessionField>,
 ): Promise<Page<DeviceRunView>> {
   const { run } = await requireRun(ctx, user, runId, projectId);
   const page = await ctx.store.deviceRuns.listOfRun(run.id, query);

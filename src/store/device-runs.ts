@@ -19,22 +19,6 @@ import type { Dialect } from './db.ts';
 import type { DeviceRunsTable, Tables } from './schema.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
 
-type DeviceRunField = 'id' | 'state' | 'createTime' | 'startTime' | 'endTime' | 'deviceId' | 'excludeReason';
-
-const LIST_SQL: ListSql<DeviceRunField> = {
-  columns: {
-    id: 'id',
-    state: 'state',
-    createTime: 'create_time',
-    startTime: 'start_time',
-    endTime: 'end_time',
-    deviceId: 'device_id',
-    excludeReason: 'exclude_reason',
-  },
-  searchColumns: [],
-  tieBreaker: 'id',
-};
-
 /** The fields of the list across a user's runs: the domain's list spec says which. */
 type UserDeviceRunField = keyof (typeof USER_DEVICE_SESSION_LIST)['fields'];
 
@@ -63,6 +47,15 @@ const USER_LIST_SQL: ListSql<UserDeviceRunField> = {
     // As the presenter: passed over executed (passed + failed), 0 when none ran.
     successRatio:
       'COALESCE(dr.test_case_passed_count * 1.0 / NULLIF(dr.test_case_passed_count + dr.test_case_failed_count, 0), 0)',
+    deviceRunId: 'dr.id',
+    deviceSessionId: 'dr.id',
+    testCaseSuccessCount: 'dr.test_case_passed_count',
+    testCaseAllNo: 'dr.test_case_all_count',
+    testCaseSuccessNo: 'dr.test_case_passed_count',
+    testCasePassedNo: 'dr.test_case_passed_count',
+    testCaseFailedNo: 'dr.test_case_failed_count',
+    testCaseSkippedNo: 'dr.test_case_skipped_count',
+    testCaseCount: 'dr.test_case_all_count',
   },
   searchColumns: ['d.display_name'],
   tieBreaker: 'dr.id',
@@ -307,16 +300,18 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       return row && toDeviceRun(row);
     },
 
+    /** A run's current device sessions, on the fields of a user's list of them (docs/api.md#lists). */
     async listOfRun(
       testRunId: number,
-      query: ListQuery<DeviceRunField>,
+      query: ListQuery<UserDeviceRunField>,
     ): Promise<{ total: number; items: DeviceRun[] }> {
       const base = db
-        .selectFrom('device_runs')
-        .where('test_run_id', '=', testRunId)
-        .where(isCurrentDeviceRun())
-        .where((eb) => eb.and(listConditions(dialect, query, LIST_SQL)));
-      const { total, rows } = await pageOf(base, (q) => q.selectAll(), query, LIST_SQL);
+        .selectFrom('device_runs as dr')
+        .innerJoin('devices as d', 'd.id', 'dr.device_id')
+        .where('dr.test_run_id', '=', testRunId)
+        .where(isCurrentDeviceRun('dr'))
+        .where((eb) => eb.and(listConditions(dialect, query, USER_LIST_SQL)));
+      const { total, rows } = await pageOf(base, (q) => q.selectAll('dr'), query, USER_LIST_SQL);
       return { total, items: rows.map(toDeviceRun) };
     },
 

@@ -10,22 +10,13 @@ import {
 } from '../domain/devices.ts';
 import type { ExecutionKind } from '../domain/frameworks-kinds.ts';
 import type { ListQuery } from '../domain/list-query.ts';
+import type { DEVICE_GROUP_LIST, DEVICE_LIST } from '../domain/devices.ts';
 import type { Dialect } from './db.ts';
 import type { DevicesTable, Tables } from './schema.ts';
 import { type ListSql, flag, inIds, listConditions, pageOf } from './sql.ts';
 
-type DeviceField =
-  | 'id'
-  | 'displayName'
-  | 'manufacturer'
-  | 'osType'
-  | 'platform'
-  | 'releaseVersion'
-  | 'apiLevel'
-  | 'online'
-  | 'enabled'
-  | 'state';
-type GroupField = 'id' | 'displayName' | 'osType' | 'createTime';
+type DeviceField = keyof (typeof DEVICE_LIST)['fields'];
+type GroupField = keyof (typeof DEVICE_GROUP_LIST)['fields'];
 
 const DEVICE_SQL: ListSql<DeviceField> = {
   columns: {
@@ -39,13 +30,22 @@ const DEVICE_SQL: ListSql<DeviceField> = {
     online: 'online',
     enabled: 'enabled',
     state: 'state',
+    creditsPrice: 'credits_price',
+    stateReason: 'state_reason',
   },
   searchColumns: ['display_name', 'manufacturer'],
   tieBreaker: 'id',
 };
 
 const GROUP_SQL: ListSql<GroupField> = {
-  columns: { id: 'g.id', displayName: 'g.display_name', osType: 'g.os_type', createTime: 'g.create_time' },
+  columns: {
+    id: 'g.id',
+    displayName: 'g.display_name',
+    osType: 'g.os_type',
+    createTime: 'g.create_time',
+    name: 'g.display_name',
+    userId: 'g.user_id',
+  },
   searchColumns: ['g.display_name'],
   tieBreaker: 'g.id',
 };

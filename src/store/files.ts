@@ -1,12 +1,12 @@
 /** Uploaded (INPUT) and produced (OUTPUT) files; their bytes live in the blob store. */
 import type { Kysely, Selectable } from 'kysely';
-import type { FileDirection, FileInputType, FileState, ProjectFileSlot, UserFile } from '../domain/files.ts';
+import type { FILE_LIST, FileDirection, FileInputType, FileState, ProjectFileSlot, UserFile } from '../domain/files.ts';
 import type { ListQuery } from '../domain/list-query.ts';
 import type { Dialect } from './db.ts';
 import type { FilesTable, Tables } from './schema.ts';
 import { type ListSql, flag, inIds, listConditions, pageOf } from './sql.ts';
 
-type FileField = 'id' | 'name' | 'size' | 'createTime' | 'state' | 'direction' | 'inputType' | 'mimetype';
+type FileField = keyof (typeof FILE_LIST)['fields'];
 
 const LIST_SQL: ListSql<FileField> = {
   columns: {
@@ -18,6 +18,8 @@ const LIST_SQL: ListSql<FileField> = {
     direction: 'direction',
     inputType: 'input_type',
     mimetype: 'mimetype',
+    userId: 'user_id',
+    duplicate: 'duplicate',
   },
   searchColumns: ['name'],
   tieBreaker: 'id',

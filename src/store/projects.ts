@@ -1,6 +1,7 @@
 /** The projects table, with the per-project figures the API shows next to each project. */
 import { type Kysely, type Selectable, type Updateable, sql } from 'kysely';
 import type { ListQuery } from '../domain/list-query.ts';
+import type { PROJECT_LIST } from '../domain/projects.ts';
 import type {
   ArchivingStrategy,
   NewProject,
@@ -14,8 +15,7 @@ import type { Dialect } from './db.ts';
 import type { ProjectsTable, Tables } from './schema.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
 
-type ProjectField =
-  'id' | 'name' | 'description' | 'type' | 'osType' | 'createTime' | 'archiveTime' | 'archivingStrategy';
+type ProjectField = keyof (typeof PROJECT_LIST)['fields'];
 
 const LIST_SQL: ListSql<ProjectField> = {
   columns: {
@@ -27,6 +27,7 @@ const LIST_SQL: ListSql<ProjectField> = {
     createTime: 'create_time',
     archiveTime: 'archive_time',
     archivingStrategy: 'archiving_strategy',
+    userId: 'user_id',
   },
   searchColumns: ['name', 'description'],
   tieBreaker: 'id',

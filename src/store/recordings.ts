@@ -1,6 +1,7 @@
 /** Recorder authorizations (by the SHA-256 of their token), recordings and their steps. */
 import type { Kysely } from 'kysely';
 import type { ListQuery } from '../domain/list-query.ts';
+import type { RECORDING_LIST } from '../domain/recordings.ts';
 import type {
   NewStep,
   RecorderAuthorization,
@@ -13,10 +14,18 @@ import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
 import { type ListSql, listConditions, pageOf } from './sql.ts';
 
-type RecordingField = 'id' | 'name' | 'state' | 'createTime';
+type RecordingField = keyof (typeof RECORDING_LIST)['fields'];
 
 const LIST_SQL: ListSql<RecordingField> = {
-  columns: { id: 'r.id', name: 'r.name', state: 'r.state', createTime: 'r.create_time' },
+  columns: {
+    id: 'r.id',
+    name: 'r.name',
+    state: 'r.state',
+    createTime: 'r.create_time',
+    osType: 'r.os_type',
+    stepCount: 'r.step_count',
+    endTime: 'r.end_time',
+  },
   searchColumns: ['r.name'],
   tieBreaker: 'r.id',
 };

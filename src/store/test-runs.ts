@@ -68,6 +68,9 @@ const USER_LIST_SQL: ListSql<UserRunField> = {
   tieBreaker: LIST_SQL.tieBreaker,
 };
 
+/** One project's runs: the same fields (docs/api.md#lists), the search in the runs' names only. */
+const PROJECT_LIST_SQL: ListSql<UserRunField> = { ...USER_LIST_SQL, searchColumns: LIST_SQL.searchColumns };
+
 export interface RunRecord {
   readonly run: TestRun;
   readonly projectName: string;
@@ -150,11 +153,11 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       return row && toRecord(row);
     },
 
-    async list(projectId: number, query: ListQuery<RunField>): Promise<{ total: number; items: RunRecord[] }> {
+    async list(projectId: number, query: ListQuery<UserRunField>): Promise<{ total: number; items: RunRecord[] }> {
       const base = joined()
         .where('tr.project_id', '=', projectId)
-        .where((eb) => eb.and(listConditions(dialect, query, LIST_SQL)));
-      const { total, rows } = await pageOf(base, withNames, query, LIST_SQL);
+        .where((eb) => eb.and(listConditions(dialect, query, PROJECT_LIST_SQL)));
+      const { total, rows } = await pageOf(base, withNames, query, PROJECT_LIST_SQL);
       return { total, items: rows.map(toRecord) };
     },
 

@@ -140,6 +140,7 @@ export async function file(
     outputOf?: number;
     /** Output tags, e.g. 'screenshot'. */
     tags?: string[];
+    mimetype?: string;
   },
 ): Promise<UserFile> {
   const blob = await ctx.blobs.put(
@@ -150,7 +151,7 @@ export async function file(
     userId: owner.id,
     name: spec.name,
     size: blob.size,
-    mimetype: 'application/octet-stream',
+    mimetype: spec.mimetype ?? 'application/octet-stream',
     sha256: blob.sha256,
     blobKey: blob.key,
     state: 'READY',

@@ -1,5 +1,6 @@
 import Type, { type TObject } from 'typebox';
-import type { ListQuery } from '../../domain/list-query.ts';
+import type { FieldSpec, FieldType, ListQuery, ListSpec, SortKey } from '../../domain/list-query.ts';
+import type { RouteList } from '../route.ts';
 import { Count, MaybeStr, SelfURI, Str } from './fields.ts';
 import { KIND, Nested, type Rep, isRep, rep } from './representation.ts';
 
@@ -9,7 +10,7 @@ export interface ListLinks {
   /** Full URL of the collection, without a query string; `next`/`previous` extend it. */
   readonly url: string;
   /** Other query parameters to repeat in the links (e.g. `withPublic`). */
-  readonly extra?: Readonly<Record<string, string>>;
+  readonly extra?: Readonly<Record<string, string | readonly string[]>>;
 }
 
 /** The schema of the list envelope holding `item`s (XML type `apiList`), fields in presentList's order. */
@@ -58,7 +59,9 @@ function withRowIndex(item: Rep, rowIndex: number): Rep {
 }
 
 function pageUrl(links: ListLinks, query: ListQuery, offset: number): string {
-  const params = new URLSearchParams(links.extra);
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(links.extra ?? {}))
+    for (const item of typeof value === 'string' ? [value] : value) params.append(name, item);
   params.set('offset', String(offset));
   params.set('limit', String(query.limit));
   if (query.search !== '') params.set('search', query.search);
@@ -71,4 +74,69 @@ function pageUrl(links: ListLinks, query: ListQuery, offset: number): string {
 export function presentWholeList(items: readonly Rep[], links: ListLinks): Rep {
   const query: ListQuery = { offset: 0, limit: 0, search: '', sort: [], filters: [], raw: { sort: '', filter: [] } };
   return presentList(items, items.length, query, links);
+}
+
+/**
+ * The list spec of a list held in memory, read from its items' schema: every scalar field the
+ * items show may be filtered and sorted on (docs/api.md#lists), with the type the schema gives it
+ * (a whole number described as epoch milliseconds is a date). Arrays and nested entities are not.
+ */
+export function itemList(
+  item: TObject,
+  options: {
+    readonly entity: string;
+    readonly sort: readonly SortKey[];
+    readonly search: readonly string[];
+    /** Without `limit`, every item (0) unless given: these lists were answered whole before they took the grammar. */
+    readonly defaultLimit?: number;
+  },
+): RouteList {
+  const fields: Record<string, FieldSpec> = {};
+  for (const [name, schema] of Object.entries(item.properties)) {
+    const type = fieldType(name, schema as FieldSchema);
+    if (type !== null) fields[name] = { type };
+  }
+  for (const field of [...options.sort.map((key) => key.field), ...options.search]) {
+    if (fields[field] === undefined) throw new Error(`list of ${options.entity}: no field '${field}' in its items`);
+  }
+  const spec: ListSpec = {
+    entity: options.entity,
+    fields,
+    defaultSort: options.sort,
+    defaultLimit: options.defaultLimit ?? 0,
+  };
+  return { spec, search: options.search, shownOnly: [] };
+}
+
+/**
+ * A list the store filters, sorts and pages (store/sql.ts), on the fields of its spec; `shownOnly`
+ * names the fields its items show that have no column to filter on yet.
+ */
+export function storedList<F extends string>(spec: ListSpec<F>, shownOnly: readonly string[] = []): RouteList<F> {
+  return { spec, search: [], shownOnly };
+}
+
+interface FieldSchema {
+  readonly type?: string | readonly string[];
+  readonly description?: string;
+}
+
+function fieldType(name: string, schema: FieldSchema): FieldType | null {
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  const type = types.find((t) => t !== 'null') ?? (types.includes('null') ? 'null' : undefined);
+  const isTime = /Time(stamp)?$/.test(name) || /milliseconds since/i.test(schema.description ?? '');
+  switch (type) {
+    case 'string':
+      return 'string';
+    case 'boolean':
+      return 'boolean';
+    case 'integer':
+    case 'number':
+      return isTime ? 'date' : 'number';
+    // Always null here (a field kept for the clients): still filterable, e.g. with isnull.
+    case 'null':
+      return isTime ? 'date' : 'string';
+    default:
+      return null;
+  }
 }

@@ -16,9 +16,9 @@ import {
 import { getDevice } from '../../services/devices.ts';
 import { ApiAgent, presentAgent } from '../present/agent.ts';
 import { ApiManagedDevice, presentManagedDevice } from '../present/device.ts';
-import { listSchema, presentWholeList } from '../present/list.ts';
+import { itemList, listSchema } from '../present/list.ts';
 import { ApiManagedUser, presentManagedUser } from '../present/user.ts';
-import { type RouteSpec, created, ok, route } from '../route.ts';
+import { type RouteSpec, created, ok, route, whole } from '../route.ts';
 import { Scalar, Text } from '../schemas.ts';
 import type { Context } from '../../services/context.ts';
 import { parseQuotaInput, setStorageQuota, storageOfAccounts, storageOfUser } from '../../services/storage.ts';
@@ -39,15 +39,11 @@ export const adminRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: ManagedUserList },
     access: 'admin',
-    handle: async ({ ctx, listLinks }) => {
+    list: itemList(ApiManagedUser, { entity: 'users', sort: [], search: ['email', 'name'] }),
+    handle: async ({ ctx }) => {
       const users = await listAccounts(ctx);
       const storage = await storageOfAccounts(ctx, users);
-      return ok(
-        presentWholeList(
-          users.map((user) => presentManagedUser(user, storage.get(user.id)!)),
-          listLinks(),
-        ),
-      );
+      return whole(users.map((user) => presentManagedUser(user, storage.get(user.id)!)));
     },
   }),
   route({
@@ -108,13 +104,8 @@ export const adminRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: AgentList },
     access: 'admin',
-    handle: async ({ ctx, listLinks }) =>
-      ok(
-        presentWholeList(
-          (await listAgents(ctx)).map(({ agent, devices }) => presentAgent(agent, devices)),
-          listLinks(),
-        ),
-      ),
+    list: itemList(ApiAgent, { entity: 'agents', sort: [], search: ['name'] }),
+    handle: async ({ ctx }) => whole((await listAgents(ctx)).map(({ agent, devices }) => presentAgent(agent, devices))),
   }),
   route({
     method: 'GET',

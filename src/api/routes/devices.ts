@@ -1,7 +1,6 @@
 /** Devices (anonymous, like the real service's device list) and the user's device groups. */
 import Type from 'typebox';
 import { DEVICE_GROUP_LIST, DEVICE_LIST } from '../../domain/devices.ts';
-import { parseListQuery } from '../../domain/list-query.ts';
 import {
   addGroupDevices,
   createGroup,
@@ -15,13 +14,19 @@ import {
   renameGroup,
 } from '../../services/devices.ts';
 import { ApiDevice, ApiDeviceGroup, presentDevice, presentDeviceGroup } from '../present/device.ts';
-import { listSchema, presentList, presentWholeList } from '../present/list.ts';
-import { type RouteSpec, created, noContent, ok, route } from '../route.ts';
-import { ListInput, NoInput, Text } from '../schemas.ts';
+import { itemList, listSchema, storedList } from '../present/list.ts';
+import { type RouteSpec, created, noContent, ok, page, route, whole } from '../route.ts';
+import { NoInput, Text } from '../schemas.ts';
 
 const TAGS = ['Devices'];
 const DeviceList = listSchema(ApiDevice);
 const GROUP = '/me/device-groups/:groupId';
+/** A group's devices, on every field they show; by name, as the device list. */
+const GROUP_DEVICES = itemList(ApiDevice, {
+  entity: 'devices',
+  sort: [{ field: 'displayName', direction: 'asc', caseInsensitive: true }],
+  search: ['displayName', 'manufacturer'],
+});
 
 export const deviceRoutes: readonly RouteSpec[] = [
   route({
@@ -31,11 +36,31 @@ export const deviceRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: DeviceList },
     access: 'anonymous',
-    input: ListInput,
-    handle: async ({ ctx, input, listLinks }) => {
-      const query = parseListQuery(input, DEVICE_LIST);
-      const page = await listDevices(ctx, query);
-      return ok(presentList(page.items.map(presentDevice), page.total, query, listLinks()));
+    list: storedList(DEVICE_LIST, [
+      'selfURI',
+      'locked',
+      'lockReason',
+      'deviceGroupOrigin',
+      'available',
+      'accountId',
+      'mainUserEmail',
+      'imagePrefix',
+      'imageTop',
+      'imageLeft',
+      'imageWidth',
+      'imageHeight',
+      'frameExtraWidth',
+      'frame80Url',
+      'frame100Url',
+      'frame160Url',
+      'frame400Url',
+      'supportedCreators',
+      'browsers',
+      'properties',
+    ]),
+    handle: async ({ ctx, list }) => {
+      const found = await listDevices(ctx, list);
+      return page(found.items.map(presentDevice), found.total);
     },
   }),
   route({
@@ -53,18 +78,15 @@ export const deviceRoutes: readonly RouteSpec[] = [
     summary: "List the user's device groups (withPublic=true adds the service's public groups)",
     tags: TAGS,
     answers: { 200: listSchema(ApiDeviceGroup) },
-    input: Type.Object({ ...ListInput.properties, withPublic: Type.Optional(Type.Boolean()) }),
-    handle: async ({ ctx, user, input, listLinks, present }) => {
-      const query = parseListQuery(input, DEVICE_GROUP_LIST);
+    input: Type.Object({ withPublic: Type.Optional(Type.Boolean()) }),
+    list: storedList(DEVICE_GROUP_LIST, ['selfURI', 'deviceCount', 'userEmail', 'shared', 'isPublic', 'creditsPrice']),
+    handle: async ({ ctx, user, input, list, present }) => {
       const withPublic = input.withPublic === true;
-      const page = await listGroups(ctx, user, withPublic, query);
-      return ok(
-        presentList(
-          page.items.map((group) => presentDeviceGroup(group, present)),
-          page.total,
-          query,
-          listLinks(withPublic ? { withPublic: 'true' } : undefined),
-        ),
+      const found = await listGroups(ctx, user, withPublic, list);
+      return page(
+        found.items.map((group) => presentDeviceGroup(group, present)),
+        found.total,
+        withPublic ? { withPublic: 'true' } : undefined,
       );
     },
   }),
@@ -119,8 +141,9 @@ export const deviceRoutes: readonly RouteSpec[] = [
       summary: 'List the devices of a group',
       tags: TAGS,
       answers: { 200: DeviceList },
-      handle: async ({ ctx, user, params, listLinks }) =>
-        ok(presentWholeList((await groupDevices(ctx, user, params.groupId)).map(presentDevice), listLinks())),
+      list: GROUP_DEVICES,
+      handle: async ({ ctx, user, params }) =>
+        whole((await groupDevices(ctx, user, params.groupId)).map(presentDevice)),
     }),
     route({
       method: 'POST',

@@ -3,16 +3,15 @@ import type {} from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { InvalidParameterError, UnsupportedMediaTypeError } from '../../domain/errors.ts';
 import { FILE_LIST, PROJECT_FILE_SLOTS, type ProjectFileSlot, type UserFile } from '../../domain/files.ts';
-import { parseListQuery } from '../../domain/list-query.ts';
 import type { User } from '../../domain/users.ts';
 import type { Context } from '../../services/context.ts';
 import { deleteFile, listFiles, openFile, projectFile, requireFile, uploadFile } from '../../services/files.ts';
 import { requireProject } from '../../services/projects.ts';
 import { fileAnswer } from '../downloads.ts';
 import { ApiUserFile, presentFile } from '../present/file.ts';
-import { listSchema, presentList } from '../present/list.ts';
-import { type RouteSpec, bytes, bytesOf, created, noContent, ok, route } from '../route.ts';
-import { ListInput, NoInput } from '../schemas.ts';
+import { listSchema, storedList } from '../present/list.ts';
+import { type RouteSpec, bytes, bytesOf, created, noContent, ok, page, route } from '../route.ts';
+import { NoInput } from '../schemas.ts';
 
 const TAGS = ['Files'];
 
@@ -72,17 +71,12 @@ export const fileRoutes: readonly RouteSpec[] = [
     summary: 'List uploaded files',
     tags: TAGS,
     answers: { 200: listSchema(ApiUserFile) },
-    input: ListInput,
-    handle: async ({ ctx, user, input, present, listLinks }) => {
-      const query = parseListQuery(input, FILE_LIST);
-      const page = await listFiles(ctx, user, query);
-      return ok(
-        presentList(
-          page.items.map((file) => presentFile(file, present)),
-          page.total,
-          query,
-          listLinks(),
-        ),
+    list: storedList(FILE_LIST, ['selfURI', 'directUrl', 'iconDirectUrl', 'userEmail', 'shared']),
+    handle: async ({ ctx, user, present, list }) => {
+      const found = await listFiles(ctx, user, list);
+      return page(
+        found.items.map((file) => presentFile(file, present)),
+        found.total,
       );
     },
   }),

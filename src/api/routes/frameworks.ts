@@ -1,8 +1,8 @@
 /** The test frameworks a run may use. */
 import { FRAMEWORKS } from '../../domain/frameworks.ts';
 import { ApiFramework, presentFramework } from '../present/framework.ts';
-import { listSchema, presentWholeList } from '../present/list.ts';
-import { type RouteSpec, ok, route } from '../route.ts';
+import { itemList, listSchema } from '../present/list.ts';
+import { type RouteSpec, route, whole } from '../route.ts';
 
 export const frameworkRoutes: readonly RouteSpec[] = [
   route({
@@ -11,6 +11,11 @@ export const frameworkRoutes: readonly RouteSpec[] = [
     summary: 'Frameworks a run may use, per OS, with the files each needs',
     tags: ['Starting runs'],
     answers: { 200: listSchema(ApiFramework) },
-    handle: async ({ listLinks }) => ok(presentWholeList(FRAMEWORKS.map(presentFramework), listLinks())),
+    list: itemList(ApiFramework, {
+      entity: 'frameworks',
+      sort: [{ field: 'id', direction: 'asc' }],
+      search: ['name', 'description'],
+    }),
+    handle: async () => whole(FRAMEWORKS.map(presentFramework)),
   }),
 ];

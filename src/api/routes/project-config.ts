@@ -8,14 +8,14 @@ import {
   listConfigParameters,
   updateProjectConfig,
 } from '../../services/project-config.ts';
-import { listSchema, presentWholeList } from '../present/list.ts';
+import { itemList, listSchema } from '../present/list.ts';
 import {
   ApiProjectConfig,
   ApiTestRunParameter,
   presentConfigParameter,
   presentProjectConfig,
 } from '../present/project-config.ts';
-import { type RouteSpec, created, noContent, ok, route } from '../route.ts';
+import { type RouteSpec, created, noContent, ok, route, whole } from '../route.ts';
 import { NoInput, Scalar, Text } from '../schemas.ts';
 
 const TAGS = ['Project config'];
@@ -74,14 +74,10 @@ export const projectConfigRoutes: readonly RouteSpec[] = CONFIG_PATHS.flatMap((p
     summary: 'List the config parameters (handed to tests as environment variables)',
     tags: TAGS,
     answers: { 200: ParameterList },
-    handle: async ({ ctx, user, params, present, listLinks }) => {
+    list: itemList(ApiTestRunParameter, { entity: 'config parameters', sort: [], search: ['key', 'value'] }),
+    handle: async ({ ctx, user, params, present }) => {
       const parameters = await listConfigParameters(ctx, user, params.projectId);
-      return ok(
-        presentWholeList(
-          parameters.map((parameter) => presentConfigParameter(parameter, present)),
-          listLinks(),
-        ),
-      );
+      return whole(parameters.map((parameter) => presentConfigParameter(parameter, present)));
     },
   }),
   route({

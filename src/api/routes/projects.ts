@@ -1,6 +1,5 @@
 /** Projects: create, list (with embedded runs), read, update, delete. */
 import Type from 'typebox';
-import { parseListQuery } from '../../domain/list-query.ts';
 import { PROJECT_LIST } from '../../domain/projects.ts';
 import {
   createProject,
@@ -11,10 +10,10 @@ import {
   unarchiveProject,
   updateProject,
 } from '../../services/projects.ts';
-import { listSchema, presentList } from '../present/list.ts';
+import { listSchema, storedList } from '../present/list.ts';
 import { ApiProject, presentProject } from '../present/project.ts';
-import { type RouteSpec, created, noContent, ok, route } from '../route.ts';
-import { ListInput, NoInput, Text } from '../schemas.ts';
+import { type RouteSpec, created, noContent, ok, page, route } from '../route.ts';
+import { NoInput, Text } from '../schemas.ts';
 
 const TAGS = ['Projects'];
 
@@ -39,22 +38,30 @@ export const projectRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: listSchema(ApiProject) },
     input: Type.Object({
-      ...ListInput.properties,
       embedRuns: Type.Optional(
         Type.String({ maxLength: 10, description: 'Runs embedded per project, 0..100 (default 10)' }),
       ),
     }),
-    handle: async ({ ctx, user, input, present, listLinks }) => {
-      const query = parseListQuery(input, PROJECT_LIST);
-      const page = await listProjects(ctx, user, query, parseEmbedRuns(input.embedRuns));
+    list: storedList(PROJECT_LIST, [
+      'selfURI',
+      'archivingItemCount',
+      'common',
+      'shared',
+      'sharedWithCaller',
+      'sharedById',
+      'sharedByEmail',
+      'readOnly',
+      'successRatio',
+      'userEmail',
+      'testRunCount',
+    ]),
+    handle: async ({ ctx, user, input, present, list }) => {
+      const found = await listProjects(ctx, user, list, parseEmbedRuns(input.embedRuns));
       const extra = input.embedRuns === undefined ? undefined : { embedRuns: String(input.embedRuns) };
-      return ok(
-        presentList(
-          page.items.map((view) => presentProject(view, present)),
-          page.total,
-          query,
-          listLinks(extra),
-        ),
+      return page(
+        found.items.map((view) => presentProject(view, present)),
+        found.total,
+        extra,
       );
     },
   }),

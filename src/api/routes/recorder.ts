@@ -1,6 +1,5 @@
 /** The recorder tool (domain/recordings.ts; docs/api.md "Recorder tool"): our own routes. */
 import Type from 'typebox';
-import { parseListQuery } from '../../domain/list-query.ts';
 import { RECORDING_LIST } from '../../domain/recordings.ts';
 import {
   authorizeRecorder,
@@ -13,7 +12,7 @@ import {
   recordingSteps,
   startRecording,
 } from '../../services/recordings.ts';
-import { listSchema, presentList, presentWholeList } from '../present/list.ts';
+import { itemList, listSchema, storedList } from '../present/list.ts';
 import {
   ApiNewRecorderAuthorization,
   ApiRecorderAuthorization,
@@ -23,8 +22,8 @@ import {
   presentRecording,
   presentRecordingStep,
 } from '../present/recording.ts';
-import { type RouteSpec, created, noContent, ok, route } from '../route.ts';
-import { ListInput, NoInput, Scalar, Text } from '../schemas.ts';
+import { type RouteSpec, created, noContent, ok, page, route, whole } from '../route.ts';
+import { NoInput, Scalar, Text } from '../schemas.ts';
 
 const TAGS = ['Recorder'];
 const AUTHORIZATION = '/me/recorder/authorizations';
@@ -82,17 +81,12 @@ export const recorderRoutes: readonly RouteSpec[] = [
     summary: "List the user's recordings",
     tags: TAGS,
     answers: { 200: listSchema(ApiRecording) },
-    input: ListInput,
-    handle: async ({ ctx, user, input, present, listLinks }) => {
-      const query = parseListQuery(input, RECORDING_LIST);
-      const page = await listRecordings(ctx, user, query);
-      return ok(
-        presentList(
-          page.items.map((view) => presentRecording(view, present)),
-          page.total,
-          query,
-          listLinks(),
-        ),
+    list: storedList(RECORDING_LIST, ['selfURI', 'authorized', 'stepLimit']),
+    handle: async ({ ctx, user, present, list }) => {
+      const found = await listRecordings(ctx, user, list);
+      return page(
+        found.items.map((view) => presentRecording(view, present)),
+        found.total,
       );
     },
   }),
@@ -111,10 +105,9 @@ export const recorderRoutes: readonly RouteSpec[] = [
     summary: "A recording's steps, in order",
     tags: TAGS,
     answers: { 200: listSchema(ApiRecordingStep) },
-    handle: async ({ ctx, user, params, listLinks }) =>
-      ok(
-        presentWholeList((await recordingSteps(ctx, user, params.recordingId)).map(presentRecordingStep), listLinks()),
-      ),
+    list: itemList(ApiRecordingStep, { entity: 'recording steps', sort: [], search: [] }),
+    handle: async ({ ctx, user, params }) =>
+      whole((await recordingSteps(ctx, user, params.recordingId)).map(presentRecordingStep)),
   }),
   route({
     method: 'POST',

@@ -16,12 +16,13 @@ import {
 import type { DeviceRunScope } from '../../services/runs.ts';
 import { zipAnswer } from '../downloads.ts';
 import { ApiUserFile, presentFile } from '../present/file.ts';
-import { listSchema, presentWholeList } from '../present/list.ts';
-import { type RouteSpec, bytes, bytesOf, created, ok, route } from '../route.ts';
+import { itemList, listSchema } from '../present/list.ts';
+import { type RouteSpec, bytes, bytesOf, created, ok, route, whole } from '../route.ts';
 import { BASES } from './results.ts';
 
 const TAGS = ['Results'];
 const FileList = listSchema(ApiUserFile);
+const INPUT_FILES = itemList(ApiUserFile, { entity: 'files', sort: [], search: ['name'] });
 const ZIP = bytesOf('application/zip', 'A zip, written as it is sent (chunked, no Content-Length)');
 const RUN_PATHS = ['/me/projects/:projectId/runs/:runId', '/me/runs/:runId', '/runs/:runId'] as const;
 type RunPath = '/me/projects/:projectId/runs/:runId';
@@ -95,13 +96,9 @@ const fileSetRoutes = BASES.flatMap((base) => {
       summary: 'The files the device session ran with (application, tests, data), in the order the run named them',
       tags: TAGS,
       answers: { 200: FileList },
-      handle: async ({ ctx, user, params, present, listLinks }) =>
-        ok(
-          presentWholeList(
-            (await inputFiles(ctx, user, idOf(params), scopeOf(params))).map((file) => presentFile(file, present)),
-            listLinks(),
-          ),
-        ),
+      list: INPUT_FILES,
+      handle: async ({ ctx, user, params, present }) =>
+        whole((await inputFiles(ctx, user, idOf(params), scopeOf(params))).map((file) => presentFile(file, present))),
     }),
     route({
       method: 'GET',

@@ -13,7 +13,7 @@ import { fileAnswer } from '../downloads.ts';
 import { ApiDeviceSessionStep, presentStep } from '../present/device-run.ts';
 import { ApiUserFile, presentFile } from '../present/file.ts';
 import { junitReport } from '../../results/junit-report.ts';
-import { listSchema, presentWholeList } from '../present/list.ts';
+import { itemList, listSchema } from '../present/list.ts';
 import {
   ApiPerformance,
   ApiScreenshot,
@@ -22,13 +22,22 @@ import {
   presentScreenshot,
   presentTestCaseRun,
 } from '../present/results.ts';
-import { type RouteSpec, bytes, bytesOf, ok, route, text } from '../route.ts';
+import { type RouteSpec, bytes, bytesOf, ok, route, text, whole } from '../route.ts';
 
 const TAGS = ['Results'];
 const TestCaseRunList = listSchema(ApiTestCaseRun);
 const ScreenshotList = listSchema(ApiScreenshot);
 const FileList = listSchema(ApiUserFile);
 const StepList = listSchema(ApiDeviceSessionStep);
+const BY_ID = [{ field: 'id', direction: 'asc' }] as const;
+const TEST_CASE_RUNS = itemList(ApiTestCaseRun, {
+  entity: 'test case runs',
+  sort: BY_ID,
+  search: ['suiteName', 'className', 'methodName'],
+});
+const SCREENSHOTS = itemList(ApiScreenshot, { entity: 'screenshots', sort: BY_ID, search: ['originalName'] });
+const OUTPUT_FILES = itemList(ApiUserFile, { entity: 'files', sort: BY_ID, search: ['name'] });
+const STEPS = itemList(ApiDeviceSessionStep, { entity: 'steps', sort: BY_ID, search: ['type'] });
 
 export const BASES = [
   '/me/device-sessions/:deviceSessionId',
@@ -59,13 +68,9 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       summary: 'Test case results of a device session',
       tags: TAGS,
       answers: { 200: TestCaseRunList },
-      handle: async ({ ctx, user, params, listLinks }) =>
-        ok(
-          presentWholeList(
-            (await testCaseRuns(ctx, user, idOf(params), scopeOf(params))).map(presentTestCaseRun),
-            listLinks(),
-          ),
-        ),
+      list: TEST_CASE_RUNS,
+      handle: async ({ ctx, user, params }) =>
+        whole((await testCaseRuns(ctx, user, idOf(params), scopeOf(params))).map(presentTestCaseRun)),
     }),
     route({
       method: 'GET',
@@ -82,14 +87,10 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       summary: 'Screenshots of a device session',
       tags: TAGS,
       answers: { 200: ScreenshotList },
-      handle: async ({ ctx, user, params, present, listLinks }) => {
+      list: SCREENSHOTS,
+      handle: async ({ ctx, user, params, present }) => {
         const files = await outputFiles(ctx, user, idOf(params), ['screenshot'], scopeOf(params));
-        return ok(
-          presentWholeList(
-            files.map((file) => presentScreenshot(file, present)),
-            listLinks(),
-          ),
-        );
+        return whole(files.map((file) => presentScreenshot(file, present)));
       },
     }),
     route({
@@ -108,13 +109,14 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       tags: TAGS,
       answers: { 200: FileList },
       input: Type.Object({ tag: Type.Optional(Type.Array(Type.String({ maxLength: 50 }), { maxItems: 20 })) }),
-      handle: async ({ ctx, user, params, input, present, listLinks }) => {
-        const files = await outputFiles(ctx, user, idOf(params), input.tag ?? [], scopeOf(params));
-        return ok(
-          presentWholeList(
-            files.map((file) => presentFile(file, present)),
-            listLinks(),
-          ),
+      list: OUTPUT_FILES,
+      handle: async ({ ctx, user, params, input, present }) => {
+        const tags = input.tag ?? [];
+        const files = await outputFiles(ctx, user, idOf(params), tags, scopeOf(params));
+        // `tag` narrows the list like a filter, so the page links repeat it.
+        return whole(
+          files.map((file) => presentFile(file, present)),
+          { tag: tags },
         );
       },
     }),
@@ -178,13 +180,9 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       summary: 'The step timeline of a device session',
       tags: TAGS,
       answers: { 200: StepList },
-      handle: async ({ ctx, user, params, listLinks }) =>
-        ok(
-          presentWholeList(
-            (await deviceRunSteps(ctx, user, idOf(params), scopeOf(params))).map(presentStep),
-            listLinks(),
-          ),
-        ),
+      list: STEPS,
+      handle: async ({ ctx, user, params }) =>
+        whole((await deviceRunSteps(ctx, user, idOf(params), scopeOf(params))).map(presentStep)),
     }),
   ];
 });

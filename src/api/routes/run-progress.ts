@@ -6,7 +6,7 @@
 import { connectionsOf, currentStepOf, runDataAvailability, runStepsOf } from '../../services/run-progress.ts';
 import type { DeviceRunScope } from '../../services/runs.ts';
 import { ApiDeviceSessionStep, presentStep } from '../present/device-run.ts';
-import { listSchema, presentWholeList } from '../present/list.ts';
+import { itemList, listSchema } from '../present/list.ts';
 import {
   ApiConnection,
   ApiTestRunDataAvailability,
@@ -14,13 +14,15 @@ import {
   presentRunDataAvailability,
   presentRunStep,
 } from '../present/run-progress.ts';
-import { type RouteSpec, ok, route } from '../route.ts';
+import { type RouteSpec, ok, route, whole } from '../route.ts';
 import { BASES } from './results.ts';
 
 const TAGS = ['Test runs'];
 const RUN_PATHS = ['/me/projects/:projectId/runs/:runId', '/me/runs/:runId', '/runs/:runId'] as const;
 type RunPath = '/me/projects/:projectId/runs/:runId';
 type Base = '/me/projects/:projectId/runs/:runId/device-sessions/:deviceSessionId';
+const RUN_STEPS = itemList(ApiTestRunStep, { entity: 'steps', sort: [], search: ['type'] });
+const CONNECTIONS = itemList(ApiConnection, { entity: 'connections', sort: [], search: ['type', 'host'] });
 
 interface SessionParams {
   readonly deviceSessionId?: number;
@@ -41,14 +43,10 @@ const runLevel = RUN_PATHS.flatMap((base) => {
       summary: "The run's steps, summed up from its current device sessions' step timelines",
       tags: TAGS,
       answers: { 200: listSchema(ApiTestRunStep) },
-      handle: async ({ ctx, user, params, listLinks }) => {
+      list: RUN_STEPS,
+      handle: async ({ ctx, user, params }) => {
         const view = await runStepsOf(ctx, user, params.runId, params.projectId);
-        return ok(
-          presentWholeList(
-            view.steps.map((step) => presentRunStep(view.runId, step)),
-            listLinks(),
-          ),
-        );
+        return whole(view.steps.map((step) => presentRunStep(view.runId, step)));
       },
     }),
     route({
@@ -81,8 +79,8 @@ const sessionLevel = BASES.flatMap((base) => {
       summary: 'Connections open to the device session (none: sessions are automatic runs here)',
       tags: TAGS,
       answers: { 200: listSchema(ApiConnection) },
-      handle: async ({ ctx, user, params, listLinks }) =>
-        ok(presentWholeList(await connectionsOf(ctx, user, idOf(params), scopeOf(params)), listLinks())),
+      list: CONNECTIONS,
+      handle: async ({ ctx, user, params }) => whole(await connectionsOf(ctx, user, idOf(params), scopeOf(params))),
     }),
   ];
 });

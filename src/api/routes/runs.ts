@@ -2,9 +2,13 @@
  * Reading test runs and their device runs, in the legacy view (`device-runs`, runStatus) and the
  * modern one (`device-sessions`, state). Nested routes check that the ids belong together.
  */
-import { parseListQuery } from '../../domain/list-query.ts';
-import { DEVICE_RUN_LIST, RUN_LIST, legacyRunStatus } from '../../domain/runs.ts';
-import { USER_DEVICE_SESSION_LIST, USER_RUN_LIST } from '../../domain/user-lists.ts';
+import { legacyRunStatus } from '../../domain/runs.ts';
+import {
+  PROJECT_RUN_LIST,
+  RUN_DEVICE_SESSION_LIST,
+  USER_DEVICE_SESSION_LIST,
+  USER_RUN_LIST,
+} from '../../domain/user-lists.ts';
 import {
   deleteRun,
   deviceRunSteps,
@@ -23,16 +27,62 @@ import {
   presentDeviceSession,
   presentLegacyState,
 } from '../present/device-run.ts';
-import { listSchema, presentList, presentWholeList } from '../present/list.ts';
+import { itemList, listSchema, storedList } from '../present/list.ts';
 import { ApiTestRun, ApiTestRunConfig, presentRunConfig, presentTestRun } from '../present/test-run.ts';
-import { type RouteSpec, noContent, ok, route } from '../route.ts';
-import { ListInput, NoInput } from '../schemas.ts';
+import { type RouteSpec, noContent, ok, page, route, whole } from '../route.ts';
+import { NoInput } from '../schemas.ts';
 
 const TAGS = ['Test runs'];
 const RUN = '/me/projects/:projectId/runs/:runId';
 const DeviceRunList = listSchema(ApiDeviceRun);
 const DeviceSessionList = listSchema(ApiDeviceSession);
 const StateList = listSchema(ApiDeviceRunState);
+
+/** What the run and session lists show but cannot filter on yet (no column or expression in the store). */
+const RUN_SHOWN_ONLY = [
+  'selfURI',
+  'waitingDeviceCount',
+  'runningDeviceCount',
+  'finishedDeviceCount',
+  'succeededDeviceCount',
+  'failedDeviceCount',
+  'warningDeviceCount',
+  'errorsDeviceCount',
+  'excludedDeviceCount',
+  'abortedDeviceCount',
+  'timeoutedDeviceCount',
+  'testCaseCount',
+  'executedTestCaseCount',
+  'successfulTestCaseCount',
+  'failedTestCaseCount',
+  'startedByDisplayName',
+  'message',
+  'queuePosition',
+  'uiLink',
+  'billable',
+  'logsFileId',
+  'screenshotsFileId',
+  'totalDeviceCount',
+];
+const SESSION_SHOWN_ONLY = [
+  'config',
+  'selfURI',
+  'duration',
+  'type',
+  'uiLink',
+  'testRunName',
+  'projectName',
+  'userEmail',
+  'accountId',
+  'deviceInstanceId',
+  'name',
+  'deviceTime',
+  'billable',
+  'clientSideId',
+  'externalId',
+  'deviceLogFirstTimestamp',
+];
+const LEGACY_SHOWN_ONLY = ['selfURI', 'runStatus', 'runTime', 'interruptedByState'];
 
 export const runRoutes: readonly RouteSpec[] = [
   route({
@@ -41,17 +91,12 @@ export const runRoutes: readonly RouteSpec[] = [
     summary: "List the user's test runs in all their projects (newest first)",
     tags: TAGS,
     answers: { 200: listSchema(ApiTestRun) },
-    input: ListInput,
-    handle: async ({ ctx, user, input, present, listLinks }) => {
-      const query = parseListQuery(input, USER_RUN_LIST);
-      const page = await listUserRuns(ctx, user, query);
-      return ok(
-        presentList(
-          page.items.map((view) => presentTestRun(view, present)),
-          page.total,
-          query,
-          listLinks(),
-        ),
+    list: storedList(USER_RUN_LIST, RUN_SHOWN_ONLY),
+    handle: async ({ ctx, user, present, list }) => {
+      const found = await listUserRuns(ctx, user, list);
+      return page(
+        found.items.map((view) => presentTestRun(view, present)),
+        found.total,
       );
     },
   }),
@@ -61,17 +106,12 @@ export const runRoutes: readonly RouteSpec[] = [
     summary: "List the user's current device sessions in all their runs (newest first; retried ones left out)",
     tags: TAGS,
     answers: { 200: DeviceSessionList },
-    input: ListInput,
-    handle: async ({ ctx, user, input, present, listLinks }) => {
-      const query = parseListQuery(input, USER_DEVICE_SESSION_LIST);
-      const page = await listUserDeviceSessions(ctx, user, query);
-      return ok(
-        presentList(
-          page.items.map((view) => presentDeviceSession(view, present)),
-          page.total,
-          query,
-          listLinks(),
-        ),
+    list: storedList(USER_DEVICE_SESSION_LIST, SESSION_SHOWN_ONLY),
+    handle: async ({ ctx, user, present, list }) => {
+      const found = await listUserDeviceSessions(ctx, user, list);
+      return page(
+        found.items.map((view) => presentDeviceSession(view, present)),
+        found.total,
       );
     },
   }),
@@ -81,17 +121,12 @@ export const runRoutes: readonly RouteSpec[] = [
     summary: 'List the test runs of a project',
     tags: TAGS,
     answers: { 200: listSchema(ApiTestRun) },
-    input: ListInput,
-    handle: async ({ ctx, user, params, input, present, listLinks }) => {
-      const query = parseListQuery(input, RUN_LIST);
-      const page = await listRuns(ctx, user, params.projectId, query);
-      return ok(
-        presentList(
-          page.items.map((view) => presentTestRun(view, present)),
-          page.total,
-          query,
-          listLinks(),
-        ),
+    list: storedList(PROJECT_RUN_LIST, RUN_SHOWN_ONLY),
+    handle: async ({ ctx, user, params, present, list }) => {
+      const found = await listRuns(ctx, user, params.projectId, list);
+      return page(
+        found.items.map((view) => presentTestRun(view, present)),
+        found.total,
       );
     },
   }),
@@ -134,17 +169,12 @@ export const runRoutes: readonly RouteSpec[] = [
       summary: 'List the device runs of a test run (legacy view)',
       tags: TAGS,
       answers: { 200: DeviceRunList },
-      input: ListInput,
-      handle: async ({ ctx, user, params, input, present, listLinks }) => {
-        const query = parseListQuery(input, DEVICE_RUN_LIST);
-        const page = await listDeviceRuns(ctx, user, params.runId, params.projectId, query);
-        return ok(
-          presentList(
-            page.items.map((view) => presentDeviceRun(view, present)),
-            page.total,
-            query,
-            listLinks(),
-          ),
+      list: storedList(RUN_DEVICE_SESSION_LIST, LEGACY_SHOWN_ONLY),
+      handle: async ({ ctx, user, params, present, list }) => {
+        const found = await listDeviceRuns(ctx, user, params.runId, params.projectId, list);
+        return page(
+          found.items.map((view) => presentDeviceRun(view, present)),
+          found.total,
         );
       },
     }),
@@ -154,17 +184,12 @@ export const runRoutes: readonly RouteSpec[] = [
       summary: 'List the device sessions of a test run',
       tags: TAGS,
       answers: { 200: DeviceSessionList },
-      input: ListInput,
-      handle: async ({ ctx, user, params, input, present, listLinks }) => {
-        const query = parseListQuery(input, DEVICE_RUN_LIST);
-        const page = await listDeviceRuns(ctx, user, params.runId, params.projectId, query);
-        return ok(
-          presentList(
-            page.items.map((view) => presentDeviceSession(view, present)),
-            page.total,
-            query,
-            listLinks(),
-          ),
+      list: storedList(RUN_DEVICE_SESSION_LIST, SESSION_SHOWN_ONLY),
+      handle: async ({ ctx, user, params, present, list }) => {
+        const found = await listDeviceRuns(ctx, user, params.runId, params.projectId, list);
+        return page(
+          found.items.map((view) => presentDeviceSession(view, present)),
+          found.total,
         );
       },
     }),
@@ -183,16 +208,12 @@ export const runRoutes: readonly RouteSpec[] = [
       summary: 'The step timeline of a device run (legacy view)',
       tags: TAGS,
       answers: { 200: StateList },
-      handle: async ({ ctx, user, params, listLinks }) => {
+      list: itemList(ApiDeviceRunState, { entity: 'device run states', sort: [], search: [] }),
+      handle: async ({ ctx, user, params }) => {
         const view = await getDeviceRun(ctx, user, params.deviceRunId, params);
         const steps = await deviceRunSteps(ctx, user, params.deviceRunId, params);
         const status = legacyRunStatus(view.deviceRun.state);
-        return ok(
-          presentWholeList(
-            steps.map((step) => presentLegacyState(step, status)),
-            listLinks(),
-          ),
-        );
+        return whole(steps.map((step) => presentLegacyState(step, status)));
       },
     }),
     route({
