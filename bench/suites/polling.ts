@@ -10,7 +10,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { type Child, startChild } from '../support/processes.ts';
-import { type Figure, type Suite, percentile } from '../support/report.ts';
+import { type Suite, percentile } from '../support/report.ts';
 
 const SUPPORT = path.join(import.meta.dirname, '..', 'support');
 const CLIENTS = 2000;

@@ -74,6 +74,12 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
     steps: ['WAITING', 'PREPARING', 'INSTALL', 'RUNNING', 'SENDING_RESULTS'],
   });
   const [finished] = await h.ctx.store.deviceRuns.ofRuns([run.id]);
+  // A device run that ended had started (an agent's claim sets it): the device-usage list reads it.
+  await h.database.db
+    .updateTable('device_runs')
+    .set({ start_time: h.ctx.clock() })
+    .where('id', '=', finished!.id)
+    .execute();
   const screenshot = await fixtures.file(h.ctx, user.user, {
     name: 'screen.png',
     inputType: 'DATA',

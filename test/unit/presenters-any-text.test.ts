@@ -35,6 +35,8 @@ const HELPERS = new Set([
   'listSchema',
   'sharingOf',
   'configExtras',
+  'itemList',
+  'storedList',
 ]);
 
 /** Hands out the generated texts in turn (and again from the start when they run out). */
@@ -478,6 +480,34 @@ const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
         computedDevices: [3],
         maxTimeout: 60,
         files: new Map([[1, file(s)]]),
+      },
+      context(s),
+    ),
+  presentRunStep: async (s) =>
+    (await import('../../src/api/present/run-progress.ts')).presentRunStep(7, {
+      type: 'RUNNING',
+      startTime: 1,
+      finishTime: null,
+      failReason: s(),
+      deviceSessionCount: 2,
+      finishedDeviceSessionCount: 1,
+    }),
+  presentRunDataAvailability: async (s) =>
+    (await import('../../src/api/present/run-progress.ts')).presentRunDataAvailability(
+      {
+        runId: 7,
+        projectId: 3,
+        sessions: [
+          {
+            deviceRunId: 9,
+            logs: true,
+            performance: false,
+            screenshots: true,
+            video: false,
+            buildLogs: false,
+            resultsDataZip: true,
+          },
+        ],
       },
       context(s),
     ),

@@ -6,7 +6,6 @@ import Type from 'typebox';
 import { DEVICE_USAGE_LIST, parsePeriod } from '../../domain/account-figures.ts';
 import { DEVICE_OS_TYPES, DEVICE_STATES } from '../../domain/devices.ts';
 import { FILE_DIRECTIONS, FILE_INPUT_TYPES, FILE_STATES } from '../../domain/files.ts';
-import { parseListQuery } from '../../domain/list-query.ts';
 import { NOTIFICATION_CHANNELS, NOTIFICATION_LIST, NOTIFICATION_SCOPES } from '../../domain/notifications.ts';
 import { ARCHIVING_STRATEGIES, OS_TYPES, PROJECT_TYPES } from '../../domain/projects.ts';
 import { DEVICE_RUN_STATES, TEST_RUN_STATES } from '../../domain/runs.ts';
@@ -36,10 +35,10 @@ import {
   presentPreferences,
   presentStatistics,
 } from '../present/account.ts';
-import { listSchema, presentList, presentWholeList } from '../present/list.ts';
+import { itemList, listSchema, storedList } from '../present/list.ts';
 import { entity, entitySchema } from '../present/representation.ts';
-import { type RouteSpec, created, noContent, ok, route } from '../route.ts';
-import { ListInput, NoInput, Scalar, Text } from '../schemas.ts';
+import { type RouteSpec, created, noContent, ok, page, route, whole } from '../route.ts';
+import { NoInput, Scalar, Text } from '../schemas.ts';
 
 const TAGS = ['Account'];
 
@@ -92,17 +91,12 @@ export const accountRoutes: readonly RouteSpec[] = [
     summary: 'List your notification subscriptions',
     tags: TAGS,
     answers: { 200: listSchema(ApiNotification) },
-    input: ListInput,
-    handle: async ({ ctx, user, input, present, listLinks }) => {
-      const query = parseListQuery(input, NOTIFICATION_LIST);
-      const page = await listNotifications(ctx, user, query);
-      return ok(
-        presentList(
-          page.items.map((item) => presentNotification(item, present)),
-          page.total,
-          query,
-          listLinks(),
-        ),
+    list: storedList(NOTIFICATION_LIST, ['selfURI', 'projectName', 'userId', 'userEmail']),
+    handle: async ({ ctx, user, present, list }) => {
+      const found = await listNotifications(ctx, user, list);
+      return page(
+        found.items.map((item) => presentNotification(item, present)),
+        found.total,
       );
     },
   }),
@@ -122,7 +116,8 @@ export const accountRoutes: readonly RouteSpec[] = [
     summary: 'The scopes a notification may have',
     tags: TAGS,
     answers: { 200: listSchema(ApiEnum) },
-    handle: async ({ listLinks }) => ok(presentWholeList(enumList(NOTIFICATION_SCOPES), listLinks())),
+    list: itemList(ApiEnum, { entity: 'notification scopes', sort: [], search: ['value'] }),
+    handle: async () => whole(enumList(NOTIFICATION_SCOPES)),
   }),
   route({
     method: 'GET',
@@ -130,7 +125,8 @@ export const accountRoutes: readonly RouteSpec[] = [
     summary: 'The channels a notification may use',
     tags: TAGS,
     answers: { 200: listSchema(ApiEnum) },
-    handle: async ({ listLinks }) => ok(presentWholeList(enumList(NOTIFICATION_CHANNELS), listLinks())),
+    list: itemList(ApiEnum, { entity: 'notification channels', sort: [], search: ['value'] }),
+    handle: async () => whole(enumList(NOTIFICATION_CHANNELS)),
   }),
   route({
     method: 'GET',
@@ -213,21 +209,18 @@ export const accountRoutes: readonly RouteSpec[] = [
     summary: 'Device time and sessions per device you used, with the time per day',
     tags: TAGS,
     answers: { 200: listSchema(ApiDeviceUsage) },
-    input: Type.Object({ ...ListInput.properties, ...PeriodInput }),
-    handle: async ({ ctx, user, input, present, listLinks }) => {
+    input: Type.Object(PeriodInput),
+    list: storedList(DEVICE_USAGE_LIST, ['selfURI']),
+    handle: async ({ ctx, user, input, present, list }) => {
       const period = parsePeriod(input);
-      const query = parseListQuery(input, DEVICE_USAGE_LIST);
-      const page = await listDeviceUsage(ctx, user, period, query);
+      const found = await listDeviceUsage(ctx, user, period, list);
       const extra: Record<string, string> = {};
       if (period.from !== null) extra.startTime = String(period.from);
       if (period.to !== null) extra.endTime = String(period.to);
-      return ok(
-        presentList(
-          page.items.map(({ usage, device }) => presentDeviceUsage(usage, device, present)),
-          page.total,
-          query,
-          listLinks(extra),
-        ),
+      return page(
+        found.items.map(({ usage, device }) => presentDeviceUsage(usage, device, present)),
+        found.total,
+        extra,
       );
     },
   }),
