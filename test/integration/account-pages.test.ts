@@ -49,7 +49,8 @@ async function smtpServer(options: { refuseRecipients?: boolean } = {}) {
         const line = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         const verb = line.split(/[ :]/)[0]!.toUpperCase();
-        if (verb === 'EHLO') socket.write('250-fake.example\r\n250 8BITMIME\r\n');
+        // nodemailer (rightly, RFC 4954) signs in only when the server offers AUTH.
+        if (verb === 'EHLO') socket.write('250-fake.example\r\n250-AUTH PLAIN\r\n250 8BITMIME\r\n');
         else if (verb === 'AUTH') {
           logins.push(Buffer.from(line.split(' ')[2] ?? '', 'base64').toString('utf8'));
           socket.write('235 welcome\r\n');
