@@ -214,7 +214,7 @@ describe.each(ENGINES)('account pages (%s)', (engine) => {
     ] as const) {
       const answer = await alice.call('POST', '/api/me/notifications', { json: true, form });
       expect(answer.status, JSON.stringify(form)).toBe(400);
-      expect(answer.body.message).toContain(`'${field}'`);
+      expect(answer.body.message).toContain(naming);
     }
     const xmlError = await alice.call('POST', '/api/me/notifications', { form: { channel: 'EMAIL', scope: 'ALL' } });
     expect(String(parseXml(xmlError.text).apiExceptionMessage.statusCode)).toBe('400');
@@ -336,10 +336,15 @@ describe.each(ENGINES)('account pages (%s)', (engine) => {
     const refusing = await smtpServer({ refuseRecipients: true });
     const noSmtp = await createHarness(engine, { smtpUrl: undefined });
     const picky = await createHarness(engine, { smtpUrl: refusing.url });
+    // A port nothing listens on: the server was there a moment ago and is gone.
+    const gone = await smtpServer();
+    await gone.close();
+    const unreachable = await createHarness(engine, { smtpUrl: gone.url });
     try {
-      for (const [harness, message] of [
-        [noSmtp, 'No SMTP server is configured'],
-        [picky, '550 no such mailbox'],
+      for (const [harness, message, naming] of [
+        [noSmtp, 'No SMTP server is configured', '--smtp-url'],
+        [picky, '550 no such mailbox', 'destination qa@example.com'],
+        [unreachable, 'ECONNREFUSED', 'destination qa@example.com'],
       ] as const) {
         const carol = await harness.user();
         const id = (
@@ -351,11 +356,13 @@ describe.each(ENGINES)('account pages (%s)', (engine) => {
         const answer = await carol.call('POST', `/api/me/notifications/${id}/test`, { json: true });
         expect(answer.status).toBe(400);
         expect(answer.body.message).toContain(message);
+        expect(answer.body.message).toContain(naming);
       }
       expect(refusing.mails).toEqual([]);
     } finally {
       await noSmtp.close();
       await picky.close();
+      await unreachable.close();
       await refusing.close();
     }
   });
@@ -404,7 +411,7 @@ describe.each(ENGINES)('account pages (%s)', (engine) => {
     ] as const) {
       const answer = await alice.call('POST', '/api/me/preferences', { json: true, form });
       expect(answer.status, JSON.stringify(form)).toBe(400);
-      expect(answer.body.message).toContain(`'${field}'`);
+      expect(answer.body.message).toContain(naming);
     }
 
     await alice.call('POST', '/api/v2/runs', {
