@@ -214,7 +214,7 @@ describe.each(ENGINES)('account pages (%s)', (engine) => {
     ] as const) {
       const answer = await alice.call('POST', '/api/me/notifications', { json: true, form });
       expect(answer.status, JSON.stringify(form)).toBe(400);
-      expect(answer.body.message).toContain(naming);
+      expect(answer.body.message).toContain(`'${field}'`);
     }
     const xmlError = await alice.call('POST', '/api/me/notifications', { form: { channel: 'EMAIL', scope: 'ALL' } });
     expect(String(parseXml(xmlError.text).apiExceptionMessage.statusCode)).toBe('400');
@@ -411,7 +411,7 @@ describe.each(ENGINES)('account pages (%s)', (engine) => {
     ] as const) {
       const answer = await alice.call('POST', '/api/me/preferences', { json: true, form });
       expect(answer.status, JSON.stringify(form)).toBe(400);
-      expect(answer.body.message).toContain(naming);
+      expect(answer.body.message).toContain(`'${field}'`);
     }
 
     await alice.call('POST', '/api/v2/runs', {
