@@ -5,7 +5,7 @@
 import type { HookDestinationRules } from '../domain/hook-destinations.ts';
 import type { Senders } from '../services/senders.ts';
 import { type Resolve, postHook } from './hook-sender.ts';
-import { sendMail } from './smtp.ts';
+import { sendMail } from './send-mail.ts';
 
 export const SEND_TIMEOUT_MS = 10_000;
 

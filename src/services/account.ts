@@ -128,7 +128,10 @@ export async function testNotification(ctx: Context, user: User, id: number): Pr
     try {
       await senders.mail({ to: notification.destination, subject, text });
     } catch (error) {
-      throw new InvalidParameterError('destination', `The test e-mail was not sent: ${(error as Error).message}`);
+      throw new InvalidParameterError(
+        'destination',
+        `The test e-mail was not sent to destination ${notification.destination}: ${(error as Error).message}`,
+      );
     }
     return notification;
   }

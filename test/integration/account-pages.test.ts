@@ -49,7 +49,8 @@ async function smtpServer(options: { refuseRecipients?: boolean } = {}) {
         const line = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         const verb = line.split(/[ :]/)[0]!.toUpperCase();
-        if (verb === 'EHLO') socket.write('250-fake.example\r\n250 8BITMIME\r\n');
+        // nodemailer (rightly, RFC 4954) signs in only when the server offers AUTH.
+        if (verb === 'EHLO') socket.write('250-fake.example\r\n250-AUTH PLAIN\r\n250 8BITMIME\r\n');
         else if (verb === 'AUTH') {
           logins.push(Buffer.from(line.split(' ')[2] ?? '', 'base64').toString('utf8'));
           socket.write('235 welcome\r\n');
@@ -335,10 +336,15 @@ describe.each(ENGINES)('account pages (%s)', (engine) => {
     const refusing = await smtpServer({ refuseRecipients: true });
     const noSmtp = await createHarness(engine, { smtpUrl: undefined });
     const picky = await createHarness(engine, { smtpUrl: refusing.url });
+    // A port nothing listens on: the server was there a moment ago and is gone.
+    const gone = await smtpServer();
+    await gone.close();
+    const unreachable = await createHarness(engine, { smtpUrl: gone.url });
     try {
-      for (const [harness, message] of [
-        [noSmtp, 'No SMTP server is configured'],
-        [picky, '550 no such mailbox'],
+      for (const [harness, message, naming] of [
+        [noSmtp, 'No SMTP server is configured', '--smtp-url'],
+        [picky, '550 no such mailbox', 'destination qa@example.com'],
+        [unreachable, 'ECONNREFUSED', 'destination qa@example.com'],
       ] as const) {
         const carol = await harness.user();
         const id = (
@@ -350,11 +356,13 @@ describe.each(ENGINES)('account pages (%s)', (engine) => {
         const answer = await carol.call('POST', `/api/me/notifications/${id}/test`, { json: true });
         expect(answer.status).toBe(400);
         expect(answer.body.message).toContain(message);
+        expect(answer.body.message).toContain(naming);
       }
       expect(refusing.mails).toEqual([]);
     } finally {
       await noSmtp.close();
       await picky.close();
+      await unreachable.close();
       await refusing.close();
     }
   });

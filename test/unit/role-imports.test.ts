@@ -48,6 +48,12 @@ describe('what a role loads', () => {
     }
   });
 
+  it('the notification senders load nodemailer only when a mail is sent, not at start', async () => {
+    const loaded = await loadedBy('src/jobs/notification-senders.ts');
+    expect(loaded.packages).not.toContain('nodemailer');
+    if (loaded.hooked) expect(loaded.sources).toContain('src/jobs/send-mail.ts');
+  });
+
   it('the agent loads no server code (api, services, store, jobs, server) and no database driver', async () => {
     const loaded = await loadedBy(
       'src/agent/agent.ts',
