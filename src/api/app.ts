@@ -25,6 +25,7 @@ import type { RouteSpec } from './route.ts';
 import { registerRoutes } from './routes-register.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { deviceRoutes } from './routes/devices.ts';
+import { labelRoutes } from './routes/labels.ts';
 import { fileRoutes } from './routes/files.ts';
 import { frameworkRoutes } from './routes/frameworks.ts';
 import { infoRoutes } from './routes/info.ts';
@@ -132,6 +133,7 @@ export function routeTable(info: { version: string; flavour: string }): RouteSpe
     ...runRoutes,
     ...projectConfigRoutes,
     ...deviceRoutes,
+    ...labelRoutes,
     ...fileRoutes,
     ...frameworkRoutes,
     ...runStartRoutes,

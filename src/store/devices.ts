@@ -1,5 +1,5 @@
 /** Devices, device groups and group membership. */
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
 import {
   DEVICE_MACHINE,
   type Device,
@@ -9,8 +9,10 @@ import {
   type DeviceState,
 } from '../domain/devices.ts';
 import type { ExecutionKind } from '../domain/frameworks-kinds.ts';
+import { type DeviceGroupOrigin, type FormFactor, groupOrigin } from '../domain/labels.ts';
 import type { ListQuery } from '../domain/list-query.ts';
 import type { Dialect } from './db.ts';
+import { addedSql, carriesSql, selectedSql, syncDeviceLabels } from './labels.ts';
 import type { DevicesTable, Tables } from './schema.ts';
 import { type ListSql, flag, inIds, listConditions, pageOf } from './sql.ts';
 
@@ -60,6 +62,14 @@ export interface NewDevice {
   readonly creditsPrice?: number;
   readonly serial?: string;
   readonly executionKinds?: readonly ExecutionKind[];
+  /** When the host knows it; labels guess it from the name otherwise (domain/labels.ts#formFactorOf). */
+  readonly formFactor?: FormFactor | undefined;
+}
+
+/** A device of a group, and how it is in it: added by hand, taken by the group's selectors, or both. */
+export interface GroupMember {
+  readonly device: Device;
+  readonly origin: DeviceGroupOrigin;
 }
 
 export type DevicesStore = ReturnType<typeof devicesStore>;
@@ -71,8 +81,26 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
     'g.display_name',
     'g.os_type',
     'g.shared',
-    sql<number>`(SELECT COUNT(*) FROM device_group_devices m WHERE m.group_id = g.id)`.as('device_count'),
+    sql<number>`(SELECT COUNT(*) FROM devices d WHERE ${addedSql('g', 'd')} OR ${selectedSql('g', 'd')})`.as(
+      'device_count',
+    ),
   ] as const;
+
+  /** The devices of a group with how each is in it (docs/api.md#device-selection). */
+  async function membersOfGroup(groupId: number): Promise<GroupMember[]> {
+    const rows = await db
+      .selectFrom(['devices as d', 'device_groups as g'])
+      .selectAll('d')
+      .select([sql<SqlBool>`${addedSql('g', 'd')}`.as('added'), sql<SqlBool>`${selectedSql('g', 'd')}`.as('selected')])
+      .where('g.id', '=', groupId)
+      .where(sql<SqlBool>`(${addedSql('g', 'd')} OR ${selectedSql('g', 'd')})`)
+      .orderBy('d.id')
+      .execute();
+    return rows.map(({ added, selected, ...row }) => ({
+      device: toDevice(row),
+      origin: groupOrigin(truthy(added), truthy(selected))!,
+    }));
+  }
 
   return {
     async insert(device: NewDevice, now: number): Promise<Device> {
@@ -89,6 +117,7 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
         })
         .returningAll()
         .executeTakeFirstOrThrow();
+      await syncDeviceLabels(db, row.id, device);
       return toDevice(row);
     },
 
@@ -107,8 +136,15 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
       return new Map(rows.map((row) => [row.id, toDevice(row)]));
     },
 
-    async list(query: ListQuery<DeviceField>): Promise<{ total: number; items: Device[] }> {
-      const base = db.selectFrom('devices').where((eb) => eb.and(listConditions(dialect, query, DEVICE_SQL)));
+    /** `labelIds`: only devices carrying, for each label group among them, one of those labels. */
+    async list(
+      query: ListQuery<DeviceField>,
+      labelIds: readonly number[] = [],
+    ): Promise<{ total: number; items: Device[] }> {
+      const base = db
+        .selectFrom('devices')
+        .where((eb) => eb.and(listConditions(dialect, query, DEVICE_SQL)))
+        .$if(labelIds.length > 0, (q) => q.where(carriesSql(dialect, 'devices', labelIds)));
       const { total, rows } = await pageOf(base, (q) => q.selectAll(), query, DEVICE_SQL);
       return { total, items: rows.map(toDevice) };
     },
@@ -186,6 +222,8 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
         .selectAll()
         .where('serial', '=', device.serial)
         .executeTakeFirstOrThrow();
+      // What the host reports now decides the labels: an upgraded device moves between groups.
+      await syncDeviceLabels(db, row.id, device);
       return toDevice(row);
     },
 
@@ -361,16 +399,12 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
       return Number(result.numDeletedRows) > 0;
     },
 
+    /** The devices of a group now: those added to it and those its selectors take (docs/api.md#device-selection). */
     async devicesOfGroup(groupId: number): Promise<Device[]> {
-      const rows = await db
-        .selectFrom('devices')
-        .selectAll('devices')
-        .innerJoin('device_group_devices as m', 'm.device_id', 'devices.id')
-        .where('m.group_id', '=', groupId)
-        .orderBy('devices.id')
-        .execute();
-      return rows.map(toDevice);
+      return (await membersOfGroup(groupId)).map((member) => member.device);
     },
+
+    membersOfGroup,
   };
 }
 
@@ -392,6 +426,11 @@ export function toDevice(row: Selectable<DevicesTable>): Device {
     executionKinds: row.execution_kinds === '' ? [] : (row.execution_kinds.split(',') as ExecutionKind[]),
     stateReason: row.state_reason,
   };
+}
+
+/** SQLite answers a condition as 0 or 1, PostgreSQL as a boolean. */
+function truthy(value: unknown): boolean {
+  return value === true || value === 1 || value === '1';
 }
 
 function toGroup(row: {

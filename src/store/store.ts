@@ -10,6 +10,7 @@ import { deviceRunsStore } from './device-runs.ts';
 import { devicesStore } from './devices.ts';
 import { filesStore } from './files.ts';
 import { hooksStore } from './hooks.ts';
+import { labelsStore } from './labels.ts';
 import { oauthTokensStore } from './oauth-tokens.ts';
 import { passwordGuessesStore } from './password-guesses.ts';
 import { storageStore } from './storage.ts';
@@ -31,6 +32,7 @@ export interface Store {
   readonly projects: ReturnType<typeof projectsStore>;
   readonly projectConfigs: ReturnType<typeof projectConfigsStore>;
   readonly devices: ReturnType<typeof devicesStore>;
+  readonly labels: ReturnType<typeof labelsStore>;
   readonly testRuns: ReturnType<typeof testRunsStore>;
   readonly deviceRuns: ReturnType<typeof deviceRunsStore>;
   readonly files: ReturnType<typeof filesStore>;
@@ -76,6 +78,9 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
     },
     get devices() {
       return module('devices', () => devicesStore(db, dialect));
+    },
+    get labels() {
+      return module('labels', () => labelsStore(db, dialect));
     },
     get testRuns() {
       return module('testRuns', () => testRunsStore(db, dialect));

@@ -8,7 +8,6 @@ import {
   deleteGroup,
   getDevice,
   getGroup,
-  groupDevices,
   listDevices,
   listGroups,
   removeGroupDevice,
@@ -18,6 +17,22 @@ import { ApiDevice, ApiDeviceGroup, presentDevice, presentDeviceGroup } from '..
 import { listSchema, presentList, presentWholeList } from '../present/list.ts';
 import { type RouteSpec, created, noContent, ok, route } from '../route.ts';
 import { ListInput, NoInput, Text } from '../schemas.ts';
+import { groupMembers, propertiesOf, requireLabels } from '../../services/labels.ts';
+import type { Context } from '../../services/context.ts';
+import type { Device } from '../../domain/devices.ts';
+
+/** `withProperties=true` embeds each device's labels (docs/api.md#device-selection). */
+const WithProperties = { withProperties: Type.Optional(Type.Boolean()) };
+
+/** The labels of `devices` when the request asked for them, else nothing to embed. */
+async function labelsFor(ctx: Context, devices: readonly Device[], wanted: boolean | undefined) {
+  return wanted === true
+    ? propertiesOf(
+        ctx,
+        devices.map((device) => device.id),
+      )
+    : undefined;
+}
 
 const TAGS = ['Devices'];
 const DeviceList = listSchema(ApiDevice);
@@ -31,11 +46,34 @@ export const deviceRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: DeviceList },
     access: 'anonymous',
-    input: ListInput,
+    input: Type.Object({
+      ...ListInput.properties,
+      ...WithProperties,
+      labelIds: Type.Optional(
+        Type.Array(Type.Integer({ minimum: 1 }), {
+          maxItems: 1000,
+          description: 'Only devices carrying one of these labels in each label group named',
+        }),
+      ),
+    }),
     handle: async ({ ctx, input, listLinks }) => {
       const query = parseListQuery(input, DEVICE_LIST);
-      const page = await listDevices(ctx, query);
-      return ok(presentList(page.items.map(presentDevice), page.total, query, listLinks()));
+      const labelIds = input.labelIds ?? [];
+      if (labelIds.length > 0) await requireLabels(ctx, 'labelIds', labelIds);
+      const page = await listDevices(ctx, query, labelIds);
+      const labels = await labelsFor(ctx, page.items, input.withProperties);
+      const extra = {
+        ...(labelIds.length > 0 && { labelIds: labelIds.join(',') }),
+        ...(input.withProperties === true && { withProperties: 'true' }),
+      };
+      return ok(
+        presentList(
+          page.items.map((device) => presentDevice(device, { properties: labels?.get(device.id) })),
+          page.total,
+          query,
+          listLinks(extra),
+        ),
+      );
     },
   }),
   route({
@@ -45,7 +83,12 @@ export const deviceRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: ApiDevice },
     access: 'anonymous',
-    handle: async ({ ctx, params }) => ok(presentDevice(await getDevice(ctx, params.deviceId))),
+    input: Type.Object(WithProperties),
+    handle: async ({ ctx, params, input }) => {
+      const device = await getDevice(ctx, params.deviceId);
+      const labels = await labelsFor(ctx, [device], input.withProperties);
+      return ok(presentDevice(device, { properties: labels?.get(device.id) }));
+    },
   }),
   route({
     method: 'GET',
@@ -116,11 +159,24 @@ export const deviceRoutes: readonly RouteSpec[] = [
     route({
       method: 'GET',
       path: `${path as typeof GROUP}/devices`,
-      summary: 'List the devices of a group',
+      summary: 'List the devices of a group: those added to it and those its selectors take',
       tags: TAGS,
       answers: { 200: DeviceList },
-      handle: async ({ ctx, user, params, listLinks }) =>
-        ok(presentWholeList((await groupDevices(ctx, user, params.groupId)).map(presentDevice), listLinks())),
+      input: Type.Object(WithProperties),
+      handle: async ({ ctx, user, params, input, listLinks }) => {
+        const members = await groupMembers(ctx, user, params.groupId);
+        const labels = await labelsFor(
+          ctx,
+          members.map((member) => member.device),
+          input.withProperties,
+        );
+        return ok(
+          presentWholeList(
+            members.map(({ device, origin }) => presentDevice(device, { origin, properties: labels?.get(device.id) })),
+            listLinks(input.withProperties === true ? { withProperties: 'true' } : undefined),
+          ),
+        );
+      },
     }),
     route({
       method: 'POST',
