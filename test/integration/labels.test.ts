@@ -193,6 +193,17 @@ describe.each(ENGINES)('device selection (%s)', (engine) => {
     const unknown = await anonymous('/api/v2/devices?labelIds=999999');
     expect(unknown.status).toBe(400);
     expect(unknown.body.message).toContain('labelIds');
+    // A host that knows the form factor says so, whatever the name.
+    const fold = await world.agent.post('/devices', {
+      devices: [{ ...androidDevice('f1', 'Pixel Fold'), formFactor: 'TABLET' }],
+    });
+    expect(fold.status, fold.text).toBe(200);
+    const foldLabels = await anonymous(`/api/v2/devices/${fold.body.devices[0].deviceId}/properties`);
+    expect(foldLabels.body.data.map((l: LabelRecord) => l.displayName)).toContain('Tablet');
+    const badReport = await world.agent.post('/devices', {
+      devices: [{ ...androidDevice('f2', 'Pixel Fold'), formFactor: 'WATCH' }],
+    });
+    expect(badReport.status).toBe(400);
   });
 
   it('keeps a selector group in step with the fleet: devices join, change and leave', async () => {
@@ -267,7 +278,7 @@ describe.each(ENGINES)('device selection (%s)', (engine) => {
     const groupId = await group(alice, 'Tablets');
     await alice.call('POST', `/api/v2/device-groups/${groupId}/selectors`, {
       json: true,
-      form: { selectorId: String(label.get('form-factor:tablet')) },
+      form: { 'selectorIds[]': [String(label.get('form-factor:tablet')), String(label.get('manufacturer:samsung'))] },
     });
     const run = await startRun(alice, {
       frameworkId: CRAWLER,
