@@ -1,5 +1,5 @@
 /** Devices, device groups and group membership. */
-import { type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import {
   DEVICE_MACHINE,
   type Device,
@@ -81,25 +81,48 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
     'g.display_name',
     'g.os_type',
     'g.shared',
-    sql<number>`(SELECT COUNT(*) FROM devices d WHERE ${addedSql('g', 'd')} OR ${selectedSql('g', 'd')})`.as(
-      'device_count',
-    ),
+    // Added devices, plus those the selectors take besides: a group without selectors costs what it always did.
+    sql<number>`((SELECT COUNT(*) FROM device_group_devices m WHERE m.group_id = g.id) + CASE
+      WHEN EXISTS (SELECT 1 FROM device_group_selectors s WHERE s.group_id = g.id)
+      THEN (SELECT COUNT(*) FROM devices d WHERE ${selectedSql('g', 'd')} AND NOT ${addedSql('g', 'd')})
+      ELSE 0 END)`.as('device_count'),
   ] as const;
 
-  /** The devices of a group with how each is in it (docs/api.md#device-selection). */
+  /**
+   * The devices of a group with how each is in it (docs/api.md#device-selection): those added to it
+   * by their join, then, when it has selectors, those they take. Sorted by id.
+   */
   async function membersOfGroup(groupId: number): Promise<GroupMember[]> {
-    const rows = await db
-      .selectFrom(['devices as d', 'device_groups as g'])
+    const added = await db
+      .selectFrom('devices as d')
+      .innerJoin('device_group_devices as m', 'm.device_id', 'd.id')
       .selectAll('d')
-      .select([sql<SqlBool>`${addedSql('g', 'd')}`.as('added'), sql<SqlBool>`${selectedSql('g', 'd')}`.as('selected')])
-      .where('g.id', '=', groupId)
-      .where(sql<SqlBool>`(${addedSql('g', 'd')} OR ${selectedSql('g', 'd')})`)
-      .orderBy('d.id')
+      .where('m.group_id', '=', groupId)
       .execute();
-    return rows.map(({ added, selected, ...row }) => ({
-      device: toDevice(row),
-      origin: groupOrigin(truthy(added), truthy(selected))!,
-    }));
+    const hasSelectors = await db
+      .selectFrom('device_group_selectors')
+      .select('label_id')
+      .where('group_id', '=', groupId)
+      .limit(1)
+      .executeTakeFirst();
+    const selected =
+      hasSelectors === undefined
+        ? []
+        : await db
+            .selectFrom(['devices as d', 'device_groups as g'])
+            .selectAll('d')
+            .where('g.id', '=', groupId)
+            .where(selectedSql('g', 'd'))
+            .execute();
+    const addedIds = new Set(added.map((row) => row.id));
+    const selectedIds = new Set(selected.map((row) => row.id));
+    const rows = new Map([...added, ...selected].map((row) => [row.id, row]));
+    return [...rows.values()]
+      .sort((a, b) => a.id - b.id)
+      .map((row) => ({
+        device: toDevice(row),
+        origin: groupOrigin(addedIds.has(row.id), selectedIds.has(row.id))!,
+      }));
   }
 
   return {
@@ -426,11 +449,6 @@ export function toDevice(row: Selectable<DevicesTable>): Device {
     executionKinds: row.execution_kinds === '' ? [] : (row.execution_kinds.split(',') as ExecutionKind[]),
     stateReason: row.state_reason,
   };
-}
-
-/** SQLite answers a condition as 0 or 1, PostgreSQL as a boolean. */
-function truthy(value: unknown): boolean {
-  return value === true || value === 1 || value === '1';
 }
 
 function toGroup(row: {

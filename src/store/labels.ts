@@ -39,36 +39,40 @@ const GROUP_SQL: ListSql<GroupField> = {
   tieBreaker: 'id',
 };
 
-/** Gives the device exactly the labels its facts call for, making labels not seen before. */
+/**
+ * Gives the device exactly the labels its facts call for, making labels not seen before. A few
+ * statements whatever the number of labels, and no writes when the labels are as they were
+ * (hosts report every device at each hello).
+ */
 export async function syncDeviceLabels(db: Kysely<Tables>, deviceId: number, facts: DeviceFacts): Promise<void> {
-  const wanted: number[] = [];
-  for (const value of labelsOf(facts)) {
-    const groupId = labelGroupByName(value.group).id;
-    const find = () =>
-      db
-        .selectFrom('labels')
-        .select('id')
-        .where('group_id', '=', groupId)
-        .where('name', '=', value.name)
-        .executeTakeFirst();
-    let found = await find();
-    if (found === undefined) {
-      await db
-        .insertInto('labels')
-        .values({ group_id: groupId, name: value.name, display_name: value.displayName })
-        .onConflict((oc) => oc.columns(['group_id', 'name']).doNothing())
-        .execute();
-      found = await find();
-    }
-    wanted.push(Number(found!.id));
+  const values = labelsOf(facts).map((value) => ({ ...value, groupId: labelGroupByName(value.group).id }));
+  const find = async () => {
+    if (values.length === 0) return new Map<string, number>();
+    const rows = await db
+      .selectFrom('labels')
+      .select(['id', 'group_id', 'name'])
+      .where((eb) => eb.or(values.map((v) => eb.and([eb('group_id', '=', v.groupId), eb('name', '=', v.name)]))))
+      .execute();
+    return new Map(rows.map((row) => [`${row.group_id}:${row.name}`, Number(row.id)]));
+  };
+  let found = await find();
+  const missing = values.filter((v) => !found.has(`${v.groupId}:${v.name}`));
+  if (missing.length > 0) {
+    await db
+      .insertInto('labels')
+      .values(missing.map((v) => ({ group_id: v.groupId, name: v.name, display_name: v.displayName })))
+      .onConflict((oc) => oc.columns(['group_id', 'name']).doNothing())
+      .execute();
+    found = await find();
   }
+  const wanted = [...new Set(values.map((v) => found.get(`${v.groupId}:${v.name}`)!))];
   const current = (
     await db.selectFrom('device_labels').select('label_id').where('device_id', '=', deviceId).execute()
   ).map((row) => Number(row.label_id));
   const stale = current.filter((id) => !wanted.includes(id));
   if (stale.length > 0)
     await db.deleteFrom('device_labels').where('device_id', '=', deviceId).where('label_id', 'in', stale).execute();
-  const fresh = [...new Set(wanted)].filter((id) => !current.includes(id));
+  const fresh = wanted.filter((id) => !current.includes(id));
   if (fresh.length > 0)
     await db
       .insertInto('device_labels')
