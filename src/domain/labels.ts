@@ -126,7 +126,9 @@ export function groupOrigin(added: boolean, selected: boolean): DeviceGroupOrigi
   return selected ? 'DYNAMIC' : null;
 }
 
-export const LABEL_LIST: ListSpec<'id' | 'name' | 'displayName' | 'propertyGroupId' | 'propertyGroupName'> = {
+export const LABEL_LIST: ListSpec<
+  'id' | 'name' | 'displayName' | 'propertyGroupId' | 'propertyGroupName' | 'labelGroupName'
+> = {
   entity: 'labels',
   fields: {
     id: { type: 'number' },
@@ -134,6 +136,7 @@ export const LABEL_LIST: ListSpec<'id' | 'name' | 'displayName' | 'propertyGroup
     displayName: { type: 'string' },
     propertyGroupId: { type: 'number' },
     propertyGroupName: { type: 'string' },
+    labelGroupName: { type: 'string' },
   },
   defaultSort: [
     { field: 'propertyGroupId', direction: 'asc' },
@@ -141,8 +144,13 @@ export const LABEL_LIST: ListSpec<'id' | 'name' | 'displayName' | 'propertyGroup
   ],
 };
 
-export const LABEL_GROUP_LIST: ListSpec<'id' | 'name' | 'displayName'> = {
+export const LABEL_GROUP_LIST: ListSpec<'id' | 'name' | 'displayName' | 'hiddenByDefault'> = {
   entity: 'label groups',
-  fields: { id: { type: 'number' }, name: { type: 'string' }, displayName: { type: 'string' } },
+  fields: {
+    id: { type: 'number' },
+    name: { type: 'string' },
+    displayName: { type: 'string' },
+    hiddenByDefault: { type: 'boolean' },
+  },
   defaultSort: [{ field: 'id', direction: 'asc' }],
 };

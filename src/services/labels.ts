@@ -38,8 +38,9 @@ export async function getLabelGroup(ctx: Context, id: number): Promise<LabelGrou
 }
 
 export async function listLabels(ctx: Context, query: ListQuery<LabelField>, groupId?: number): Promise<Page<Label>> {
-  if (groupId !== undefined) await getLabelGroup(ctx, groupId);
-  return ctx.store.labels.list(query, groupId);
+  if (groupId === undefined) return ctx.store.labels.list(query);
+  const group = await getLabelGroup(ctx, groupId);
+  return ctx.store.labels.list(query, { labelGroupId: group.id });
 }
 
 export async function getLabel(ctx: Context, groupId: number, id: number): Promise<Label> {
@@ -49,9 +50,13 @@ export async function getLabel(ctx: Context, groupId: number, id: number): Promi
 }
 
 /** The labels a device carries (its `properties`). */
-export async function deviceProperties(ctx: Context, deviceId: number): Promise<Label[]> {
+export async function deviceProperties(
+  ctx: Context,
+  deviceId: number,
+  query: ListQuery<LabelField>,
+): Promise<Page<Label>> {
   const device = await getDevice(ctx, deviceId);
-  return (await ctx.store.labels.ofDevices([device.id])).get(device.id) ?? [];
+  return ctx.store.labels.list(query, { deviceId: device.id });
 }
 
 /** The labels of each device, for records answered `withProperties=true`. */
@@ -83,13 +88,19 @@ export async function requireLabels(ctx: Context, parameter: string, ids: readon
 }
 
 /** A group's selectors: the labels it takes devices by. */
-export async function groupSelectors(ctx: Context, user: User, groupId: number): Promise<Label[]> {
+export async function groupSelectors(
+  ctx: Context,
+  user: User,
+  groupId: number,
+  query: ListQuery<LabelField>,
+): Promise<Page<Label>> {
   const group = await getGroup(ctx, user, groupId);
-  return ctx.store.labels.selectorsOf(group.id);
+  return ctx.store.labels.list(query, { selectorsOf: group.id });
 }
 
 export async function groupSelector(ctx: Context, user: User, groupId: number, labelId: number): Promise<Label> {
-  const selector = (await groupSelectors(ctx, user, groupId)).find((label) => label.id === labelId);
+  const group = await getGroup(ctx, user, groupId);
+  const selector = (await ctx.store.labels.selectorsOf(group.id)).find((label) => label.id === labelId);
   if (selector === undefined) throw new NotFoundError('Selector', labelId);
   return selector;
 }

@@ -18,8 +18,15 @@ import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
 
-type LabelField = 'id' | 'name' | 'displayName' | 'propertyGroupId' | 'propertyGroupName';
-type GroupField = 'id' | 'name' | 'displayName';
+type LabelField = 'id' | 'name' | 'displayName' | 'propertyGroupId' | 'propertyGroupName' | 'labelGroupName';
+type GroupField = 'id' | 'name' | 'displayName' | 'hiddenByDefault';
+
+/** Which labels a listing holds: all, one label group's, one device's, or one device group's selectors. */
+export type LabelScope =
+  | { readonly labelGroupId: number }
+  | { readonly deviceId: number }
+  | { readonly selectorsOf: number }
+  | Record<string, never>;
 
 const LABEL_SQL: ListSql<LabelField> = {
   columns: {
@@ -28,13 +35,14 @@ const LABEL_SQL: ListSql<LabelField> = {
     displayName: 'l.display_name',
     propertyGroupId: 'l.group_id',
     propertyGroupName: 'lg.display_name',
+    labelGroupName: 'lg.name',
   },
   searchColumns: ['l.display_name', 'lg.display_name'],
   tieBreaker: 'l.id',
 };
 
 const GROUP_SQL: ListSql<GroupField> = {
-  columns: { id: 'id', name: 'name', displayName: 'display_name' },
+  columns: { id: 'id', name: 'name', displayName: 'display_name', hiddenByDefault: 'hidden_by_default' },
   searchColumns: ['display_name'],
   tieBreaker: 'id',
 };
@@ -133,13 +141,24 @@ export function labelsStore(db: Kysely<Tables>, dialect: Dialect) {
       return row && toGroup(row);
     },
 
-    /** Labels, of one label group when `groupId` is given. */
-    async list(query: ListQuery<LabelField>, groupId?: number): Promise<{ total: number; items: Label[] }> {
+    async list(query: ListQuery<LabelField>, scope: LabelScope = {}): Promise<{ total: number; items: Label[] }> {
       const base = db
         .selectFrom('labels as l')
         .innerJoin('label_groups as lg', 'lg.id', 'l.group_id')
         .where((eb) => eb.and(listConditions(dialect, query, LABEL_SQL)))
-        .$if(groupId !== undefined, (q) => q.where('l.group_id', '=', groupId!));
+        .$if('labelGroupId' in scope, (q) =>
+          q.where('l.group_id', '=', (scope as { labelGroupId: number }).labelGroupId),
+        )
+        .$if('deviceId' in scope, (q) =>
+          q.where(
+            sql<SqlBool>`EXISTS (SELECT 1 FROM device_labels dl WHERE dl.label_id = l.id AND dl.device_id = ${(scope as { deviceId: number }).deviceId})`,
+          ),
+        )
+        .$if('selectorsOf' in scope, (q) =>
+          q.where(
+            sql<SqlBool>`EXISTS (SELECT 1 FROM device_group_selectors s WHERE s.label_id = l.id AND s.group_id = ${(scope as { selectorsOf: number }).selectorsOf})`,
+          ),
+        );
       const { total, rows } = await pageOf(
         base,
         (q) => q.select(['l.id', 'l.group_id', 'l.name', 'l.display_name']),

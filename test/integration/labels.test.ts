@@ -137,6 +137,13 @@ describe.each(ENGINES)('device selection (%s)', (engine) => {
       'Form factor: Tablet',
       'Platform: Android',
     ]);
+    const paged = await anonymous(`/api/v2/devices/${tablet}/properties?limit=2&sort=propertyGroupName_a`);
+    expect(paged.body).toMatchObject({ total: 5, limit: 2 });
+    expect(paged.body.data.map((l: LabelRecord) => l.propertyGroupName)).toEqual(['Android version', 'API level']);
+    const filtered = await anonymous(`/api/v2/devices/${tablet}/properties?filter=s_labelGroupName_eq_form-factor`);
+    expect(filtered.body.data.map((l: LabelRecord) => l.displayName)).toEqual(['Tablet']);
+    expect((await anonymous(`/api/v2/devices/${tablet}/properties?sort=colour_a`)).status).toBe(400);
+    expect((await anonymous('/api/v2/label-groups?filter=b_hiddenByDefault_eq_true')).body.total).toBe(1);
     expect((await anonymous(`/api/v2/devices/${tablet}`)).body.properties).toBeNull();
     const withProperties = await anonymous(`/api/v2/devices/${tablet}?withProperties=true`);
     expect(withProperties.body.properties).toMatchObject({

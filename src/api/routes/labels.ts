@@ -28,7 +28,7 @@ import {
   presentLabel,
   presentLabelGroup,
 } from '../present/label.ts';
-import { listSchema, presentList, presentWholeList } from '../present/list.ts';
+import { listSchema, presentList } from '../present/list.ts';
 import { type RouteSpec, created, noContent, ok, route } from '../route.ts';
 import { ListInput, NoInput } from '../schemas.ts';
 
@@ -115,8 +115,12 @@ export const labelRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: ApiDevicePropertyList },
     access: 'anonymous',
-    handle: async ({ ctx, params, listLinks }) =>
-      ok(presentWholeList((await deviceProperties(ctx, params.deviceId)).map(presentLabel), listLinks())),
+    input: ListInput,
+    handle: async ({ ctx, params, input, listLinks }) => {
+      const query = parseListQuery(input, LABEL_LIST);
+      const page = await deviceProperties(ctx, params.deviceId, query);
+      return ok(presentList(page.items.map(presentLabel), page.total, query, listLinks()));
+    },
   }),
   ...[GROUP, '/device-groups/:groupId'].flatMap((path) => [
     route({
@@ -125,8 +129,12 @@ export const labelRoutes: readonly RouteSpec[] = [
       summary: "List a device group's selectors: the labels it takes devices by",
       tags: TAGS,
       answers: { 200: ApiDevicePropertyList },
-      handle: async ({ ctx, user, params, listLinks }) =>
-        ok(presentWholeList((await groupSelectors(ctx, user, params.groupId)).map(presentLabel), listLinks())),
+      input: ListInput,
+      handle: async ({ ctx, user, params, input, listLinks }) => {
+        const query = parseListQuery(input, LABEL_LIST);
+        const page = await groupSelectors(ctx, user, params.groupId, query);
+        return ok(presentList(page.items.map(presentLabel), page.total, query, listLinks()));
+      },
     }),
     route({
       method: 'POST',
