@@ -113,5 +113,13 @@ export async function addGroupDevices(
 
 export async function removeGroupDevice(ctx: Context, user: User, id: number, deviceId: number): Promise<void> {
   const group = await requireOwnedGroup(ctx, user, id);
-  if (!(await ctx.store.devices.removeFromGroup(group.id, deviceId))) throw new NotFoundError('Device', deviceId);
+  if (await ctx.store.devices.removeFromGroup(group.id, deviceId)) return;
+  // Not added by hand, it may still be in the group by its labels (docs/api.md#device-selection).
+  const selected = (await ctx.store.devices.membersOfGroup(group.id)).some((member) => member.device.id === deviceId);
+  if (!selected) throw new NotFoundError('Device', deviceId);
+  throw new InvalidParameterError(
+    'deviceId',
+    `Device ${deviceId} is in '${group.displayName}' by the group's selectors, not added to it: ` +
+      `remove the selector that takes it (…/selectors/{labelId})`,
+  );
 }

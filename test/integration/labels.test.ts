@@ -236,6 +236,11 @@ describe.each(ENGINES)('device selection (%s)', (engine) => {
       form: { deviceId: String(deviceId('a1')) },
     });
     expect(await members(groupId)).toEqual({ 'Galaxy S23': 'DYNAMIC', 'Pixel 8': 'STATIC' });
+    const notAdded = await alice.call('DELETE', `/api/v2/me/device-groups/${groupId}/devices/${deviceId('s1')}`, {
+      json: true,
+    });
+    expect(notAdded.status).toBe(400);
+    expect(notAdded.body.message).toContain('selector');
 
     // A phone plugged into the host later joins; added by hand too, it is in the group both ways.
     const plugged = await world.agent.post('/devices', { devices: [galaxy('s2', 'Galaxy S25', '14.1', 35)] });
