@@ -8,6 +8,7 @@
 import type { DeviceOsType } from '../domain/devices.ts';
 import type { CleaningKind, DeviceSettings } from '../domain/flavours.ts';
 import type { ExecutionKind } from '../domain/frameworks-kinds.ts';
+import type { FormFactor } from '../domain/labels.ts';
 import type { StepType } from '../domain/runs.ts';
 import type { TestCase } from '../domain/test-cases.ts';
 
@@ -23,6 +24,8 @@ export interface DeviceDescription {
   readonly apiLevel: number | null;
   /** What this device can run. */
   readonly executionKinds: readonly ExecutionKind[];
+  /** Phone or tablet, from what the device says of itself (it labels the device: docs/api.md#device-selection). */
+  readonly formFactor?: FormFactor;
 }
 
 export type Health = { readonly ok: true } | { readonly ok: false; readonly reason: string };

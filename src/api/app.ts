@@ -27,6 +27,7 @@ import { registerRoutes } from './routes-register.ts';
 import { accountRoutes } from './routes/account.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { deviceRoutes } from './routes/devices.ts';
+import { labelRoutes } from './routes/labels.ts';
 import { fileRoutes } from './routes/files.ts';
 import { frameworkRoutes } from './routes/frameworks.ts';
 import { infoRoutes } from './routes/info.ts';
@@ -140,6 +141,7 @@ export function routeTable(info: { version: string; flavour: string }): RouteSpe
     ...runRoutes,
     ...projectConfigRoutes,
     ...deviceRoutes,
+    ...labelRoutes,
     ...fileRoutes,
     ...frameworkRoutes,
     ...runStartRoutes,

@@ -8,6 +8,7 @@
  */
 import Type, { type Static, type TSchema } from 'typebox';
 import { DEVICE_OS_TYPES } from '../domain/devices.ts';
+import { FORM_FACTORS } from '../domain/labels.ts';
 import { FILE_ACTIONS } from '../domain/files.ts';
 import { CLEANING_KINDS, FLAVOURS } from '../domain/flavours.ts';
 import { EXECUTION_KINDS } from '../domain/frameworks-kinds.ts';
@@ -37,6 +38,8 @@ export const DeviceReport = Type.Object({
   releaseVersion: Type.String({ maxLength: 50 }),
   apiLevel: Nullable(Type.Integer({ minimum: 0, maximum: 1000 })),
   executionKinds: Type.Array(Type.Enum(EXECUTION_KINDS), { maxItems: 20 }),
+  /** Phone or tablet, when the host can tell; the server guesses from the name otherwise (docs/api.md#device-selection). */
+  formFactor: Type.Optional(Type.Enum(FORM_FACTORS)),
 });
 export type DeviceReport = Static<typeof DeviceReport>;
 

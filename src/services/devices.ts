@@ -16,8 +16,13 @@ import type { Page } from './views.ts';
 type DeviceField = keyof (typeof DEVICE_LIST)['fields'];
 type GroupField = keyof (typeof DEVICE_GROUP_LIST)['fields'];
 
-export function listDevices(ctx: Context, query: ListQuery<DeviceField>): Promise<Page<Device>> {
-  return ctx.store.devices.list(query);
+/** `labelIds` (checked to exist by the caller) keeps the devices carrying them (docs/api.md#device-selection). */
+export function listDevices(
+  ctx: Context,
+  query: ListQuery<DeviceField>,
+  labelIds: readonly number[] = [],
+): Promise<Page<Device>> {
+  return ctx.store.devices.list(query, labelIds);
 }
 
 export async function getDevice(ctx: Context, id: number): Promise<Device> {
@@ -55,7 +60,7 @@ export async function getGroup(ctx: Context, user: User, id: number): Promise<De
 }
 
 /** A group the user may change: public groups are visible but not theirs to edit (404 like any foreign id). */
-async function requireOwnedGroup(ctx: Context, user: User, id: number): Promise<DeviceGroup> {
+export async function requireOwnedGroup(ctx: Context, user: User, id: number): Promise<DeviceGroup> {
   const group = await ctx.store.devices.findOwnedGroup(user.id, id);
   if (group === undefined) throw new NotFoundError('Device group', id);
   return group;
@@ -80,11 +85,6 @@ export async function renameGroup(
 export async function deleteGroup(ctx: Context, user: User, id: number): Promise<void> {
   const group = await requireOwnedGroup(ctx, user, id);
   await ctx.store.devices.deleteGroup(group.id);
-}
-
-export async function groupDevices(ctx: Context, user: User, id: number): Promise<Device[]> {
-  const group = await getGroup(ctx, user, id);
-  return ctx.store.devices.devicesOfGroup(group.id);
 }
 
 export async function addGroupDevices(
@@ -113,5 +113,13 @@ export async function addGroupDevices(
 
 export async function removeGroupDevice(ctx: Context, user: User, id: number, deviceId: number): Promise<void> {
   const group = await requireOwnedGroup(ctx, user, id);
-  if (!(await ctx.store.devices.removeFromGroup(group.id, deviceId))) throw new NotFoundError('Device', deviceId);
+  if (await ctx.store.devices.removeFromGroup(group.id, deviceId)) return;
+  // Not added by hand, it may still be in the group by its labels (docs/api.md#device-selection).
+  const selected = (await ctx.store.devices.membersOfGroup(group.id)).some((member) => member.device.id === deviceId);
+  if (!selected) throw new NotFoundError('Device', deviceId);
+  throw new InvalidParameterError(
+    'deviceId',
+    `Device ${deviceId} is in '${group.displayName}' by the group's selectors, not added to it: ` +
+      `remove the selector that takes it (…/selectors/{labelId})`,
+  );
 }

@@ -9,9 +9,11 @@ import {
   type DeviceState,
 } from '../domain/devices.ts';
 import type { ExecutionKind } from '../domain/frameworks-kinds.ts';
+import { type DeviceGroupOrigin, type FormFactor, groupOrigin } from '../domain/labels.ts';
 import type { ListQuery } from '../domain/list-query.ts';
 import type { DEVICE_GROUP_LIST, DEVICE_LIST } from '../domain/devices.ts';
 import type { Dialect } from './db.ts';
+import { addedSql, carriesSql, selectedSql, syncDeviceLabels } from './labels.ts';
 import type { DevicesTable, Tables } from './schema.ts';
 import { type ListSql, flag, inIds, listConditions, pageOf } from './sql.ts';
 
@@ -60,6 +62,14 @@ export interface NewDevice {
   readonly creditsPrice?: number;
   readonly serial?: string;
   readonly executionKinds?: readonly ExecutionKind[];
+  /** When the host knows it; labels guess it from the name otherwise (domain/labels.ts#formFactorOf). */
+  readonly formFactor?: FormFactor | undefined;
+}
+
+/** A device of a group, and how it is in it: added by hand, taken by the group's selectors, or both. */
+export interface GroupMember {
+  readonly device: Device;
+  readonly origin: DeviceGroupOrigin;
 }
 
 export type DevicesStore = ReturnType<typeof devicesStore>;
@@ -71,8 +81,49 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
     'g.display_name',
     'g.os_type',
     'g.shared',
-    sql<number>`(SELECT COUNT(*) FROM device_group_devices m WHERE m.group_id = g.id)`.as('device_count'),
+    // Added devices, plus those the selectors take besides: a group without selectors costs what it always did.
+    sql<number>`((SELECT COUNT(*) FROM device_group_devices m WHERE m.group_id = g.id) + CASE
+      WHEN EXISTS (SELECT 1 FROM device_group_selectors s WHERE s.group_id = g.id)
+      THEN (SELECT COUNT(*) FROM devices d WHERE ${selectedSql('g', 'd')} AND NOT ${addedSql('g', 'd')})
+      ELSE 0 END)`.as('device_count'),
   ] as const;
+
+  /**
+   * The devices of a group with how each is in it (docs/api.md#device-selection): those added to it
+   * by their join, then, when it has selectors, those they take. Sorted by id.
+   */
+  async function membersOfGroup(groupId: number): Promise<GroupMember[]> {
+    const added = await db
+      .selectFrom('devices as d')
+      .innerJoin('device_group_devices as m', 'm.device_id', 'd.id')
+      .selectAll('d')
+      .where('m.group_id', '=', groupId)
+      .execute();
+    const hasSelectors = await db
+      .selectFrom('device_group_selectors')
+      .select('label_id')
+      .where('group_id', '=', groupId)
+      .limit(1)
+      .executeTakeFirst();
+    const selected =
+      hasSelectors === undefined
+        ? []
+        : await db
+            .selectFrom(['devices as d', 'device_groups as g'])
+            .selectAll('d')
+            .where('g.id', '=', groupId)
+            .where(selectedSql('g', 'd'))
+            .execute();
+    const addedIds = new Set(added.map((row) => row.id));
+    const selectedIds = new Set(selected.map((row) => row.id));
+    const rows = new Map([...added, ...selected].map((row) => [row.id, row]));
+    return [...rows.values()]
+      .sort((a, b) => a.id - b.id)
+      .map((row) => ({
+        device: toDevice(row),
+        origin: groupOrigin(addedIds.has(row.id), selectedIds.has(row.id))!,
+      }));
+  }
 
   return {
     async insert(device: NewDevice, now: number): Promise<Device> {
@@ -89,6 +140,7 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
         })
         .returningAll()
         .executeTakeFirstOrThrow();
+      await syncDeviceLabels(db, row.id, device);
       return toDevice(row);
     },
 
@@ -107,8 +159,15 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
       return new Map(rows.map((row) => [row.id, toDevice(row)]));
     },
 
-    async list(query: ListQuery<DeviceField>): Promise<{ total: number; items: Device[] }> {
-      const base = db.selectFrom('devices').where((eb) => eb.and(listConditions(dialect, query, DEVICE_SQL)));
+    /** `labelIds`: only devices carrying, for each label group among them, one of those labels. */
+    async list(
+      query: ListQuery<DeviceField>,
+      labelIds: readonly number[] = [],
+    ): Promise<{ total: number; items: Device[] }> {
+      const base = db
+        .selectFrom('devices')
+        .where((eb) => eb.and(listConditions(dialect, query, DEVICE_SQL)))
+        .$if(labelIds.length > 0, (q) => q.where(carriesSql(dialect, 'devices', labelIds)));
       const { total, rows } = await pageOf(base, (q) => q.selectAll(), query, DEVICE_SQL);
       return { total, items: rows.map(toDevice) };
     },
@@ -186,6 +245,8 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
         .selectAll()
         .where('serial', '=', device.serial)
         .executeTakeFirstOrThrow();
+      // What the host reports now decides the labels: an upgraded device moves between groups.
+      await syncDeviceLabels(db, row.id, device);
       return toDevice(row);
     },
 
@@ -361,16 +422,12 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
       return Number(result.numDeletedRows) > 0;
     },
 
+    /** The devices of a group now: those added to it and those its selectors take (docs/api.md#device-selection). */
     async devicesOfGroup(groupId: number): Promise<Device[]> {
-      const rows = await db
-        .selectFrom('devices')
-        .selectAll('devices')
-        .innerJoin('device_group_devices as m', 'm.device_id', 'devices.id')
-        .where('m.group_id', '=', groupId)
-        .orderBy('devices.id')
-        .execute();
-      return rows.map(toDevice);
+      return (await membersOfGroup(groupId)).map((member) => member.device);
     },
+
+    membersOfGroup,
   };
 }
 

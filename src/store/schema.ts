@@ -121,6 +121,35 @@ export interface DeviceGroupDevicesTable {
   device_id: number;
 }
 
+/** The fixed label groups (domain/labels.ts#LABEL_GROUPS, written by migration 016). */
+export interface LabelGroupsTable {
+  id: number;
+  name: string;
+  display_name: string;
+  hidden_by_default: Flag;
+  os_type: string | null;
+}
+
+/** Values within a label group, made as devices first report them. */
+export interface LabelsTable {
+  id: Generated<number>;
+  group_id: number;
+  name: string;
+  display_name: string;
+}
+
+/** The labels each device carries, derived from what its host reports. */
+export interface DeviceLabelsTable {
+  device_id: number;
+  label_id: number;
+}
+
+/** The labels a device group selects devices by (docs/api.md#device-selection). */
+export interface DeviceGroupSelectorsTable {
+  group_id: number;
+  label_id: number;
+}
+
 export interface TestRunsTable {
   id: Generated<number>;
   project_id: number;
@@ -349,6 +378,10 @@ export interface Tables {
   devices: DevicesTable;
   device_groups: DeviceGroupsTable;
   device_group_devices: DeviceGroupDevicesTable;
+  label_groups: LabelGroupsTable;
+  labels: LabelsTable;
+  device_labels: DeviceLabelsTable;
+  device_group_selectors: DeviceGroupSelectorsTable;
   test_runs: TestRunsTable;
   test_run_secrets: TestRunSecretsTable;
   device_runs: DeviceRunsTable;

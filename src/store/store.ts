@@ -11,6 +11,7 @@ import { deviceRunsStore } from './device-runs.ts';
 import { devicesStore } from './devices.ts';
 import { filesStore } from './files.ts';
 import { hooksStore } from './hooks.ts';
+import { labelsStore } from './labels.ts';
 import { notificationsStore } from './notifications.ts';
 import { oauthTokensStore } from './oauth-tokens.ts';
 import { preferencesStore } from './preferences.ts';
@@ -34,6 +35,7 @@ export interface Store {
   readonly projects: ReturnType<typeof projectsStore>;
   readonly projectConfigs: ReturnType<typeof projectConfigsStore>;
   readonly devices: ReturnType<typeof devicesStore>;
+  readonly labels: ReturnType<typeof labelsStore>;
   readonly testRuns: ReturnType<typeof testRunsStore>;
   readonly deviceRuns: ReturnType<typeof deviceRunsStore>;
   readonly files: ReturnType<typeof filesStore>;
@@ -82,6 +84,9 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
     },
     get devices() {
       return module('devices', () => devicesStore(db, dialect));
+    },
+    get labels() {
+      return module('labels', () => labelsStore(db, dialect));
     },
     get testRuns() {
       return module('testRuns', () => testRunsStore(db, dialect));

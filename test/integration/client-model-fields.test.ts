@@ -208,6 +208,26 @@ describe.each(ENGINES)("records carry the fields of the clients' models (%s)", (
     for (const listed of (await get('/me/device-groups?withPublic=true')).data)
       expectModels('listed device group', listed, models.DEVICE_GROUP);
 
+    // Labels and the device picker (docs/api.md#device-selection).
+    const withProperties = await get(`/devices/${ids.deviceId}?withProperties=true`);
+    expectModels('device with properties', withProperties, models.DEVICE);
+    expect(withProperties.properties.data.length).toBeGreaterThan(0);
+    for (const property of withProperties.properties.data)
+      expectModels('device property', property, models.DEVICE_PROPERTY, models.JAVA_DEVICE_PROPERTY);
+    for (const listed of (await get('/labels')).data)
+      expectModels('label', listed, models.DEVICE_PROPERTY, models.JAVA_DEVICE_PROPERTY);
+    for (const listed of (await get(`/me/device-groups/${ids.groupId}/selectors`)).data)
+      expectModels('selector', listed, models.DEVICE_PROPERTY);
+    for (const listed of (await get('/label-groups')).data)
+      expectModels('label group', listed, models.LABEL_GROUP, models.JAVA_LABEL_GROUP);
+    const picker = await get('/devices/filters');
+    expectModels('device picker', picker, models.DEVICE_PICKER);
+    expect(picker.deviceFilterGroups.length).toBeGreaterThan(0);
+    for (const filterGroup of picker.deviceFilterGroups) {
+      expectModels('device filter group', filterGroup, models.DEVICE_FILTER_GROUP);
+      for (const filter of filterGroup.deviceFilters) expectModels('device filter', filter, models.DEVICE_FILTER);
+    }
+
     // Files and their properties.
     const file = await get(`/me/files/${app.id}`);
     expectModels('file', file, models.USER_FILE);

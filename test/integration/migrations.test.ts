@@ -52,6 +52,7 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
         '010_run_secrets',
         '011_device_runs_by_user',
         '012_user_contact',
+        '016_device_labels',
         '020_account_pages',
         '021_project_unarchive',
       ]);
@@ -352,6 +353,61 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
     } finally {
       await database.close();
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('016 labels the devices known before it from what their hosts last reported', async () => {
+    const database = await open(engine, schema());
+    try {
+      await migrate(database, { through: '012_user_contact' });
+      const db = database.db as any;
+      const device = (values: Record<string, unknown>) =>
+        db
+          .insertInto('devices')
+          .values({ os_type: 'ANDROID', platform: 'ANDROID', state: 'IDLE', create_time: 1, ...values })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+      const tab = await device({
+        display_name: 'Galaxy Tab S9',
+        manufacturer: 'samsung',
+        release_version: '14.1',
+        api_level: 34,
+      });
+      const phone = await device({
+        display_name: 'iPhone 15',
+        manufacturer: 'Apple',
+        os_type: 'IOS',
+        platform: 'IOS',
+        release_version: '17.4.1',
+        api_level: null,
+      });
+      await migrate(database);
+      const labelsOf = async (id: number) =>
+        (
+          await db
+            .selectFrom('device_labels as dl')
+            .innerJoin('labels as l', 'l.id', 'dl.label_id')
+            .innerJoin('label_groups as g', 'g.id', 'l.group_id')
+            .select(['g.name as group', 'l.name', 'l.display_name'])
+            .where('dl.device_id', '=', id)
+            .orderBy('g.id')
+            .execute()
+        ).map((row: { group: string; name: string }) => `${row.group}=${row.name}`);
+      expect(await labelsOf(tab.id)).toEqual([
+        'android-version=14',
+        'api-level=34',
+        'manufacturer=samsung',
+        'form-factor=tablet',
+        'platform=android',
+      ]);
+      expect(await labelsOf(phone.id)).toEqual([
+        'ios-version=17',
+        'manufacturer=apple',
+        'form-factor=phone',
+        'platform=ios',
+      ]);
+    } finally {
+      await database.close();
     }
   });
 });

@@ -290,6 +290,8 @@ describe.each(ENGINES)('answers against the OpenAPI document (%s)', (engine) => 
     await json('POST', `/api/v2/me/device-groups/${group.id}`, { displayName: 'Renamed' });
     await json('POST', `/api/v2/me/device-groups/${group.id}/devices`, { deviceIds: [agent.deviceIds.get('a1')!] });
     await json('DELETE', `/api/v2/me/device-groups/${group.id}/devices/${agent.deviceIds.get('a1')!}`);
+    await json('POST', `/api/v2/me/device-groups/${group.id}/selectors`, { selectorIds: [ids.labelId!] });
+    await json('DELETE', `/api/v2/me/device-groups/${group.id}/selectors/${ids.labelId!}`);
     await json('DELETE', `/api/v2/me/device-groups/${group.id}`);
     await json('POST', '/api/v2/me/recorder/authorizations', {});
     const recording = await json('POST', '/api/v2/me/recordings', { name: 'Recorded', osType: 'ANDROID' });

@@ -471,6 +471,48 @@ export const JAVA_DEVICE_GROUP: ClientModel = {
   },
 };
 
+export const DEVICE_PROPERTY: ClientModel = {
+  source: `${JS}/Device.ts @00bdfb45 (DeviceProperty)`,
+  fields: {
+    displayName: 'string',
+    id: 'number',
+    labelGroupName: 'string',
+    name: 'string',
+    propertyGroupId: 'number',
+    propertyGroupName: 'string',
+  },
+};
+
+export const JAVA_DEVICE_PROPERTY: ClientModel = {
+  source: `${JAVA}/APIDeviceProperty.java @04537bde`,
+  fields: { ...ENTITY, displayName: 'string', name: 'string', propertyGroupId: 'number', propertyGroupName: 'string' },
+};
+
+export const LABEL_GROUP: ClientModel = {
+  source: `${JS}/LabelGroup.ts @00bdfb45 (LabelGroup)`,
+  fields: { displayName: 'string', id: 'number', name: 'string' },
+};
+
+export const JAVA_LABEL_GROUP: ClientModel = {
+  source: `${JAVA}/APILabelGroup.java @0f845f01`,
+  fields: { ...ENTITY, displayName: 'string', hiddenByDefault: 'boolean', name: 'string' },
+};
+
+export const DEVICE_PICKER: ClientModel = {
+  source: `${JS}/DeviceFilter.ts @00bdfb45 (DevicePicker)`,
+  fields: { deviceFilterGroups: 'array', id: 'number' },
+};
+
+export const DEVICE_FILTER_GROUP: ClientModel = {
+  source: `${JS}/DeviceFilter.ts @00bdfb45 (DeviceFilterGroup)`,
+  fields: { deviceFilters: 'array', id: 'number', name: 'string' },
+};
+
+export const DEVICE_FILTER: ClientModel = {
+  source: `${JS}/DeviceFilter.ts @00bdfb45 (DeviceFilter)`,
+  fields: { displayName: 'string', hidden: 'boolean', id: 'number', name: 'string', osType: 'string' },
+};
+
 export const USER_FILE: ClientModel = {
   source: `${JS}/UserFile.ts @00bdfb45 (UserFile)`,
   fields: {

@@ -34,6 +34,12 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
   const projectId = (await ok('POST', '/api/me/projects', { name: `Project ${tag}` })).id;
   const groupId = (await ok('POST', '/api/me/device-groups', { displayName: `Group ${tag}`, osType: 'ANDROID' })).id;
   await ok('POST', `/api/me/device-groups/${groupId}/devices`, { deviceId: String(device.id) });
+  // The group also selects by one of the device's labels (docs/api.md#device-selection).
+  const [label] = (await user.call('GET', `/api/devices/${device.id}/properties`, { json: true })).body.data as Array<{
+    id: number;
+    propertyGroupId: number;
+  }>;
+  await ok('POST', `/api/me/device-groups/${groupId}/selectors`, { selectorId: String(label!.id) });
   const parameterId = (
     await ok('POST', `/api/me/projects/${projectId}/config/parameters`, { key: 'K', value: `Value ${tag}` })
   ).id;
@@ -106,6 +112,8 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
       deviceSessionId: finished!.id,
       deviceId: device.id,
       groupId,
+      labelGroupId: label!.propertyGroupId,
+      labelId: label!.id,
       parameterId,
       recordingId,
       notificationId,

@@ -26,6 +26,7 @@ describe('what Android tools print', () => {
       osType: 'ANDROID',
       releaseVersion: '14',
       apiLevel: 34,
+      formFactor: 'PHONE',
     });
     expect(describeDevice('ZY2242CQ7N', properties('getprop-moto-g5.txt'))).toMatchObject({
       displayName: 'Motorola Moto G (5)',
@@ -37,6 +38,9 @@ describe('what Android tools print', () => {
       describeDevice('x', { 'ro.product.manufacturer': 'samsung', 'ro.product.model': 'Samsung Galaxy Tab' })
         .displayName,
     ).toBe('Samsung Galaxy Tab');
+    expect(
+      describeDevice('x', { 'ro.product.model': 'SM-X710', 'ro.build.characteristics': 'tablet,nosdcard' }).formFactor,
+    ).toBe('TABLET');
     expect(describeDevice('x', {})).toMatchObject({
       displayName: 'Unknown x',
       apiLevel: null,

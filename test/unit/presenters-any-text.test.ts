@@ -13,6 +13,7 @@ import type { PresentContext } from '../../src/api/present/context.ts';
 import type { Rep } from '../../src/api/present/representation.ts';
 import type { Device, DeviceGroup } from '../../src/domain/devices.ts';
 import type { UserFile } from '../../src/domain/files.ts';
+import type { Label } from '../../src/domain/labels.ts';
 import { frameworkById } from '../../src/domain/frameworks.ts';
 import { EMPTY_RUN_STATS, type DeviceRun, type TestRun } from '../../src/domain/runs.ts';
 import type { User } from '../../src/domain/users.ts';
@@ -54,6 +55,11 @@ function textsFrom(values: readonly string[], keys: readonly string[]): Texts {
   text.as = () => text() as never;
   text.dict = () => Object.fromEntries(keys.map((key) => [key, text()]));
   return text;
+}
+
+/** A label of the manufacturer group, its value any text (hosts report manufacturers). */
+function label(s: Texts): Label {
+  return { id: 9, groupId: 4, name: s(), displayName: s() };
 }
 
 function user(s: Texts): User {
@@ -286,7 +292,27 @@ const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
       { id: 1, name: s(), hostname: s(), version: s(), createTime: 1, lastSeenTime: 2 },
       [device(s)],
     ),
-  presentDevice: async (s) => (await import('../../src/api/present/device.ts')).presentDevice(device(s)),
+  presentDevice: async (s) =>
+    (await import('../../src/api/present/device.ts')).presentDevice(device(s), {
+      properties: [label(s)],
+      origin: 'HYBRID',
+    }),
+  presentLabelGroup: async (s) =>
+    (await import('../../src/api/present/label.ts')).presentLabelGroup({
+      id: 4,
+      name: s(),
+      displayName: s(),
+      hiddenByDefault: false,
+      osType: null,
+    }),
+  presentLabel: async (s) => (await import('../../src/api/present/label.ts')).presentLabel(label(s)),
+  presentDeviceProperties: async (s) =>
+    (await import('../../src/api/present/label.ts')).presentDeviceProperties(3, [label(s), label(s)]),
+  presentDevicePicker: async (s) =>
+    (await import('../../src/api/present/label.ts')).presentDevicePicker(
+      [{ id: 4, name: s(), displayName: s(), hiddenByDefault: true, osType: null }],
+      [{ ...label(s), osType: 'UNDEFINED' }],
+    ),
   presentManagedDevice: async (s) => (await import('../../src/api/present/device.ts')).presentManagedDevice(device(s)),
   presentDeviceGroup: async (s) =>
     (await import('../../src/api/present/device.ts')).presentDeviceGroup(group(s), context(s)),

@@ -4,6 +4,8 @@ import { AlwaysNull, Bool, Count, Id, MaybeInt, MaybeStr, SelfURI, Str } from '.
 import { Nested, Nullable, type Rep, entity, entitySchema } from './representation.ts';
 import type { PresentContext } from './context.ts';
 import { sharingOf } from './sharing.ts';
+import type { DeviceGroupOrigin, Label } from '../../domain/labels.ts';
+import { ApiDevicePropertyList, presentDeviceProperties } from './label.ts';
 
 /** A stable number for an OS release ("17.4.1" → 170401), since versions have no table of their own. */
 function softwareVersionId(releaseVersion: string): number {
@@ -37,14 +39,14 @@ const deviceFields = {
   lockReason: MaybeStr,
   creditsPrice: Type.Number(),
   enabled: Bool,
-  deviceGroupOrigin: AlwaysNull,
+  deviceGroupOrigin: Nullable(Type.String({ description: 'In a group: STATIC (added), DYNAMIC (selected) or HYBRID' })),
   available: Bool,
   stateReason: MaybeStr,
   accountId: AlwaysNull,
   mainUserEmail: AlwaysNull,
   supportedCreators: AlwaysNull,
   browsers: AlwaysNull,
-  properties: AlwaysNull,
+  properties: Nullable(Nested(ApiDevicePropertyList)),
   imagePrefix: AlwaysNull,
   imageTop: AlwaysNull,
   imageLeft: AlwaysNull,
@@ -80,11 +82,20 @@ export const ApiDeviceGroup = entitySchema('apiDeviceGroup', {
   creditsPrice: Count,
 });
 
-export function presentDevice(device: Device): Rep {
-  return entity(ApiDevice, deviceFieldsOf(device));
+/**
+ * What a device record adds where it is asked for (docs/api.md#device-selection): its labels
+ * (`withProperties=true`) and, in a group's device list, how it is in the group.
+ */
+export interface DeviceExtras {
+  readonly properties?: readonly Label[] | undefined;
+  readonly origin?: DeviceGroupOrigin | undefined;
 }
 
-function deviceFieldsOf(device: Device) {
+export function presentDevice(device: Device, extras: DeviceExtras = {}): Rep {
+  return entity(ApiDevice, deviceFieldsOf(device, extras));
+}
+
+function deviceFieldsOf(device: Device, extras: DeviceExtras = {}) {
   const reason = lockReason(device);
   return {
     id: device.id,
@@ -103,16 +114,16 @@ function deviceFieldsOf(device: Device) {
     lockReason: reason,
     creditsPrice: device.creditsPrice,
     enabled: device.enabled,
-    deviceGroupOrigin: null,
+    deviceGroupOrigin: extras.origin ?? null,
     available: device.enabled && device.online && reason === null,
     stateReason: device.stateReason,
-    // Every device serves every account: none is an account's private device, none has picture
-    // frames or browsers listed, and its properties are not (yet) a list of their own.
+    // Every device serves every account: none is an account's private device, and none has
+    // picture frames or browsers listed.
     accountId: null,
     mainUserEmail: null,
     supportedCreators: null,
     browsers: null,
-    properties: null,
+    properties: extras.properties === undefined ? null : presentDeviceProperties(device.id, extras.properties),
     imagePrefix: null,
     imageTop: null,
     imageLeft: null,

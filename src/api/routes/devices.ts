@@ -7,7 +7,6 @@ import {
   deleteGroup,
   getDevice,
   getGroup,
-  groupDevices,
   listDevices,
   listGroups,
   removeGroupDevice,
@@ -17,6 +16,22 @@ import { ApiDevice, ApiDeviceGroup, presentDevice, presentDeviceGroup } from '..
 import { itemList, listSchema, storedList } from '../present/list.ts';
 import { type RouteSpec, created, noContent, ok, page, route, whole } from '../route.ts';
 import { NoInput, Text } from '../schemas.ts';
+import { groupMembers, propertiesOf, requireLabels } from '../../services/labels.ts';
+import type { Context } from '../../services/context.ts';
+import type { Device } from '../../domain/devices.ts';
+
+/** `withProperties=true` embeds each device's labels (docs/api.md#device-selection). */
+const WithProperties = { withProperties: Type.Optional(Type.Boolean()) };
+
+/** The labels of `devices` when the request asked for them, else nothing to embed. */
+async function labelsFor(ctx: Context, devices: readonly Device[], wanted: boolean | undefined) {
+  return wanted === true
+    ? propertiesOf(
+        ctx,
+        devices.map((device) => device.id),
+      )
+    : undefined;
+}
 
 const TAGS = ['Devices'];
 const DeviceList = listSchema(ApiDevice);
@@ -36,6 +51,15 @@ export const deviceRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: DeviceList },
     access: 'anonymous',
+    input: Type.Object({
+      ...WithProperties,
+      labelIds: Type.Optional(
+        Type.Array(Type.Integer({ minimum: 1 }), {
+          maxItems: 1000,
+          description: 'Only devices carrying one of these labels in each label group named',
+        }),
+      ),
+    }),
     list: storedList(DEVICE_LIST, [
       'selfURI',
       'locked',
@@ -58,9 +82,20 @@ export const deviceRoutes: readonly RouteSpec[] = [
       'browsers',
       'properties',
     ]),
-    handle: async ({ ctx, list }) => {
-      const found = await listDevices(ctx, list);
-      return page(found.items.map(presentDevice), found.total);
+    handle: async ({ ctx, input, list }) => {
+      const labelIds = input.labelIds ?? [];
+      if (labelIds.length > 0) await requireLabels(ctx, 'labelIds', labelIds);
+      const found = await listDevices(ctx, list, labelIds);
+      const labels = await labelsFor(ctx, found.items, input.withProperties);
+      const extra = {
+        ...(labelIds.length > 0 && { labelIds: labelIds.join(',') }),
+        ...(input.withProperties === true && { withProperties: 'true' }),
+      };
+      return page(
+        found.items.map((device) => presentDevice(device, { properties: labels?.get(device.id) })),
+        found.total,
+        extra,
+      );
     },
   }),
   route({
@@ -70,7 +105,12 @@ export const deviceRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: ApiDevice },
     access: 'anonymous',
-    handle: async ({ ctx, params }) => ok(presentDevice(await getDevice(ctx, params.deviceId))),
+    input: Type.Object(WithProperties),
+    handle: async ({ ctx, params, input }) => {
+      const device = await getDevice(ctx, params.deviceId);
+      const labels = await labelsFor(ctx, [device], input.withProperties);
+      return ok(presentDevice(device, { properties: labels?.get(device.id) }));
+    },
   }),
   route({
     method: 'GET',
@@ -138,12 +178,23 @@ export const deviceRoutes: readonly RouteSpec[] = [
     route({
       method: 'GET',
       path: `${path as typeof GROUP}/devices`,
-      summary: 'List the devices of a group',
+      summary: 'List the devices of a group: those added to it and those its selectors take',
       tags: TAGS,
       answers: { 200: DeviceList },
+      input: Type.Object(WithProperties),
       list: GROUP_DEVICES,
-      handle: async ({ ctx, user, params }) =>
-        whole((await groupDevices(ctx, user, params.groupId)).map(presentDevice)),
+      handle: async ({ ctx, user, params, input }) => {
+        const members = await groupMembers(ctx, user, params.groupId);
+        const labels = await labelsFor(
+          ctx,
+          members.map((member) => member.device),
+          input.withProperties,
+        );
+        return whole(
+          members.map(({ device, origin }) => presentDevice(device, { origin, properties: labels?.get(device.id) })),
+          input.withProperties === true ? { withProperties: 'true' } : undefined,
+        );
+      },
     }),
     route({
       method: 'POST',

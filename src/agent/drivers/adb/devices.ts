@@ -30,5 +30,7 @@ export function describeDevice(serial: string, properties: Readonly<Record<strin
     releaseVersion: (properties['ro.build.version.release'] ?? '').trim() || 'unknown',
     apiLevel: Number.isSafeInteger(sdk) ? sdk : null,
     executionKinds: ADB_KINDS,
+    // Tablets build with the `tablet` characteristic (it picks their resources); phones with `default`/`nosdcard`.
+    formFactor: (properties['ro.build.characteristics'] ?? '').split(',').includes('tablet') ? 'TABLET' : 'PHONE',
   };
 }

@@ -134,6 +134,7 @@ export function createIosDriver(options: IosDriverOptions): Driver {
         releaseVersion: device.productVersion,
         apiLevel: null,
         executionKinds: IOS_KINDS,
+        formFactor: device.productType.startsWith('iPad') ? 'TABLET' : 'PHONE',
       }));
     },
 
