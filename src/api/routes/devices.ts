@@ -37,11 +37,15 @@ const TAGS = ['Devices'];
 const DeviceList = listSchema(ApiDevice);
 const GROUP = '/me/device-groups/:groupId';
 /** A group's devices, on every field they show; by name, as the device list. */
-const GROUP_DEVICES = itemList(ApiDevice, {
-  entity: 'devices',
-  sort: [{ field: 'displayName', direction: 'asc', caseInsensitive: true }],
-  search: ['displayName', 'manufacturer'],
-});
+const GROUP_DEVICES = {
+  ...itemList(ApiDevice, {
+    entity: 'devices',
+    sort: [{ field: 'displayName', direction: 'asc', caseInsensitive: true }],
+    search: ['displayName', 'manufacturer'],
+  }),
+  // A device's labels are a list of their own (/devices/{id}/properties), not a field to filter on.
+  shownOnly: ['properties'],
+};
 
 export const deviceRoutes: readonly RouteSpec[] = [
   route({

@@ -5,7 +5,6 @@
  */
 import Type from 'typebox';
 import { LABEL_GROUP_LIST, LABEL_LIST } from '../../domain/labels.ts';
-import { parseListQuery } from '../../domain/list-query.ts';
 import {
   addSelectors,
   deviceFilters,
@@ -28,9 +27,9 @@ import {
   presentLabel,
   presentLabelGroup,
 } from '../present/label.ts';
-import { listSchema, presentList } from '../present/list.ts';
-import { type RouteSpec, created, noContent, ok, route } from '../route.ts';
-import { ListInput, NoInput } from '../schemas.ts';
+import { listSchema, storedList } from '../present/list.ts';
+import { type RouteSpec, created, noContent, ok, page, route } from '../route.ts';
+import { NoInput } from '../schemas.ts';
 
 const TAGS = ['Devices'];
 const GROUP = '/me/device-groups/:groupId';
@@ -43,11 +42,10 @@ export const labelRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: listSchema(ApiLabelGroup) },
     access: 'anonymous',
-    input: ListInput,
-    handle: async ({ ctx, input, listLinks }) => {
-      const query = parseListQuery(input, LABEL_GROUP_LIST);
-      const page = await listLabelGroups(ctx, query);
-      return ok(presentList(page.items.map(presentLabelGroup), page.total, query, listLinks()));
+    list: storedList(LABEL_GROUP_LIST, ['selfURI']),
+    handle: async ({ ctx, list }) => {
+      const found = await listLabelGroups(ctx, list);
+      return page(found.items.map(presentLabelGroup), found.total);
     },
   }),
   route({
@@ -66,11 +64,10 @@ export const labelRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: ApiDevicePropertyList },
     access: 'anonymous',
-    input: ListInput,
-    handle: async ({ ctx, params, input, listLinks }) => {
-      const query = parseListQuery(input, LABEL_LIST);
-      const page = await listLabels(ctx, query, params.labelGroupId);
-      return ok(presentList(page.items.map(presentLabel), page.total, query, listLinks()));
+    list: storedList(LABEL_LIST, ['selfURI']),
+    handle: async ({ ctx, params, list }) => {
+      const found = await listLabels(ctx, list, params.labelGroupId);
+      return page(found.items.map(presentLabel), found.total);
     },
   }),
   route({
@@ -89,11 +86,10 @@ export const labelRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: ApiDevicePropertyList },
     access: 'anonymous',
-    input: ListInput,
-    handle: async ({ ctx, input, listLinks }) => {
-      const query = parseListQuery(input, LABEL_LIST);
-      const page = await listLabels(ctx, query);
-      return ok(presentList(page.items.map(presentLabel), page.total, query, listLinks()));
+    list: storedList(LABEL_LIST, ['selfURI']),
+    handle: async ({ ctx, list }) => {
+      const found = await listLabels(ctx, list);
+      return page(found.items.map(presentLabel), found.total);
     },
   }),
   route({
@@ -115,11 +111,10 @@ export const labelRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: ApiDevicePropertyList },
     access: 'anonymous',
-    input: ListInput,
-    handle: async ({ ctx, params, input, listLinks }) => {
-      const query = parseListQuery(input, LABEL_LIST);
-      const page = await deviceProperties(ctx, params.deviceId, query);
-      return ok(presentList(page.items.map(presentLabel), page.total, query, listLinks()));
+    list: storedList(LABEL_LIST, ['selfURI']),
+    handle: async ({ ctx, params, list }) => {
+      const found = await deviceProperties(ctx, params.deviceId, list);
+      return page(found.items.map(presentLabel), found.total);
     },
   }),
   ...[GROUP, '/device-groups/:groupId'].flatMap((path) => [
@@ -129,11 +124,10 @@ export const labelRoutes: readonly RouteSpec[] = [
       summary: "List a device group's selectors: the labels it takes devices by",
       tags: TAGS,
       answers: { 200: ApiDevicePropertyList },
-      input: ListInput,
-      handle: async ({ ctx, user, params, input, listLinks }) => {
-        const query = parseListQuery(input, LABEL_LIST);
-        const page = await groupSelectors(ctx, user, params.groupId, query);
-        return ok(presentList(page.items.map(presentLabel), page.total, query, listLinks()));
+      list: storedList(LABEL_LIST, ['selfURI']),
+      handle: async ({ ctx, user, params, list }) => {
+        const found = await groupSelectors(ctx, user, params.groupId, list);
+        return page(found.items.map(presentLabel), found.total);
       },
     }),
     route({
