@@ -36,6 +36,7 @@ import { recorderRoutes } from './routes/recorder.ts';
 import { runControlRoutes } from './routes/run-control.ts';
 import { runStartRoutes } from './routes/run-start.ts';
 import { runRoutes } from './routes/runs.ts';
+import { sharingRoutes } from './routes/sharing.ts';
 import { userRoutes } from './routes/users.ts';
 
 export interface AppOptions {
@@ -139,6 +140,7 @@ export function routeTable(info: { version: string; flavour: string }): RouteSpe
     ...resultRoutes,
     ...resultZipRoutes,
     ...recorderRoutes,
+    ...sharingRoutes,
     ...infoRoutes({ version: info.version, flavour: info.flavour }),
   ];
 }

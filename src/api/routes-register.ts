@@ -38,6 +38,9 @@ const RESOURCE_OF_PARAM: Readonly<Record<string, string>> = {
   parameterId: 'Config parameter',
   fileId: 'File',
   accountId: 'User',
+  accessGroupId: 'Access group',
+  memberId: 'User',
+  sharedResourceId: 'Shared resource',
 };
 
 export function registerRoutes(app: FastifyInstance, specs: readonly RouteSpec[], options: RegisterOptions): void {

@@ -13,6 +13,7 @@ import type { ListQuery } from '../domain/list-query.ts';
 import type { Dialect } from './db.ts';
 import type { DevicesTable, Tables } from './schema.ts';
 import { type ListSql, flag, inIds, listConditions, pageOf } from './sql.ts';
+import { sharedWith } from './sharing.ts';
 
 type DeviceField =
   | 'id'
@@ -260,12 +261,19 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
     },
 
     /** A group the user may use: their own, or one of the service's public groups. */
+    /** A group the user may use: theirs, public, or shared with them (docs/api.md#sharing). */
     async findUsableGroup(userId: number, id: number): Promise<DeviceGroup | undefined> {
       const row = await db
         .selectFrom('device_groups as g')
         .select(groupColumns)
         .where('g.id', '=', id)
-        .where((eb) => eb.or([eb('g.user_id', '=', userId), eb('g.user_id', 'is', null)]))
+        .where((eb) =>
+          eb.or([
+            eb('g.user_id', '=', userId),
+            eb('g.user_id', 'is', null),
+            eb('g.id', 'in', sharedWith(db, 'device_group_id', userId)),
+          ]),
+        )
         .executeTakeFirst();
       return row && toGroup(row);
     },
@@ -326,13 +334,23 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
       const base = db
         .selectFrom('device_groups as g')
         .where((eb) =>
-          withPublic
-            ? eb.or([eb('g.user_id', '=', userId), eb('g.user_id', 'is', null)])
-            : eb('g.user_id', '=', userId),
+          eb.or([
+            eb('g.user_id', '=', userId),
+            eb('g.id', 'in', sharedWith(db, 'device_group_id', userId)),
+            ...(withPublic ? [eb('g.user_id', 'is', null)] : []),
+          ]),
         )
         .where((eb) => eb.and(listConditions(dialect, query, GROUP_SQL)));
       const { total, rows } = await pageOf(base, (q) => q.select(groupColumns), query, GROUP_SQL);
       return { total, items: rows.map(toGroup) };
+    },
+
+    async setGroupShared(id: number, shared: boolean): Promise<void> {
+      await db
+        .updateTable('device_groups')
+        .set({ shared: shared ? 1 : 0 })
+        .where('id', '=', id)
+        .execute();
     },
 
     async renameGroup(id: number, displayName: string): Promise<void> {

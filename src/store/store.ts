@@ -20,6 +20,7 @@ import { queueStore } from './queue.ts';
 import { recordingsStore } from './recordings.ts';
 import { resultsStore } from './results.ts';
 import { retentionStore } from './retention.ts';
+import { sharingStore } from './sharing.ts';
 import type { Tables } from './schema.ts';
 import { testRunsStore } from './test-runs.ts';
 import { asUnavailable } from './unavailable.ts';
@@ -44,6 +45,7 @@ export interface Store {
   readonly webSessions: ReturnType<typeof webSessionsStore>;
   readonly storage: ReturnType<typeof storageStore>;
   readonly passwordGuesses: ReturnType<typeof passwordGuessesStore>;
+  readonly sharing: ReturnType<typeof sharingStore>;
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /** The error as an UnavailableError when it means the database is gone for a moment (503, retry); else undefined. */
   asUnavailable(error: unknown): UnavailableError | undefined;
@@ -115,6 +117,9 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
     },
     get passwordGuesses() {
       return module('passwordGuesses', () => passwordGuessesStore(db));
+    },
+    get sharing() {
+      return module('sharing', () => sharingStore(db, dialect));
     },
     asUnavailable,
     transaction: (work) =>

@@ -61,6 +61,13 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
     project: { id: projectId, slot: 'data' },
   });
   await ok('POST', '/api/me/recorder/authorizations', {});
+  // An access group with a member, sharing the project (docs/api.md#sharing).
+  const member = await h.user({ email: `world-member-${tag}@example.com` });
+  const accessGroupId = (await ok('POST', '/api/me/access-groups', { name: `Access ${tag}` })).id;
+  await ok('POST', `/api/me/access-groups/${accessGroupId}/users`, { email: member.user.email });
+  const sharedResourceId = (
+    await ok('POST', `/api/me/projects/${projectId}/share`, { accessGroupId: String(accessGroupId) })
+  ).id;
   // A finished device run (results to read) and a waiting one (something to abort).
   const run = await fixtures.run(h.ctx, user.user, projectId, [device], ['SUCCEEDED', 'WAITING']);
   const [finished] = await h.ctx.store.deviceRuns.ofRuns([run.id]);
@@ -77,6 +84,8 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
       `Group ${tag}`,
       `Recording ${tag}`,
       `Value ${tag}`,
+      `Access ${tag}`,
+      `world-member-${tag}@example.com`,
       `world-${tag}@example.com`,
       user.key,
     ],
@@ -93,6 +102,9 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
       recordingId,
       fileId: app.id,
       outputFileId: screenshot.id,
+      accessGroupId,
+      memberId: member.user.id,
+      sharedResourceId,
     },
   };
 }
