@@ -8,6 +8,9 @@ import { ENGINES } from '../support/engines.ts';
 import * as fixtures from '../support/fixtures.ts';
 import { type Harness, type TestUser, createHarness } from '../support/harness.ts';
 
+/** The server-side Appium framework: a run of it needs an app and a test package. */
+const SERVER_SIDE = 7;
+
 describe.each(ENGINES)('sharing (%s)', (engine) => {
   let h: Harness;
   let alice: TestUser;
@@ -193,6 +196,38 @@ describe.each(ENGINES)('sharing (%s)', (engine) => {
       expect(answer.status, `${method} ${url}`).toBe(404);
     }
     expect((await dave.call('GET', `/api/me/device-groups/${groupId}`, { json: true })).status).toBe(404);
+    // The sharee runs on it, in a project of their own; a stranger cannot name it.
+    const start = async (user: TestUser) => {
+      const app = await fixtures.file(h.ctx, user.user, {
+        name: 'app.apk',
+        inputType: 'APPLICATION',
+        osType: 'ANDROID',
+        properties: { package_name: 'com.example' },
+      });
+      const tests = await fixtures.file(h.ctx, user.user, {
+        name: 'tests.zip',
+        inputType: 'TEST',
+        properties: { entry_script: 'run-tests.sh' },
+      });
+      return user.call('POST', '/api/v2/runs', {
+        json: true,
+        body: {
+          osType: 'ANDROID',
+          frameworkId: SERVER_SIDE,
+          projectName: 'Mine',
+          deviceGroupId: groupId,
+          files: [
+            { id: app.id, action: 'INSTALL' },
+            { id: tests.id, action: 'RUN_TEST' },
+          ],
+        },
+      });
+    };
+    const run = await start(bob);
+    expect(run.status, run.text).toBeLessThan(300);
+    const config = await bob.call('GET', `/api/me/runs/${run.body.id}/config`, { json: true });
+    expect(config.body.usedDeviceGroupId).toBe(groupId);
+    expect((await start(dave)).status).toBe(404);
     const unshared = await alice.call(
       'DELETE',
       `/api/me/device-groups/${groupId}/share?email=${encodeURIComponent(bob.user.email)}`,
