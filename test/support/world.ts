@@ -14,6 +14,8 @@ export type Ids = Record<string, number>;
 
 export interface World {
   readonly user: TestUser;
+  /** In the owner's access group, with which the owner's project is shared (docs/api.md#sharing). */
+  readonly member: TestUser;
   readonly ids: Ids;
   /** Text only this world's owner may ever see (names, e-mail, key): never in another's answer. */
   readonly secrets: readonly string[];
@@ -79,6 +81,7 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
   });
   return {
     user,
+    member,
     secrets: [
       `Project ${tag}`,
       `Group ${tag}`,
