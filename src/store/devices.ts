@@ -73,6 +73,8 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
     'g.os_type',
     'g.shared',
     sql<number>`(SELECT COUNT(*) FROM device_group_devices m WHERE m.group_id = g.id)`.as('device_count'),
+    // The owner's, for `userEmail` when the group is read by whom it is shared with (docs/api.md#sharing).
+    sql<string | null>`(SELECT u.email FROM users u WHERE u.id = g.user_id)`.as('owner_email'),
   ] as const;
 
   return {
@@ -257,10 +259,14 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
         .values({ user_id: userId, display_name: displayName, os_type: osType, shared: 0, create_time: now })
         .returning('id')
         .executeTakeFirstOrThrow();
-      return { id: row.id, userId, displayName, osType, shared: false, deviceCount: 0 };
+      const created = await db
+        .selectFrom('device_groups as g')
+        .select(groupColumns)
+        .where('g.id', '=', row.id)
+        .executeTakeFirstOrThrow();
+      return toGroup(created);
     },
 
-    /** A group the user may use: their own, or one of the service's public groups. */
     /** A group the user may use: theirs, public, or shared with them (docs/api.md#sharing). */
     async findUsableGroup(userId: number, id: number): Promise<DeviceGroup | undefined> {
       const row = await db
@@ -419,8 +425,10 @@ function toGroup(row: {
   os_type: string;
   shared: number;
   device_count: number;
+  owner_email: string | null;
 }): DeviceGroup {
   return {
+    ownerEmail: row.owner_email,
     id: row.id,
     userId: row.user_id,
     displayName: row.display_name,

@@ -185,7 +185,9 @@ describe.each(ENGINES)('sharing (%s)', (engine) => {
     expect(shared.status).toBe(200);
     expect(shared.body).toMatchObject({ type: 'DEVICE_GROUP', resourceId: groupId, name: 'Shared group' });
     const groups = await bob.call('GET', '/api/me/device-groups', { json: true });
-    expect(groups.body.data).toEqual([expect.objectContaining({ id: groupId, shared: true })]);
+    expect(groups.body.data).toEqual([
+      expect.objectContaining({ id: groupId, shared: true, userEmail: alice.user.email }),
+    ]);
     expect((await bob.call('GET', `/api/me/device-groups/${groupId}/devices`, { json: true })).status).toBe(200);
     for (const [method, url, values] of [
       ['POST', `/api/me/device-groups/${groupId}`, { displayName: 'mine now' }],
