@@ -24,6 +24,8 @@ import * as m010 from './010_run_secrets.ts';
 import * as m011 from './011_device_runs_by_user.ts';
 import * as m012 from './012_user_contact.ts';
 import * as m018 from './018_sharing.ts';
+import * as m020 from './020_account_pages.ts';
+import * as m021 from './021_project_unarchive.ts';
 
 /** What a step may need besides the database: the key that seals API keys (008) and run secrets (010). */
 export type MigrationOptions = m008.MigrationSecrets & {
@@ -47,6 +49,8 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['011_device_runs_by_user', m011.up],
   ['012_user_contact', m012.up],
   ['018_sharing', m018.up],
+  ['020_account_pages', m020.up],
+  ['021_project_unarchive', m021.up],
 ];
 
 const TABLE = 'kysely_migration';
