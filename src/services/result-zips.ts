@@ -60,7 +60,7 @@ export async function resultDataZip(
   deviceRunId: number,
   scope?: DeviceRunScope,
 ): Promise<ZipDownload> {
-  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope);
+  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope, 'read');
   const files = await ctx.store.files.outputsOf(deviceRun.id);
   const samples = await ctx.store.results.samples(deviceRun.id);
   const names = new EntryNames();
