@@ -41,6 +41,7 @@ import { runControlRoutes } from './routes/run-control.ts';
 import { runProgressRoutes } from './routes/run-progress.ts';
 import { runStartRoutes } from './routes/run-start.ts';
 import { runRoutes } from './routes/runs.ts';
+import { sharingRoutes } from './routes/sharing.ts';
 import { userRoutes } from './routes/users.ts';
 
 export interface AppOptions {
@@ -151,6 +152,7 @@ export function routeTable(info: { version: string; flavour: string }): RouteSpe
     ...resultZipRoutes,
     ...accountRoutes,
     ...recorderRoutes,
+    ...sharingRoutes,
     ...infoRoutes({ version: info.version, flavour: info.flavour }),
   ];
 }

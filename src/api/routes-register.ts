@@ -43,6 +43,9 @@ const RESOURCE_OF_PARAM: Readonly<Record<string, string>> = {
   parameterId: 'Config parameter',
   fileId: 'File',
   accountId: 'User',
+  accessGroupId: 'Access group',
+  memberId: 'User',
+  sharedResourceId: 'Shared resource',
   notificationId: 'Notification',
 };
 

@@ -82,6 +82,8 @@ export interface DeviceGroup {
   readonly osType: DeviceOsType;
   readonly shared: boolean;
   readonly deviceCount: number;
+  /** The owner's e-mail (null for public groups). */
+  readonly ownerEmail: string | null;
 }
 
 export function isPublicGroup(group: Pick<DeviceGroup, 'userId'>): boolean {

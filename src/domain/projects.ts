@@ -61,6 +61,8 @@ export interface Project {
   readonly common: boolean;
   readonly shared: boolean;
   readonly readOnly: boolean;
+  /** The owner's e-mail, where the store read it (records a sharee may see: docs/api.md#sharing). */
+  readonly ownerEmail?: string;
 }
 
 export interface NewProject {

@@ -34,15 +34,30 @@ export async function createProject(
   return { project, figures: { testRunCount: 0, successRatio: 0 } };
 }
 
-/** The user's project, or 404 for a missing and a foreign id alike. */
-export async function requireProject(ctx: Context, user: User, projectId: number): Promise<Project> {
-  const project = await ctx.store.projects.findOwned(user.id, projectId);
+/**
+ * What the caller means to do with a project and what hangs off it (runs, device sessions, their
+ * results): read it (its owner, and whom it is shared with) or change it (its owner alone). The
+ * one place sharing widens access (docs/api.md#sharing); change is the default.
+ */
+export type Access = 'read' | 'change';
+
+/** The user's project (or one shared with them, to read), or 404 for a missing and a foreign id alike. */
+export async function requireProject(
+  ctx: Context,
+  user: User,
+  projectId: number,
+  access: Access = 'change',
+): Promise<Project> {
+  const project =
+    access === 'read'
+      ? await ctx.store.projects.findReadable(user.id, projectId)
+      : await ctx.store.projects.findOwned(user.id, projectId);
   if (project === undefined) throw new NotFoundError('Project', projectId);
   return project;
 }
 
 export async function getProject(ctx: Context, user: User, projectId: number): Promise<ProjectView> {
-  const project = await requireProject(ctx, user, projectId);
+  const project = await requireProject(ctx, user, projectId, 'read');
   const figures = await ctx.store.projects.figures([project.id]);
   return { project, figures: figures.get(project.id)! };
 }

@@ -42,7 +42,7 @@ export async function outputFilesZip(
   tags: readonly string[],
   scope?: DeviceRunScope,
 ): Promise<ZipDownload> {
-  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope);
+  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope, 'read');
   const files = await ctx.store.files.outputsOf(deviceRun.id, tags);
   return {
     fileName: `device-session-${deviceRun.id}-output-files.zip`,
@@ -60,7 +60,7 @@ export async function resultDataZip(
   deviceRunId: number,
   scope?: DeviceRunScope,
 ): Promise<ZipDownload> {
-  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope);
+  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope, 'read');
   const files = await ctx.store.files.outputsOf(deviceRun.id);
   const samples = await ctx.store.results.samples(deviceRun.id);
   const names = new EntryNames();
@@ -87,7 +87,7 @@ export async function inputFiles(
   deviceRunId: number,
   scope?: DeviceRunScope,
 ): Promise<UserFile[]> {
-  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope);
+  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope, 'read');
   const run = await ctx.store.testRuns.findById(deviceRun.testRunId);
   if (run === undefined) throw new NotFoundError('Device run', deviceRunId);
   const ids = [...new Set(run.config.files.map((ref) => ref.id))];
@@ -116,7 +116,7 @@ export async function outputFile(
   fileId: number,
   scope?: DeviceRunScope,
 ): Promise<UserFile> {
-  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope);
+  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope, 'read');
   const file = await ctx.store.files.findOutput(deviceRun.id, fileId);
   if (file === undefined) throw new NotFoundError('File', fileId);
   return file;
@@ -136,7 +136,7 @@ export async function createRunZip(
   kind: RunZipKind,
   deviceRunIds: readonly number[] | undefined,
 ): Promise<UserFile> {
-  const { run } = await requireRun(ctx, user, runId, projectId);
+  const { run } = await requireRun(ctx, user, runId, projectId, 'read');
   const sessions = await chosenSessions(ctx, user, run.id, deviceRunIds ?? []);
   const sources = await runSources(ctx, sessions, kind);
   const name = `run-${run.id}-${kind}.zip`;
@@ -192,7 +192,7 @@ async function chosenSessions(ctx: Context, user: User, runId: number, named: re
   const replaced: number[] = [];
   for (const id of wanted) {
     if (current.some((deviceRun) => deviceRun.id === id)) continue;
-    const deviceRun = await ctx.store.deviceRuns.findOwned(user.id, id);
+    const deviceRun = await ctx.store.deviceRuns.findReadable(user.id, id);
     if (deviceRun === undefined || deviceRun.testRunId !== runId) throw new NotFoundError('Device run', id);
     replaced.push(id);
   }

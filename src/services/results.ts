@@ -14,7 +14,7 @@ export async function testCaseRuns(
   deviceRunId: number,
   scope?: DeviceRunScope,
 ): Promise<StoredTestCase[]> {
-  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope);
+  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope, 'read');
   return ctx.store.results.testCases(deviceRun.id);
 }
 
@@ -24,7 +24,7 @@ export async function performance(
   deviceRunId: number,
   scope?: DeviceRunScope,
 ): Promise<StoredSample[]> {
-  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope);
+  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope, 'read');
   return ctx.store.results.samples(deviceRun.id);
 }
 
@@ -35,7 +35,7 @@ export async function outputFiles(
   tags: readonly string[],
   scope?: DeviceRunScope,
 ): Promise<UserFile[]> {
-  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope);
+  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope, 'read');
   return ctx.store.files.outputsOf(deviceRun.id, tags);
 }
 
@@ -47,7 +47,7 @@ export async function openOutput(
   scope?: DeviceRunScope,
   tag?: string,
 ): Promise<Download> {
-  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope);
+  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope, 'read');
   const file = await ctx.store.files.findOutput(deviceRun.id, fileId);
   if (file === undefined || (tag !== undefined && !file.tags.includes(tag)))
     throw new NotFoundError(tag === 'screenshot' ? 'Screenshot' : 'File', fileId);

@@ -28,7 +28,7 @@ export async function runStepsOf(
   runId: number,
   projectId: number | undefined,
 ): Promise<RunStepsView> {
-  const { run } = await requireRun(ctx, user, runId, projectId);
+  const { run } = await requireRun(ctx, user, runId, projectId, 'read');
   const sessions = await ctx.store.deviceRuns.currentOfRun(run.id);
   const steps = await ctx.store.deviceRuns.stepsOfMany(sessions.map((session) => session.id));
   return { runId: run.id, steps: runSteps(sessions, steps) };
@@ -47,7 +47,7 @@ export async function runDataAvailability(
   runId: number,
   projectId: number | undefined,
 ): Promise<RunDataAvailability> {
-  const { run } = await requireRun(ctx, user, runId, projectId);
+  const { run } = await requireRun(ctx, user, runId, projectId, 'read');
   const sessions = await ctx.store.deviceRuns.currentOfRun(run.id);
   const ids = sessions.map((session) => session.id);
   const tags = await ctx.store.files.outputTagsOf(ids);
@@ -61,7 +61,7 @@ export async function runDataAvailability(
 
 /** The step the session is in, or the last it was in; a session that never had one is a 404 saying so. */
 export async function currentStepOf(ctx: Context, user: User, id: number, scope?: DeviceRunScope): Promise<Step> {
-  const deviceRun = await requireDeviceRun(ctx, user, id, scope);
+  const deviceRun = await requireDeviceRun(ctx, user, id, scope, 'read');
   const step = currentStep(await ctx.store.deviceRuns.steps(deviceRun.id));
   if (step === null) {
     throw new NotFoundError(
@@ -80,6 +80,6 @@ export async function currentStepOf(ctx: Context, user: User, id: number, scope?
  * has none; another user's is a 404.
  */
 export async function connectionsOf(ctx: Context, user: User, id: number, scope?: DeviceRunScope): Promise<never[]> {
-  await requireDeviceRun(ctx, user, id, scope);
+  await requireDeviceRun(ctx, user, id, scope, 'read');
   return [];
 }

@@ -8,7 +8,7 @@ import type { User } from '../domain/users.ts';
 import type { RunRecord } from '../store/test-runs.ts';
 import type { Context } from './context.ts';
 import { NOT_QUEUED, queueStatuses, waitingIds } from './queue-status.ts';
-import { requireProject } from './projects.ts';
+import { type Access, requireProject } from './projects.ts';
 import type { DeviceRunView, Page, RunView } from './views.ts';
 
 type UserRunField = keyof (typeof USER_RUN_LIST)['fields'];
@@ -20,7 +20,7 @@ export async function listRuns(
   projectId: number,
   query: ListQuery<UserRunField>,
 ): Promise<Page<RunView>> {
-  await requireProject(ctx, user, projectId);
+  await requireProject(ctx, user, projectId, 'read');
   const page = await ctx.store.testRuns.list(projectId, query);
   return { total: page.total, items: await withStats(ctx, page.items) };
 }
@@ -41,15 +41,24 @@ export async function listUserDeviceSessions(
   return { total: page.total, items: await withDevices(ctx, page.items) };
 }
 
-/** The user's run; with `projectId` it must also belong to that project (nested routes). */
-export async function requireRun(ctx: Context, user: User, runId: number, projectId?: number): Promise<RunRecord> {
-  const record = await ctx.store.testRuns.findOwned(user.id, runId, projectId);
+/** The user's run (or a shared project's, to read); with `projectId` it must also belong to that project (nested routes). */
+export async function requireRun(
+  ctx: Context,
+  user: User,
+  runId: number,
+  projectId?: number,
+  access: Access = 'change',
+): Promise<RunRecord> {
+  const record =
+    access === 'read'
+      ? await ctx.store.testRuns.findReadable(user.id, runId, projectId)
+      : await ctx.store.testRuns.findOwned(user.id, runId, projectId);
   if (record === undefined) throw new NotFoundError('Test run', runId);
   return record;
 }
 
 export async function getRun(ctx: Context, user: User, runId: number, projectId?: number): Promise<RunView> {
-  const [view] = await withStats(ctx, [await requireRun(ctx, user, runId, projectId)]);
+  const [view] = await withStats(ctx, [await requireRun(ctx, user, runId, projectId, 'read')]);
   return view!;
 }
 
@@ -80,7 +89,7 @@ export async function listDeviceRuns(
   projectId: number | undefined,
   query: ListQuery<UserSessionField>,
 ): Promise<Page<DeviceRunView>> {
-  const { run } = await requireRun(ctx, user, runId, projectId);
+  const { run } = await requireRun(ctx, user, runId, projectId, 'read');
   const page = await ctx.store.deviceRuns.listOfRun(run.id, query);
   return { total: page.total, items: await withDevices(ctx, page.items) };
 }
@@ -90,14 +99,18 @@ export interface DeviceRunScope {
   readonly runId?: number;
 }
 
-/** The user's device run, checked against the project and run of a nested route. */
+/** The user's device run (or a shared project's, to read), checked against the project and run of a nested route. */
 export async function requireDeviceRun(
   ctx: Context,
   user: User,
   id: number,
   scope: DeviceRunScope = {},
+  access: Access = 'change',
 ): Promise<DeviceRun> {
-  const deviceRun = await ctx.store.deviceRuns.findOwned(user.id, id);
+  const deviceRun =
+    access === 'read'
+      ? await ctx.store.deviceRuns.findReadable(user.id, id)
+      : await ctx.store.deviceRuns.findOwned(user.id, id);
   if (
     deviceRun === undefined ||
     (scope.projectId !== undefined && deviceRun.projectId !== scope.projectId) ||
@@ -114,12 +127,12 @@ export async function getDeviceRun(
   id: number,
   scope?: DeviceRunScope,
 ): Promise<DeviceRunView> {
-  const [view] = await withDevices(ctx, [await requireDeviceRun(ctx, user, id, scope)]);
+  const [view] = await withDevices(ctx, [await requireDeviceRun(ctx, user, id, scope, 'read')]);
   return view!;
 }
 
 export async function deviceRunSteps(ctx: Context, user: User, id: number, scope?: DeviceRunScope): Promise<Step[]> {
-  const deviceRun = await requireDeviceRun(ctx, user, id, scope);
+  const deviceRun = await requireDeviceRun(ctx, user, id, scope, 'read');
   return ctx.store.deviceRuns.steps(deviceRun.id);
 }
 

@@ -17,6 +17,7 @@ import type { USER_DEVICE_SESSION_LIST } from '../domain/user-lists.ts';
 import { isCurrentDeviceRun } from './current-device-runs.ts';
 import type { Dialect } from './db.ts';
 import type { DeviceRunsTable, Tables } from './schema.ts';
+import { sharedWith } from './sharing.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
 
 /** The fields of the list across a user's runs: the domain's list spec says which. */
@@ -296,6 +297,19 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
         .selectAll()
         .where('id', '=', id)
         .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return row && toDeviceRun(row);
+    },
+
+    /** The device run if the user may read it: theirs, or of a project shared with them (docs/api.md#sharing). */
+    async findReadable(userId: number, id: number): Promise<DeviceRun | undefined> {
+      const row = await db
+        .selectFrom('device_runs')
+        .selectAll()
+        .where('id', '=', id)
+        .where((eb) =>
+          eb.or([eb('user_id', '=', userId), eb('project_id', 'in', sharedWith(db, 'project_id', userId))]),
+        )
         .executeTakeFirst();
       return row && toDeviceRun(row);
     },

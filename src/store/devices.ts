@@ -16,6 +16,7 @@ import type { Dialect } from './db.ts';
 import { addedSql, carriesSql, selectedSql, syncDeviceLabels } from './labels.ts';
 import type { DevicesTable, Tables } from './schema.ts';
 import { type ListSql, flag, inIds, listConditions, pageOf } from './sql.ts';
+import { sharedWith } from './sharing.ts';
 
 type DeviceField = keyof (typeof DEVICE_LIST)['fields'];
 type GroupField = keyof (typeof DEVICE_GROUP_LIST)['fields'];
@@ -86,6 +87,8 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
       WHEN EXISTS (SELECT 1 FROM device_group_selectors s WHERE s.group_id = g.id)
       THEN (SELECT COUNT(*) FROM devices d WHERE ${selectedSql('g', 'd')} AND NOT ${addedSql('g', 'd')})
       ELSE 0 END)`.as('device_count'),
+    // The owner's, for `userEmail` when the group is read by whom it is shared with (docs/api.md#sharing).
+    sql<string | null>`(SELECT u.email FROM users u WHERE u.id = g.user_id)`.as('owner_email'),
   ] as const;
 
   /**
@@ -317,16 +320,27 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
         .values({ user_id: userId, display_name: displayName, os_type: osType, shared: 0, create_time: now })
         .returning('id')
         .executeTakeFirstOrThrow();
-      return { id: row.id, userId, displayName, osType, shared: false, deviceCount: 0 };
+      const created = await db
+        .selectFrom('device_groups as g')
+        .select(groupColumns)
+        .where('g.id', '=', row.id)
+        .executeTakeFirstOrThrow();
+      return toGroup(created);
     },
 
-    /** A group the user may use: their own, or one of the service's public groups. */
+    /** A group the user may use: theirs, public, or shared with them (docs/api.md#sharing). */
     async findUsableGroup(userId: number, id: number): Promise<DeviceGroup | undefined> {
       const row = await db
         .selectFrom('device_groups as g')
         .select(groupColumns)
         .where('g.id', '=', id)
-        .where((eb) => eb.or([eb('g.user_id', '=', userId), eb('g.user_id', 'is', null)]))
+        .where((eb) =>
+          eb.or([
+            eb('g.user_id', '=', userId),
+            eb('g.user_id', 'is', null),
+            eb('g.id', 'in', sharedWith(db, 'device_group_id', userId)),
+          ]),
+        )
         .executeTakeFirst();
       return row && toGroup(row);
     },
@@ -387,13 +401,23 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
       const base = db
         .selectFrom('device_groups as g')
         .where((eb) =>
-          withPublic
-            ? eb.or([eb('g.user_id', '=', userId), eb('g.user_id', 'is', null)])
-            : eb('g.user_id', '=', userId),
+          eb.or([
+            eb('g.user_id', '=', userId),
+            eb('g.id', 'in', sharedWith(db, 'device_group_id', userId)),
+            ...(withPublic ? [eb('g.user_id', 'is', null)] : []),
+          ]),
         )
         .where((eb) => eb.and(listConditions(dialect, query, GROUP_SQL)));
       const { total, rows } = await pageOf(base, (q) => q.select(groupColumns), query, GROUP_SQL);
       return { total, items: rows.map(toGroup) };
+    },
+
+    async setGroupShared(id: number, shared: boolean): Promise<void> {
+      await db
+        .updateTable('device_groups')
+        .set({ shared: shared ? 1 : 0 })
+        .where('id', '=', id)
+        .execute();
     },
 
     async renameGroup(id: number, displayName: string): Promise<void> {
@@ -458,8 +482,10 @@ function toGroup(row: {
   os_type: string;
   shared: number;
   device_count: number;
+  owner_email: string | null;
 }): DeviceGroup {
   return {
+    ownerEmail: row.owner_email,
     id: row.id,
     userId: row.user_id,
     displayName: row.display_name,

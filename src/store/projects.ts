@@ -13,6 +13,7 @@ import type {
 import { isCurrentDeviceRun } from './current-device-runs.ts';
 import type { Dialect } from './db.ts';
 import type { ProjectsTable, Tables } from './schema.ts';
+import { sharedWith } from './sharing.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
 
 type ProjectField = keyof (typeof PROJECT_LIST)['fields'];
@@ -80,6 +81,21 @@ export function projectsStore(db: Kysely<Tables>, dialect: Dialect) {
       return row && toProject(row);
     },
 
+    /**
+     * The project if the user may read it: theirs, or shared with them (docs/api.md#sharing). A
+     * shared one carries its owner's e-mail.
+     */
+    async findReadable(userId: number, id: number): Promise<Project | undefined> {
+      const row = await db
+        .selectFrom('projects')
+        .selectAll()
+        .select(OWNER_EMAIL)
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('user_id', '=', userId), eb('id', 'in', sharedWith(db, 'project_id', userId))]))
+        .executeTakeFirst();
+      return row && toProject(row);
+    },
+
     /** The user's oldest project of that exact name (names may repeat). */
     async findByName(userId: number, name: string): Promise<Project | undefined> {
       const row = await db
@@ -110,6 +126,14 @@ export function projectsStore(db: Kysely<Tables>, dialect: Dialect) {
       if (Object.keys(set).length > 0) await db.updateTable('projects').set(set).where('id', '=', id).execute();
     },
 
+    async setShared(id: number, shared: boolean): Promise<void> {
+      await db
+        .updateTable('projects')
+        .set({ shared: shared ? 1 : 0 })
+        .where('id', '=', id)
+        .execute();
+    },
+
     async setOsType(id: number, osType: OsType): Promise<void> {
       await db.updateTable('projects').set({ os_type: osType }).where('id', '=', id).execute();
     },
@@ -118,13 +142,14 @@ export function projectsStore(db: Kysely<Tables>, dialect: Dialect) {
       await db.deleteFrom('projects').where('id', '=', id).execute();
     },
 
+    /** The user's projects and those shared with them (docs/api.md#sharing). */
     async list(userId: number, query: ListQuery<ProjectField>): Promise<{ total: number; items: Project[] }> {
       const conditions = listConditions(dialect, query, LIST_SQL);
       const base = db
         .selectFrom('projects')
-        .where('user_id', '=', userId)
+        .where((eb) => eb.or([eb('user_id', '=', userId), eb('id', 'in', sharedWith(db, 'project_id', userId))]))
         .where((eb) => eb.and(conditions));
-      const { total, rows } = await pageOf(base, (q) => q.selectAll(), query, LIST_SQL);
+      const { total, rows } = await pageOf(base, (q) => q.selectAll().select(OWNER_EMAIL), query, LIST_SQL);
       return { total, items: rows.map(toProject) };
     },
 
@@ -165,8 +190,12 @@ export function projectsStore(db: Kysely<Tables>, dialect: Dialect) {
   };
 }
 
-function toProject(row: Selectable<ProjectsTable>): Project {
+/** The owner's e-mail, for the record's `userEmail` and `sharedByEmail` when the reader is a sharee. */
+const OWNER_EMAIL = sql<string>`(SELECT u.email FROM users u WHERE u.id = projects.user_id)`.as('owner_email');
+
+function toProject(row: Selectable<ProjectsTable> & { owner_email?: string }): Project {
   return {
+    ...(row.owner_email === undefined ? {} : { ownerEmail: row.owner_email }),
     id: row.id,
     userId: row.user_id,
     name: row.name,

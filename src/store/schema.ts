@@ -370,6 +370,31 @@ export interface PasswordGuessesTable {
   time: number;
 }
 
+export interface AccessGroupsTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  scope: string;
+  create_time: number;
+}
+
+export interface AccessGroupUsersTable {
+  access_group_id: number;
+  user_id: number;
+}
+
+/** One record shared (exactly one of the three) with a user or an access group (exactly one of the two). */
+export interface SharesTable {
+  id: Generated<number>;
+  owner_id: number;
+  project_id: number | null;
+  device_group_id: number | null;
+  file_id: number | null;
+  user_id: number | null;
+  access_group_id: number | null;
+  create_time: number;
+}
+
 export interface Tables {
   users: UsersTable;
   projects: ProjectsTable;
@@ -400,4 +425,7 @@ export interface Tables {
   user_preferences: UserPreferencesTable;
   storage_usage: StorageUsageTable;
   password_guesses: PasswordGuessesTable;
+  access_groups: AccessGroupsTable;
+  access_group_users: AccessGroupUsersTable;
+  shares: SharesTable;
 }

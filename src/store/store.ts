@@ -24,6 +24,7 @@ import { queueStore } from './queue.ts';
 import { recordingsStore } from './recordings.ts';
 import { resultsStore } from './results.ts';
 import { retentionStore } from './retention.ts';
+import { sharingStore } from './sharing.ts';
 import type { Tables } from './schema.ts';
 import { testRunsStore } from './test-runs.ts';
 import { asUnavailable } from './unavailable.ts';
@@ -49,6 +50,7 @@ export interface Store {
   readonly webSessions: ReturnType<typeof webSessionsStore>;
   readonly storage: ReturnType<typeof storageStore>;
   readonly passwordGuesses: ReturnType<typeof passwordGuessesStore>;
+  readonly sharing: ReturnType<typeof sharingStore>;
   readonly notifications: ReturnType<typeof notificationsStore>;
   readonly preferences: ReturnType<typeof preferencesStore>;
   readonly accountFigures: ReturnType<typeof accountFiguresStore>;
@@ -126,6 +128,9 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
     },
     get passwordGuesses() {
       return module('passwordGuesses', () => passwordGuessesStore(db));
+    },
+    get sharing() {
+      return module('sharing', () => sharingStore(db, dialect));
     },
     get notifications() {
       return module('notifications', () => notificationsStore(db, dialect));

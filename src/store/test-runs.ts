@@ -16,6 +16,7 @@ import type { USER_RUN_LIST } from '../domain/user-lists.ts';
 import { currentDeviceRunText, isCurrentDeviceRun } from './current-device-runs.ts';
 import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
+import { sharedWith } from './sharing.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
 
 type RunField = 'id' | 'number' | 'displayName' | 'state' | 'createTime' | 'startTime' | 'endTime';
@@ -148,6 +149,18 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
 
     async findOwned(userId: number, runId: number, projectId?: number): Promise<RunRecord | undefined> {
       let query = records().where('tr.id', '=', runId).where('tr.user_id', '=', userId);
+      if (projectId !== undefined) query = query.where('tr.project_id', '=', projectId);
+      const row = await query.executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    /** The run if the user may read it: theirs, or of a project shared with them (docs/api.md#sharing). */
+    async findReadable(userId: number, runId: number, projectId?: number): Promise<RunRecord | undefined> {
+      let query = records()
+        .where('tr.id', '=', runId)
+        .where((eb) =>
+          eb.or([eb('tr.user_id', '=', userId), eb('tr.project_id', 'in', sharedWith(db, 'project_id', userId))]),
+        );
       if (projectId !== undefined) query = query.where('tr.project_id', '=', projectId);
       const row = await query.executeTakeFirst();
       return row && toRecord(row);

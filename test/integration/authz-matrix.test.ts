@@ -232,6 +232,41 @@ describe.each(ENGINES)('authorization matrix (%s)', (engine) => {
     return { key: world.user.key, ids: world.ids };
   }
 
+  /**
+   * What a sharee may do (docs/api.md#sharing): the owner's project is shared with an access group
+   * the member is in. The member reads the project, its runs (with their config, as embedded in a
+   * run), device sessions and their results (and asks for zips of them); the project's config and
+   * file slots and every other route with the owner's ids are a 404, as for a stranger.
+   */
+  const shareeMay = (method: string, routePath: string): boolean => {
+    if (method === 'POST') return /\/runs\/:runId\/\w+\.zip$/.test(routePath);
+    if (method !== 'GET') return false;
+    const names = [...routePath.matchAll(/:(\w+)/g)].map((match) => match[1]!);
+    const readable = new Set(['projectId', 'runId', 'deviceRunId', 'deviceSessionId']);
+    const outputFile = (name: string) => name === 'fileId' && /device-(runs|sessions)/.test(routePath);
+    return (
+      names.every((name) => readable.has(name) || outputFile(name)) &&
+      !/\/projects\/:projectId\/(config|files\/)/.test(routePath)
+    );
+  };
+
+  it.each(
+    SPECS.filter((spec) => spec.access === 'user' && hasIds(spec.path)).map(
+      (spec) => [spec.method, spec.path] as const,
+    ),
+  )('a sharee: %s %s', async (method, routePath) => {
+    // A write may change what it reaches: each write gets a world of its own.
+    const world = method === 'GET' ? owner : await seedWorld(h);
+    const url = fillPath(`/api/v2${routePath}`, world.ids);
+    const answer = await send(method, url, basic(world.member.key));
+    if (shareeMay(method, routePath)) {
+      expect(answer.statusCode, `${method} ${url}: ${answer.body.slice(0, 200)}`).toBeGreaterThanOrEqual(200);
+      expect(answer.statusCode, `${method} ${url}: ${answer.body.slice(0, 200)}`).toBeLessThan(300);
+    } else {
+      expect(answer.statusCode, `${method} ${url}`).toBe(404);
+    }
+  });
+
   it('takes only agent tokens on the agent protocol', async () => {
     const deviceId = agent.deviceIds.get(`matrix-${engine}`)!;
     const routes: Array<[string, string]> = [

@@ -227,6 +227,25 @@ describe.each(ENGINES)("records carry the fields of the clients' models (%s)", (
       expectModels('device filter group', filterGroup, models.DEVICE_FILTER_GROUP);
       for (const filter of filterGroup.deviceFilters) expectModels('device filter', filter, models.DEVICE_FILTER);
     }
+    // Sharing (docs/api.md#sharing): the world's project is shared with an access group of its owner's.
+    const accessGroup = await get(`/me/access-groups/${ids.accessGroupId}`);
+    expectModels('access group', accessGroup, models.ACCESS_GROUP);
+    expect(accessGroup).toMatchObject({ scope: 'USER', userId: world.user.user.id });
+    for (const listed of (await get('/me/access-groups')).data)
+      expectModels('listed access group', listed, models.ACCESS_GROUP);
+    const resource = await get(`/me/access-groups/${ids.accessGroupId}/resources/${ids.sharedResourceId}`);
+    expectModels('shared resource', resource, models.SHARED_RESOURCE);
+    expect(resource).toMatchObject({ type: 'PROJECT', resourceId: ids.projectId });
+    const seen = await world.member.call('GET', `/api/v2/me/projects/${ids.projectId}`, { json: true });
+    expect(seen.status).toBe(200);
+    expectModels('shared project', seen.body, models.PROJECT, models.JAVA_PROJECT);
+    expect(seen.body).toMatchObject({ sharedWithCaller: true, sharedById: world.user.user.id });
+    expect(notWellFormed((await world.member.call('GET', `/api/v2/me/projects/${ids.projectId}`)).text)).toBeNull();
+    for (const path of [
+      `/me/access-groups/${ids.accessGroupId}/users`,
+      `/me/access-groups/${ids.accessGroupId}/resources`,
+    ])
+      await xml(path);
 
     // Files and their properties.
     const file = await get(`/me/files/${app.id}`);

@@ -63,6 +63,22 @@ describe.each(ENGINES)('isolation (%s)', (engine) => {
     ids.recordingId = (
       await alice.call('POST', '/api/me/recordings', { json: true, form: { name: 'Secret recording' } })
     ).body.id;
+    // Alice shares her project with an access group Carol is in: Bob, outside it, still sees nothing.
+    const carol = await h.user();
+    ids.accessGroupId = (
+      await alice.call('POST', '/api/me/access-groups', { json: true, form: { name: 'Secret group' } })
+    ).body.id;
+    ids.memberId = carol.user.id;
+    await alice.call('POST', `/api/me/access-groups/${ids.accessGroupId}/users`, {
+      json: true,
+      form: { email: carol.user.email },
+    });
+    ids.sharedResourceId = (
+      await alice.call('POST', `/api/me/projects/${ids.projectId}/share`, {
+        json: true,
+        form: { accessGroupId: String(ids.accessGroupId) },
+      })
+    ).body.id;
     ids.notificationId = (
       await alice.call('POST', '/api/me/notifications', {
         json: true,

@@ -53,6 +53,7 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
         '011_device_runs_by_user',
         '012_user_contact',
         '016_device_labels',
+        '018_sharing',
         '020_account_pages',
         '021_project_unarchive',
       ]);

@@ -458,6 +458,16 @@ export const DEVICE_GROUP: ClientModel = {
   },
 };
 
+export const ACCESS_GROUP: ClientModel = {
+  source: `${JS}/AccessGroup.ts @4c5e724b (AccessGroup)`,
+  fields: { id: 'number', name: 'string', scope: 'string', userEmail: 'string', userId: 'number' },
+};
+
+export const SHARED_RESOURCE: ClientModel = {
+  source: `${JS}/SharedResource.ts @09b1d231 (SharedResource)`,
+  fields: { id: 'number', name: 'string', resourceId: 'number', type: 'string' },
+};
+
 export const JAVA_DEVICE_GROUP: ClientModel = {
   source: `${JAVA}/APIDeviceGroup.java @ed872736`,
   fields: {

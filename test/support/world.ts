@@ -14,6 +14,8 @@ export type Ids = Record<string, number>;
 
 export interface World {
   readonly user: TestUser;
+  /** In the owner's access group, with which the owner's project is shared (docs/api.md#sharing). */
+  readonly member: TestUser;
   readonly ids: Ids;
   /** Text only this world's owner may ever see (names, e-mail, key): never in another's answer. */
   readonly secrets: readonly string[];
@@ -75,6 +77,13 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
     project: { id: projectId, slot: 'data' },
   });
   await ok('POST', '/api/me/recorder/authorizations', {});
+  // An access group with a member, sharing the project (docs/api.md#sharing).
+  const member = await h.user({ email: `world-member-${tag}@example.com` });
+  const accessGroupId = (await ok('POST', '/api/me/access-groups', { name: `Access ${tag}` })).id;
+  await ok('POST', `/api/me/access-groups/${accessGroupId}/users`, { email: member.user.email });
+  const sharedResourceId = (
+    await ok('POST', `/api/me/projects/${projectId}/share`, { accessGroupId: String(accessGroupId) })
+  ).id;
   // A finished device run (results to read) and a waiting one (something to abort).
   const run = await fixtures.run(h.ctx, user.user, projectId, [device], ['SUCCEEDED', 'WAITING'], {
     steps: ['WAITING', 'PREPARING', 'INSTALL', 'RUNNING', 'SENDING_RESULTS'],
@@ -94,11 +103,14 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
   });
   return {
     user,
+    member,
     secrets: [
       `Project ${tag}`,
       `Group ${tag}`,
       `Recording ${tag}`,
       `Value ${tag}`,
+      `Access ${tag}`,
+      `world-member-${tag}@example.com`,
       `world-${tag}@example.com`,
       `notify-${tag}@example.com`,
       user.key,
@@ -119,6 +131,9 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
       notificationId,
       fileId: app.id,
       outputFileId: screenshot.id,
+      accessGroupId,
+      memberId: member.user.id,
+      sharedResourceId,
     },
   };
 }

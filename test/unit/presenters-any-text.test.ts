@@ -108,7 +108,7 @@ function device(s: Texts): Device {
   };
 }
 function group(s: Texts): DeviceGroup {
-  return { id: 4, userId: 1, displayName: s(), osType: s.as(), shared: false, deviceCount: 1 };
+  return { id: 4, userId: 1, displayName: s(), osType: s.as(), shared: false, deviceCount: 1, ownerEmail: s() };
 }
 function file(s: Texts): UserFile {
   return {
@@ -234,6 +234,36 @@ function testCase(s: Texts) {
 
 /** One case per presenter: its name (as exported) and how to call it with generated text. */
 const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
+  presentAccessGroup: async (s) =>
+    (await import('../../src/api/present/access-group.ts')).presentAccessGroup({
+      id: 3,
+      userId: 1,
+      userEmail: s(),
+      name: s(),
+      scope: s.as(),
+      createTime: 1,
+    }),
+  presentAccessGroupUser: async (s) =>
+    (await import('../../src/api/present/access-group.ts')).presentAccessGroupUser(
+      3,
+      { id: 2, email: s(), firstName: s(), lastName: s() },
+      context(s),
+    ),
+  presentSharedResource: async (s) =>
+    (await import('../../src/api/present/access-group.ts')).presentSharedResource(
+      {
+        id: 9,
+        ownerId: 1,
+        type: s.as(),
+        resourceId: 7,
+        name: s(),
+        userId: null,
+        userEmail: null,
+        accessGroupId: 3,
+        createTime: 1,
+      },
+      context(s),
+    ),
   presentNotification: async (s) =>
     (await import('../../src/api/present/account.ts')).presentNotification(
       {
@@ -396,7 +426,6 @@ const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
   presentProject: async (s) => {
     const project = {
       id: 7,
-      userId: 1,
       name: s(),
       description: s(),
       type: s.as(),
@@ -406,8 +435,11 @@ const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
       archivingStrategy: s.as(),
       archivingItemCount: 3,
       common: false,
-      shared: false,
+      shared: true,
       readOnly: false,
+      // Another user's, shared with the caller: the owner's e-mail is answered too.
+      userId: 2,
+      ownerEmail: s(),
     } as const;
     return (await import('../../src/api/present/project.ts')).presentProject(
       { project, figures: { testRunCount: 1, successRatio: 0.5 }, testRuns: [runView(s)] },

@@ -157,8 +157,8 @@ export function presentDeviceGroup(group: DeviceGroup, context: PresentContext):
     osType: group.osType,
     deviceCount: group.deviceCount,
     userId: group.userId,
-    // A group is its owner's (a public group has none): the caller's, until groups are shared.
-    userEmail: group.userId !== null && group.userId === context.user?.id ? context.user.email : null,
+    // A group is its owner's (a public group has none), also when it is shared with the caller.
+    userEmail: group.ownerEmail,
     shared: sharingOf(group.userId, context, group.shared).shared,
     isPublic: isPublicGroup(group),
     // Nothing is billed here.

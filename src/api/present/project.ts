@@ -44,11 +44,11 @@ export function presentProject(view: ProjectView, context: PresentContext): Rep 
     archivingStrategy: project.archivingStrategy,
     archivingItemCount: project.archivingItemCount,
     common: project.common,
-    ...sharingOf(project.userId, context, project.shared),
+    ...sharingOf(project.userId, context, project.shared, project.ownerEmail ?? null),
     readOnly: project.readOnly,
     successRatio: figures.successRatio,
     userId: project.userId,
-    userEmail: context.user?.email ?? null,
+    userEmail: project.ownerEmail ?? context.user?.email ?? null,
     rowIndex: null,
     testRunCount: figures.testRunCount,
   };

@@ -1,7 +1,7 @@
 /**
  * What a record says about being shared (projects, files, device groups): `shared`,
- * `sharedWithCaller`, `sharedById`, `sharedByEmail`. Kept in this one place so that sharing, when it
- * is offered, is computed here for every presenter at once (docs/api.md#fields-of-the-records).
+ * `sharedWithCaller`, `sharedById`, `sharedByEmail`, computed here for every presenter at once
+ * (docs/api.md#fields-of-the-records, docs/api.md#sharing).
  */
 import type { PresentContext } from './context.ts';
 import { Bool, Id, MaybeStr } from './fields.ts';
@@ -22,9 +22,21 @@ export interface Sharing {
 }
 
 /**
- * Nothing is shared with other users yet: every record is read by its owner alone, so it is not
- * shared with the caller and nobody shared it. `stored` is the record's own flag where it has one.
+ * A record read by someone other than its owner was shared with them (the store lets nobody else
+ * read it: docs/api.md#sharing), so it is shared with the caller, by its owner. `stored` is the
+ * record's own flag (the owner shared it with someone); `ownerEmail` is the owner's where known.
  */
-export function sharingOf(_ownerId: number | null, _context: PresentContext | null, stored = false): Sharing {
-  return { shared: stored, sharedWithCaller: false, sharedById: null, sharedByEmail: null };
+export function sharingOf(
+  ownerId: number | null,
+  context: PresentContext | null,
+  stored = false,
+  ownerEmail: string | null = null,
+): Sharing {
+  const withCaller = ownerId !== null && context?.user != null && context.user.id !== ownerId;
+  return {
+    shared: stored || withCaller,
+    sharedWithCaller: withCaller,
+    sharedById: withCaller ? ownerId : null,
+    sharedByEmail: withCaller ? ownerEmail : null,
+  };
 }

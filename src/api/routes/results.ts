@@ -166,7 +166,7 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       answers: { 200: bytesOf('application/xml', 'A JUnit XML report') },
       handle: async ({ ctx, user, params }) => {
         const view = await getDeviceRun(ctx, user, idOf(params), scopeOf(params));
-        const { run } = await requireRun(ctx, user, view.deviceRun.testRunId);
+        const { run } = await requireRun(ctx, user, view.deviceRun.testRunId, undefined, 'read');
         const cases = await testCaseRuns(ctx, user, view.deviceRun.id);
         return text(
           'application/xml; charset=utf-8',

@@ -24,6 +24,7 @@ import * as m010 from './010_run_secrets.ts';
 import * as m011 from './011_device_runs_by_user.ts';
 import * as m012 from './012_user_contact.ts';
 import * as m016 from './016_device_labels.ts';
+import * as m018 from './018_sharing.ts';
 import * as m020 from './020_account_pages.ts';
 import * as m021 from './021_project_unarchive.ts';
 
@@ -49,6 +50,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['011_device_runs_by_user', m011.up],
   ['012_user_contact', m012.up],
   ['016_device_labels', m016.up],
+  ['018_sharing', m018.up],
   ['020_account_pages', m020.up],
   ['021_project_unarchive', m021.up],
 ];
