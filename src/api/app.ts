@@ -27,6 +27,7 @@ import { registerRoutes } from './routes-register.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { fileRoutes } from './routes/files.ts';
+import { flakyTestRoutes } from './routes/flaky-tests.ts';
 import { frameworkRoutes } from './routes/frameworks.ts';
 import { infoRoutes } from './routes/info.ts';
 import { projectConfigRoutes } from './routes/project-config.ts';
@@ -145,6 +146,7 @@ export function routeTable(info: { version: string; flavour: string }): RouteSpe
     ...runProgressRoutes,
     ...runControlRoutes,
     ...resultRoutes,
+    ...flakyTestRoutes,
     ...resultZipRoutes,
     ...recorderRoutes,
     ...infoRoutes({ version: info.version, flavour: info.flavour }),
