@@ -118,6 +118,12 @@ describe.runIf(available)('results at a glance in Chromium', () => {
     const failedEntry = entries.filter({ hasText: 'FAILED' });
     await failedEntry.getByRole('link').click();
     await expect.poll(() => page.url()).toContain(`/device-sessions/${failing.id}`);
+
+    // The devices page: a thumbnail per device, with its state.
+    await page.getByRole('link', { name: 'Devices' }).click();
+    const tiles = page.getByRole('list', { name: 'Device thumbnails' }).getByRole('listitem');
+    await expect.poll(() => tiles.count()).toBe(2);
+    expect(await tiles.first().textContent()).toMatch(/IDLE|CLEANING|TESTING/);
     expect(problems).toEqual([]);
   }, 180_000);
 });
