@@ -29,6 +29,7 @@ import { adminRoutes } from './routes/admin.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { labelRoutes } from './routes/labels.ts';
 import { fileRoutes } from './routes/files.ts';
+import { flakyTestRoutes } from './routes/flaky-tests.ts';
 import { frameworkRoutes } from './routes/frameworks.ts';
 import { infoRoutes } from './routes/info.ts';
 import { projectConfigRoutes } from './routes/project-config.ts';
@@ -149,6 +150,7 @@ export function routeTable(info: { version: string; flavour: string }): RouteSpe
     ...runProgressRoutes,
     ...runControlRoutes,
     ...resultRoutes,
+    ...flakyTestRoutes,
     ...resultZipRoutes,
     ...accountRoutes,
     ...recorderRoutes,

@@ -64,6 +64,24 @@ export interface ApiTestRun {
   readonly queuePosition: number | null;
 }
 
+/** docs/api.md#flaky-tests */
+export interface ApiFlakyTest {
+  readonly className: string;
+  readonly methodName: string;
+  readonly appSha256: string;
+  readonly passedCount: number;
+  readonly failedCount: number;
+  readonly lastSeenTime: number;
+  readonly history: ReadonlyArray<{
+    readonly runId: number;
+    readonly deviceSessionId: number;
+    readonly deviceId: number;
+    readonly deviceName: string;
+    readonly result: 'PASSED' | 'FAILED';
+    readonly time: number;
+  }>;
+}
+
 export interface ApiDevice {
   readonly id: number;
   readonly displayName: string;

@@ -9,6 +9,7 @@ import { accountFiguresStore } from './account-figures.ts';
 import { agentsStore } from './agents.ts';
 import { deviceRunsStore } from './device-runs.ts';
 import { devicesStore } from './devices.ts';
+import { flakyTestsStore } from './flaky-tests.ts';
 import { filesStore } from './files.ts';
 import { hooksStore } from './hooks.ts';
 import { labelsStore } from './labels.ts';
@@ -44,6 +45,7 @@ export interface Store {
   readonly queue: ReturnType<typeof queueStore>;
   readonly recordings: ReturnType<typeof recordingsStore>;
   readonly results: ReturnType<typeof resultsStore>;
+  readonly flakyTests: ReturnType<typeof flakyTestsStore>;
   readonly retention: ReturnType<typeof retentionStore>;
   readonly hooks: ReturnType<typeof hooksStore>;
   readonly oauthTokens: ReturnType<typeof oauthTokensStore>;
@@ -113,6 +115,9 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
     },
     get results() {
       return module('results', () => resultsStore(db, dialect));
+    },
+    get flakyTests() {
+      return module('flakyTests', () => flakyTestsStore(db, dialect));
     },
     get hooks() {
       return module('hooks', () => hooksStore(db));

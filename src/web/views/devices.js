@@ -64,7 +64,22 @@ export async function devicesView() {
     async () => {
       /** @type {ApiList<ApiDevice>} */
       const devices = await api('GET', '/api/v2/devices?limit=0&sort=displayName_a');
-      return table(
+      // Every device at a glance, refreshed with the list (no stream: its state, not its screen).
+      const grid = h(
+        'ul',
+        { class: 'device-grid', 'aria-label': 'Device thumbnails' },
+        devices.data.map((device) => {
+          const { state, health } = condition(device);
+          return h(
+            'li',
+            { class: `device-tile tile-${state}`, title: health },
+            h('span', { class: 'device-tile-name' }, device.displayName),
+            h('span', { class: 'muted' }, osOf(device)),
+            badge(state),
+          );
+        }),
+      );
+      const list = table(
         'Devices',
         ['Device', 'OS', 'State', 'Health'],
         devices.data.map((device) => {
@@ -80,6 +95,7 @@ export async function devicesView() {
         }),
         { empty: 'No devices yet: start an agent on a device host.' },
       );
+      return h('div', {}, devices.data.length > 0 ? grid : '', list);
     },
     5000,
   );

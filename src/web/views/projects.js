@@ -1,16 +1,18 @@
 // Projects, and the runs of one project, live.
 
 import { api } from '../api.js';
-import { badge, h, table, time } from '../dom.js';
+import { h, table, time } from '../dom.js';
 import { livePage } from '../page.js';
-/** @import { ApiList, ApiProject, ApiTestRun } from '../../client/api-types.ts' */
+import { PASS_RATE_RUNS, passRate, resultBadge } from '../run-result.js';
+import { flakyTestsTable } from './flaky-tests.js';
+/** @import { ApiFlakyTest, ApiList, ApiProject, ApiTestRun } from '../../client/api-types.ts' */
 
 export function projectsView() {
   return livePage(
     'Projects',
     async () => {
       /** @type {ApiList<ApiProject>} */
-      const projects = await api('GET', '/api/me/projects?limit=0&sort=createTime_d&embedRuns=1');
+      const projects = await api('GET', `/api/me/projects?limit=0&sort=createTime_d&embedRuns=${PASS_RATE_RUNS}`);
       return h(
         'section',
         {},
@@ -32,9 +34,10 @@ export function projectsView() {
             )
           : table(
               'Projects',
-              ['Project', 'Type', 'Runs', 'Latest run'],
+              ['Project', 'Type', 'Runs', `Passed (last ${PASS_RATE_RUNS})`, 'Latest run'],
               projects.data.map((project) => {
                 const latest = project.testRuns?.[0];
+                const rate = passRate(project.testRuns ?? []);
                 return h(
                   'tr',
                   {},
@@ -43,12 +46,19 @@ export function projectsView() {
                   h('td', {}, project.testRunCount ?? ''),
                   h(
                     'td',
+                    { class: 'pass-rate' },
+                    rate === null
+                      ? h('span', { class: 'muted' }, '–')
+                      : `${Math.round((100 * rate.passed) / rate.of)}% (${rate.passed} of ${rate.of})`,
+                  ),
+                  h(
+                    'td',
                     {},
                     latest
                       ? [
                           h('a', { href: `#/projects/${project.id}/runs/${latest.id}` }, latest.displayName),
                           ' ',
-                          badge(latest.state),
+                          resultBadge(latest),
                         ]
                       : h('span', { class: 'muted' }, 'none'),
                   ),
@@ -67,10 +77,11 @@ export function projectRunsView(projectId) {
   return livePage(
     'Project',
     async () => {
-      /** @type {[ApiProject, ApiList<ApiTestRun>]} */
-      const [project, runs] = await Promise.all([
+      /** @type {[ApiProject, ApiList<ApiTestRun>, ApiList<ApiFlakyTest>]} */
+      const [project, runs, flaky] = await Promise.all([
         api('GET', `/api/me/projects/${projectId}`),
         api('GET', `/api/me/projects/${projectId}/runs?limit=50`),
+        api('GET', `/api/me/projects/${projectId}/flaky-tests?limit=20`),
       ]);
       // A column that is empty unless a run waits would only take room (on a phone, all of it).
       const waits = (/** @type {ApiTestRun} */ run) =>
@@ -88,13 +99,13 @@ export function projectRunsView(projectId) {
         ),
         table(
           'Runs',
-          ['Run', 'State', 'Devices', 'Tests passed / failed', 'Started', ...(anyWaits ? ['Why it waits'] : [])],
+          ['Run', 'Result', 'Devices', 'Tests passed / failed', 'Started', ...(anyWaits ? ['Why it waits'] : [])],
           runs.data.map((run) =>
             h(
               'tr',
               {},
               h('td', {}, h('a', { href: `#/projects/${projectId}/runs/${run.id}` }, run.displayName)),
-              h('td', {}, badge(run.state)),
+              h('td', {}, resultBadge(run)),
               h('td', {}, `${run.finishedDeviceCount} of ${run.deviceCount} done`),
               h('td', {}, `${run.successfulTestCaseCount} / ${run.failedTestCaseCount}`),
               h('td', {}, time(run.createTime)),
@@ -112,6 +123,7 @@ export function projectRunsView(projectId) {
         runs.total > runs.data.length
           ? h('p', { class: 'muted' }, `The ${runs.data.length} most recent of ${runs.total} runs.`)
           : '',
+        flakyTestsTable(projectId, flaky),
       );
       return { view, title: project.name };
     },

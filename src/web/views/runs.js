@@ -4,6 +4,7 @@
 import { api } from '../api.js';
 import { badge, duration, h, percent, statusLine, table, time } from '../dom.js';
 import { FINAL_DEVICE_SESSION_STATES } from '../final-states.js';
+import { resultBadge } from '../run-result.js';
 import { livePage, reload } from '../page.js';
 /** @import { ApiDevice, ApiDeviceRun, ApiDeviceSession, ApiList, ApiTestRun } from '../../client/api-types.ts' */
 
@@ -59,6 +60,7 @@ export function runView(runId) {
         h('a', { href: `#/projects/${run.projectId}` }, run.projectName),
       ),
       h('h1', {}, run.displayName, ' ', badge(run.state)),
+      run.state === 'FINISHED' ? h('p', { class: 'run-result' }, 'Result: ', resultBadge(run)) : '',
       run.state !== 'FINISHED' && (run.message || run.queuePosition)
         ? h(
             'p',

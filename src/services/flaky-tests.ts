@@ -1,0 +1,16 @@
+/** A project's flaky tests (docs/api.md#flaky-tests), for its owner only. */
+import type { FlakyTest, FlakyTestField } from '../domain/flaky-tests.ts';
+import type { ListQuery } from '../domain/list-query.ts';
+import type { User } from '../domain/users.ts';
+import type { Context } from './context.ts';
+import { requireProject } from './projects.ts';
+
+export async function listFlakyTests(
+  ctx: Context,
+  user: User,
+  projectId: number,
+  query: ListQuery<FlakyTestField>,
+): Promise<{ total: number; items: FlakyTest[] }> {
+  const project = await requireProject(ctx, user, projectId);
+  return ctx.store.flakyTests.list(project.id, query);
+}
