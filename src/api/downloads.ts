@@ -3,9 +3,10 @@ import type { Readable } from 'node:stream';
 import type { Download } from '../services/files.ts';
 import type { ByteAnswer } from './route.ts';
 
-export function fileAnswer({ file, stream }: Download): ByteAnswer {
-  const inline = file.mimetype.startsWith('image/') || file.mimetype.startsWith('text/');
-  return { stream, contentType: file.mimetype, length: file.size, fileName: file.name, inline };
+export function fileAnswer({ file, stream, range }: Download): ByteAnswer {
+  // Videos too, so that a <video> element plays them in place (docs/api.md#videos).
+  const inline = /^(image|text|video)\//.test(file.mimetype);
+  return { stream, contentType: file.mimetype, length: file.size, fileName: file.name, inline, range };
 }
 
 /** A zip written as it is sent: no Content-Length, always a download. */

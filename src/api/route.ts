@@ -47,8 +47,13 @@ export interface ByteAnswer {
    */
   readonly length: number | null;
   readonly fileName: string;
-  /** Images and text are shown in place; everything else is offered as a download. */
+  /** Images, text and videos are shown in place; everything else is offered as a download. */
   readonly inline: boolean;
+  /**
+   * Stored files answer `Range` requests (docs/api.md#videos) through this: the bytes from `start`
+   * to `end`, inclusive. Absent, a `Range` is ignored and the whole answer sent.
+   */
+  readonly range?: (start: number, end: number) => Readable;
 }
 
 export type Outcome =

@@ -12,6 +12,7 @@ import type { User } from '../domain/users.ts';
 import type { Context } from '../services/context.ts';
 import { type Stringify, jsonSerializer } from './encode/json.ts';
 import { encodeFor } from './plugins/negotiate.ts';
+import { rangedAnswer } from './ranges.ts';
 import type { PresentContext } from './present/context.ts';
 import { ApiError } from './present/error.ts';
 import type { Answers, HttpMethod, RouteSpec } from './route.ts';
@@ -132,15 +133,17 @@ function registerOne(
         case 'bytes': {
           const answer = outcome.bytes;
           const disposition = answer.inline ? 'inline' : 'attachment';
-          if (answer.length !== null) reply.header('content-length', answer.length);
+          // Content-Length, and for stored files the range asked for (ranges.ts).
+          const { status, stream, headers } = rangedAnswer(answer, outcome.status, request.headers.range);
+          reply.headers(headers);
           return reply
-            .code(outcome.status)
+            .code(status)
             .type(answer.contentType)
             .header(
               'content-disposition',
               `${disposition}; filename="${answer.fileName.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(answer.fileName)}`,
             )
-            .send(answer.stream);
+            .send(stream);
         }
         case 'rep': {
           const { contentType, payload } = encodeFor(

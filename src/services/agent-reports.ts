@@ -16,7 +16,7 @@ import type { Agent } from '../domain/agents.ts';
 import { BlobTooLargeError } from '../store/blobs.ts';
 import type { Store } from '../store/store.ts';
 import type { Context } from './context.ts';
-import { type Download, forgetBlob } from './files.ts';
+import { type Download, forgetBlob, openFile } from './files.ts';
 import { type Wakeups, endDeviceRun, wake } from './run-lifecycle.ts';
 import { checkWithinQuota, quotaExceeded, roomFor, streamLimit } from './storage.ts';
 
@@ -78,6 +78,7 @@ const MIME_OF_EXTENSION: Readonly<Record<string, string>> = {
   log: 'text/plain',
   json: 'application/json',
   mp4: 'video/mp4',
+  webm: 'video/webm',
   zip: 'application/zip',
 };
 
@@ -283,5 +284,5 @@ export async function openAssignedFile(
   const refs = run?.config.files ?? [];
   const file = refs.some((ref) => ref.id === fileId) ? (await ctx.store.files.byIds([fileId])).get(fileId) : undefined;
   if (file === undefined) throw new NotFoundError('File', fileId);
-  return { file, stream: ctx.blobs.read(file.blobKey) };
+  return openFile(ctx, file);
 }

@@ -159,8 +159,14 @@ export async function projectFile(
 export interface Download {
   readonly file: UserFile;
   readonly stream: Readable;
+  /** The bytes from `start` to `end` (inclusive) instead, for ranged downloads. */
+  readonly range: (start: number, end: number) => Readable;
 }
 
 export function openFile(ctx: Context, file: UserFile): Download {
-  return { file, stream: ctx.blobs.read(file.blobKey) };
+  return {
+    file,
+    stream: ctx.blobs.read(file.blobKey),
+    range: (start, end) => ctx.blobs.read(file.blobKey, { start, end }),
+  };
 }

@@ -22,7 +22,8 @@ export interface BlobStore {
   put(source: Readable, options: { maxBytes: number }): Promise<StoredBlob>;
   /** A file already on local disk (agent artifacts written by the server, tests). */
   putFile(filePath: string): Promise<StoredBlob>;
-  read(key: string): Readable;
+  /** The blob's bytes, or those from `range.start` to `range.end` (inclusive) of it. */
+  read(key: string, range?: { readonly start: number; readonly end: number }): Readable;
   /** Runs `work` with the blob as a file on local disk (a download first, for remote stores). */
   withLocalFile<T>(key: string, work: (filePath: string) => Promise<T>): Promise<T>;
   size(key: string): Promise<number | undefined>;
@@ -88,8 +89,8 @@ export function directoryBlobStore(root: string): BlobStore {
       return this.put(fs.createReadStream(filePath), { maxBytes: Number.POSITIVE_INFINITY });
     },
 
-    read(key) {
-      return fs.createReadStream(pathOf(key));
+    read(key, range) {
+      return fs.createReadStream(pathOf(key), range);
     },
 
     withLocalFile(key, work) {

@@ -24,6 +24,7 @@ import { type AdbDevice, infra } from './session.ts';
 import { DeviceTracker } from './tracker.ts';
 import { DEFAULT_UI_TIMINGS, type UiTimings } from './ui-automator.ts';
 import type { UiFlowOptions } from './ui-flow.ts';
+import { noRecording } from '../host/ffmpeg.ts';
 
 export interface AdbDriverOptions {
   /** Baselines live here, one folder per phone. */
@@ -211,6 +212,12 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
       }
     },
 
+    async record() {
+      return noRecording('this driver does not record videos yet');
+    },
+    missingTools() {
+      return [];
+    },
     async close() {
       tracker.close();
     },

@@ -25,6 +25,7 @@ import { chooseSigner, findGoIos, loadSigning } from './setup.ts';
 import type { Signer, SigningSetup } from './signer.ts';
 import { type UiAutomation, wdaAutomation } from './wda.ts';
 import { planTests, runTests } from './xctest.ts';
+import { noRecording } from '../host/ffmpeg.ts';
 
 /** What a real iPhone runs here; Appium client side and server-side packages are not offered on iOS yet. */
 export const IOS_KINDS: readonly ExecutionKind[] = ['xctest', 'xcuitest', 'crawler'];
@@ -221,6 +222,12 @@ export function createIosDriver(options: IosDriverOptions): Driver {
       return cleanDevice(cleaning, serial, kind);
     },
 
+    async record() {
+      return noRecording('this driver does not record videos yet');
+    },
+    missingTools() {
+      return [];
+    },
     async close() {},
   };
 }
