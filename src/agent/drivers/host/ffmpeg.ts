@@ -7,7 +7,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import type { Recording, VideoOutcome } from '../../driver.ts';
 
 /** The Debian package that brings a missing tool, for the message that names it. */
@@ -54,29 +53,40 @@ const H264_OUT = [
   '+faststart',
 ];
 
+/** ffmpeg's input for frames of raw RGBA pixels (what virtual devices draw). */
+export function rgbaInput(width: number, height: number): string[] {
+  return ['-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', `${width}x${height}`];
+}
+
+/** ffmpeg's input for frames that are each a whole JPEG or PNG image (what iOS streams). */
+export const IMAGE_INPUT: readonly string[] = ['-f', 'image2pipe'];
+
 /**
- * Records what `frame()` draws (RGBA bytes of `width`×`height`) at `fps` frames a second of wall
- * time: frames missed while the host was busy are made up with the current one, so the video
- * lasts as long as the session did and its times match the steps'.
+ * Records the frames `frame()` answers (in the format `input` names; null while there is none
+ * yet) at `fps` frames a second of wall time: frames missed while the host was busy, or before the
+ * first one came, are made up with the current one, so the video lasts as long as the session did
+ * and its times match the steps'.
  */
 export function recordFrames(options: {
   readonly ffmpeg: string;
   readonly file: string;
-  readonly width: number;
-  readonly height: number;
+  readonly input: readonly string[];
   readonly fps: number;
-  readonly frame: () => Buffer;
+  readonly frame: () => Buffer | null;
   readonly now?: () => number;
 }): Recording {
   const now = options.now ?? Date.now;
-  const { width, height, fps } = options;
+  const { fps } = options;
   const child = spawn(
     options.ffmpeg,
     [
       ...['-hide_banner', '-loglevel', 'error', '-y'],
-      ...['-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', `${width}x${height}`, '-framerate', String(fps), '-i', 'pipe:0'],
-      // A key frame every two seconds: a seek in the player lands close to where it aims.
+      ...options.input,
+      ...['-framerate', String(fps), '-i', 'pipe:0'],
+      // H.264 in yuv420p needs even sides.
+      ...['-vf', 'scale=trunc(iw/2)*2:trunc(ih/2)*2'],
       ...H264_OUT,
+      // A key frame every two seconds: a seek in the player lands close to where it aims.
       ...['-g', String(fps * 2)],
       options.file,
     ],
@@ -94,6 +104,7 @@ export function recordFrames(options: {
     const due = Math.floor(((now() - started) * fps) / 1000) + 1;
     if (due <= written) return;
     const frame = options.frame();
+    if (frame === null) return;
     while (written < due && !congested) {
       written += 1;
       congested = !stdin.write(frame);
@@ -108,39 +119,9 @@ export function recordFrames(options: {
       if (!congested) pump();
       ended = true;
       stdin.end();
-      return finish(child, exit, options.file);
-    },
-  };
-}
-
-/** Records a stream a device sends (MJPEG frames over HTTP, raw H.264, ...) as `format` says. */
-export function recordStream(options: {
-  readonly ffmpeg: string;
-  readonly file: string;
-  readonly input: Readable;
-  readonly inputArgs: readonly string[];
-}): Recording {
-  const child = spawn(
-    options.ffmpeg,
-    [
-      ...['-hide_banner', '-loglevel', 'error', '-y'],
-      ...options.inputArgs,
-      ...['-i', 'pipe:0'],
-      ...H264_OUT,
-      options.file,
-    ],
-    { stdio: ['pipe', 'ignore', 'pipe'] },
-  );
-  child.stdin!.on('error', () => undefined);
-  options.input.on('error', () => child.stdin!.end());
-  options.input.pipe(child.stdin!);
-  const exit = exitOf(child);
-  return {
-    async stop() {
-      options.input.unpipe(child.stdin!);
-      options.input.destroy();
-      child.stdin!.end();
-      return finish(child, exit, options.file);
+      if (written === 0) child.kill('SIGKILL');
+      const outcome = await finish(child, exit, options.file);
+      return written === 0 ? { file: null, reason: 'the device sent no picture of its screen' } : outcome;
     },
   };
 }

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import type { Driver } from '../../driver.ts';
-import { findTool, missingToolMessage, noRecording, recordFrames } from '../host/ffmpeg.ts';
+import { findTool, missingToolMessage, noRecording, recordFrames, rgbaInput } from '../host/ffmpeg.ts';
 import type { Sandbox } from '../host/sandbox.ts';
 import { crawl } from './crawler.ts';
 import { DeviceState } from './device-state.ts';
@@ -97,7 +97,7 @@ export function createVirtualDriver(options: {
       return recordFrames({
         ffmpeg,
         file: path.join(dir, 'video.mp4'),
-        ...screen.size,
+        input: rgbaInput(screen.size.width, screen.size.height),
         fps: VIRTUAL_VIDEO_FPS,
         frame: () => screen.raster().data,
       });
