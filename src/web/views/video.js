@@ -2,6 +2,7 @@
 // its failed test cases on a timeline under the player, each a button that seeks the video there.
 
 import { h } from '../dom.js';
+import { FINAL_DEVICE_SESSION_STATES } from '../final-states.js';
 /** @import { ApiDeviceSession, ApiStep, ApiTestCaseRun } from '../../client/api-types.ts' */
 
 /**
@@ -48,7 +49,14 @@ function clock(seconds) {
  * @param {ApiTestCaseRun[]} cases
  */
 export function videoPlayer(session, steps, cases) {
-  if (!session.video) return h('p', { class: 'muted' }, 'This session has no video.');
+  if (!session.video)
+    return h(
+      'p',
+      { class: 'muted' },
+      FINAL_DEVICE_SESSION_STATES.includes(session.state)
+        ? 'This session has no video.'
+        : 'The video of the session comes when it ends.',
+    );
   // Same origin as the page, whatever public address the server names in its links.
   const video = h('video', {
     src: new URL(session.video, location.href).pathname,
