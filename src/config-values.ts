@@ -47,3 +47,10 @@ export function oneOf<T extends string>(value: string, allowed: readonly T[]): T
   if (!(allowed as readonly string[]).includes(value)) throw new Error(`must be one of ${allowed.join(', ')}`);
   return value as T;
 }
+
+export function yesOrNo(value: Raw): boolean {
+  const lower = text(value).toLowerCase();
+  if (['true', '1', 'yes'].includes(lower)) return true;
+  if (['false', '0', 'no'].includes(lower)) return false;
+  throw new Error('must be true or false');
+}

@@ -10,6 +10,8 @@ import { type SecretKey, parseSecretKeys } from './domain/secret-keys.ts';
 import type { ZipLimits } from './domain/zip-limits.ts';
 import { FLAVOURS, type Flavour } from './domain/flavours.ts';
 import { parseNetwork } from './domain/hook-destinations.ts';
+import { parseS3Location, type S3Location } from './domain/storage-location.ts';
+import { parseSmtpUrl } from './domain/smtp-url.ts';
 import { AGENT_SETTINGS, type AgentConfig } from './config-agent.ts';
 import {
   ConfigError,
@@ -21,6 +23,7 @@ import {
   perMinute,
   text,
   whole,
+  yesOrNo,
 } from './config-values.ts';
 
 export { ConfigError, FLAVOURS, type Flavour };
@@ -36,6 +39,16 @@ export interface Config extends AgentConfig {
   readonly dataDir: string;
   /** Where uploads and artifacts live; servers of one cloud share it. Default: dataDir/blobs. */
   readonly blobDir: string | undefined;
+  /**
+   * `s3://bucket/prefix`: uploads and artifacts in an S3-compatible object store instead of a
+   * directory (store/blobs-s3.ts); credentials come from the AWS SDK's usual chain, never from here.
+   */
+  readonly blobUrl: S3Location | undefined;
+  /** The object store's endpoint when it is not AWS (http://minio.internal:9000). */
+  readonly s3Endpoint: string | undefined;
+  readonly s3Region: string;
+  /** Bucket in the path, not the host name: what most stores other than AWS need. */
+  readonly s3ForcePathStyle: boolean;
   /** postgres://… for PostgreSQL; absent for SQLite under dataDir. */
   readonly databaseUrl: string | undefined;
   readonly publicUrl: string | undefined;
@@ -68,6 +81,10 @@ export interface Config extends AgentConfig {
   readonly retentionIntervalMs: number;
   /** Internal networks run-finished hooks may reach all the same (CIDRs); none by default. */
   readonly hookAllowNetworks: readonly string[];
+  /** The SMTP server notification e-mails go through (docs/api.md#notifications); none: no e-mail. */
+  readonly smtpUrl: string | undefined;
+  /** The sender address of notification e-mails. */
+  readonly mailFrom: string;
   /**
    * The keys that encrypt API keys in the database, the current one first (`id:base64`, comma
    * separated). Servers sharing one PostgreSQL must all have the same. When absent, the key file.
@@ -108,6 +125,40 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
       if (dir === '') throw new Error('must be a directory path');
       return path.resolve(dir);
     },
+  },
+  blobUrl: {
+    flag: '--blob-url',
+    env: ['DEVICECLOUD_BLOB_URL'],
+    fallback: undefined,
+    parse: (value) => parseS3Location(text(value)),
+  },
+  s3Endpoint: {
+    flag: '--s3-endpoint',
+    env: ['DEVICECLOUD_S3_ENDPOINT', 'AWS_ENDPOINT_URL_S3'],
+    fallback: undefined,
+    parse: (value) => {
+      const url = text(value).replace(/\/+$/, '');
+      if (url === '') return undefined;
+      if (!/^https?:\/\/[^/\s]+$/.test(url))
+        throw new Error('must be an http(s) URL with no path, e.g. http://minio:9000');
+      return url;
+    },
+  },
+  s3Region: {
+    flag: '--s3-region',
+    env: ['DEVICECLOUD_S3_REGION', 'AWS_REGION'],
+    fallback: 'us-east-1',
+    parse: (value) => {
+      const region = text(value);
+      if (!/^[a-z0-9-]{1,40}$/.test(region)) throw new Error('must be a region name such as eu-west-1');
+      return region;
+    },
+  },
+  s3ForcePathStyle: {
+    flag: '--s3-force-path-style',
+    env: ['DEVICECLOUD_S3_FORCE_PATH_STYLE'],
+    fallback: false,
+    parse: (value) => yesOrNo(value),
   },
   dataDir: {
     flag: '--data-dir',
@@ -265,6 +316,30 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
           return `${network.address}/${network.prefix}`;
         }),
   },
+  smtpUrl: {
+    flag: '--smtp-url',
+    env: ['DEVICECLOUD_SMTP_URL'],
+    fallback: undefined,
+    // It may carry the SMTP password.
+    secret: true,
+    parse: (value) => {
+      const url = text(value);
+      if (url === '') return undefined;
+      parseSmtpUrl(url);
+      return url;
+    },
+  },
+  mailFrom: {
+    flag: '--mail-from',
+    env: ['DEVICECLOUD_MAIL_FROM'],
+    fallback: 'devicecloud@localhost',
+    parse: (value) => {
+      const address = text(value);
+      if (!/^[^\s<>@]+@[^\s<>@]+$/.test(address))
+        throw new Error('must be an e-mail address, e.g. devicecloud@example.com');
+      return address;
+    },
+  },
   apiKeyEncryptionKeys: {
     flag: '--api-key-encryption-keys',
     env: ['DEVICECLOUD_API_KEY_ENCRYPTION_KEYS'],
@@ -286,12 +361,7 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     flag: '--trust-proxy',
     env: ['DEVICECLOUD_TRUST_PROXY'],
     fallback: false,
-    parse: (value) => {
-      const lower = text(value).toLowerCase();
-      if (['true', '1', 'yes'].includes(lower)) return true;
-      if (['false', '0', 'no'].includes(lower)) return false;
-      throw new Error('must be true or false');
-    },
+    parse: (value) => yesOrNo(value),
   },
   ...AGENT_SETTINGS,
 };
@@ -333,6 +403,8 @@ export function loadConfig(sources: ConfigSources = {}): Config {
       throw new ConfigError(`Invalid ${from}: ${shown} ${(error as Error).message}`);
     }
   }
+  if (config.blobDir !== undefined && config.blobUrl !== undefined)
+    throw new ConfigError('Give --blob-dir or --blob-url, not both: blobs live in one place');
   return config as unknown as Config;
 }
 

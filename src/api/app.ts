@@ -6,6 +6,7 @@
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import cookie from '@fastify/cookie';
+import etag from '@fastify/etag';
 import { registerDashboardModules } from './dashboard-modules.ts';
 import { registerWebSession } from './web-session.ts';
 import { registerOAuth } from './oauth.ts';
@@ -23,6 +24,7 @@ import { type RateLimits, registerRateLimits } from './plugins/rate-limit.ts';
 import { registerSecurityHeaders } from './plugins/security-headers.ts';
 import type { RouteSpec } from './route.ts';
 import { registerRoutes } from './routes-register.ts';
+import { accountRoutes } from './routes/account.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { deviceRoutes } from './routes/devices.ts';
 import { fileRoutes } from './routes/files.ts';
@@ -33,7 +35,9 @@ import { projectRoutes } from './routes/projects.ts';
 import { resultRoutes } from './routes/results.ts';
 import { resultZipRoutes } from './routes/result-zips.ts';
 import { recorderRoutes } from './routes/recorder.ts';
+import { renameRoutes } from './routes/renames.ts';
 import { runControlRoutes } from './routes/run-control.ts';
+import { runProgressRoutes } from './routes/run-progress.ts';
 import { runStartRoutes } from './routes/run-start.ts';
 import { runRoutes } from './routes/runs.ts';
 import { userRoutes } from './routes/users.ts';
@@ -67,6 +71,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(formbody);
   await app.register(cookie);
+  // Clients poll a run's status every few seconds: an answer that did not change is a 304 with no
+  // body (docs/api.md#conditional-requests). FNV-1a: API answers are small, and it is the fastest.
+  await app.register(etag, { algorithm: 'fnv1a' });
   // Files are read part by part in the upload handlers; limits are set per request there.
   await app.register(multipart);
   registerJsonParser(app);
@@ -128,6 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 export function routeTable(info: { version: string; flavour: string }): RouteSpec[] {
   return [
     ...userRoutes,
+    ...renameRoutes,
     ...projectRoutes,
     ...runRoutes,
     ...projectConfigRoutes,
@@ -135,9 +143,11 @@ export function routeTable(info: { version: string; flavour: string }): RouteSpe
     ...fileRoutes,
     ...frameworkRoutes,
     ...runStartRoutes,
+    ...runProgressRoutes,
     ...runControlRoutes,
     ...resultRoutes,
     ...resultZipRoutes,
+    ...accountRoutes,
     ...recorderRoutes,
     ...infoRoutes({ version: info.version, flavour: info.flavour }),
   ];

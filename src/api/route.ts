@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import type { User } from '../domain/users.ts';
+import type { ByteRange } from '../domain/byte-range.ts';
 import type { Context } from '../services/context.ts';
 import type { ListLinks } from './present/list.ts';
 import type { PresentContext } from './present/context.ts';
@@ -39,7 +40,13 @@ export interface Call<Params, Input, Who extends User | null> {
 }
 
 export interface ByteAnswer {
-  readonly stream: Readable;
+  /**
+   * Opens the bytes when the answer is sent, all of them or, where `ranged`, the part a Range
+   * header asked for (inclusive ends).
+   */
+  open(range?: ByteRange): Readable;
+  /** Stored files answer Range requests (206); what is written as it is sent does not. */
+  readonly ranged: boolean;
   readonly contentType: string;
   /**
    * Known ahead for stored files, so clients see Content-Length (docs/api.md#files: downloads keep
@@ -49,11 +56,6 @@ export interface ByteAnswer {
   readonly fileName: string;
   /** Images, text and videos are shown in place; everything else is offered as a download. */
   readonly inline: boolean;
-  /**
-   * Stored files answer `Range` requests (docs/api.md#videos) through this: the bytes from `start`
-   * to `end`, inclusive. Absent, a `Range` is ignored and the whole answer sent.
-   */
-  readonly range?: (start: number, end: number) => Readable;
 }
 
 export type Outcome =

@@ -12,9 +12,9 @@ import type { User } from '../domain/users.ts';
 import type { Context } from '../services/context.ts';
 import { type Stringify, jsonSerializer } from './encode/json.ts';
 import { encodeFor } from './plugins/negotiate.ts';
-import { rangedAnswer } from './ranges.ts';
 import type { PresentContext } from './present/context.ts';
 import { ApiError } from './present/error.ts';
+import { rangeAsked } from '../domain/byte-range.ts';
 import type { Answers, HttpMethod, RouteSpec } from './route.ts';
 
 export interface RegisterOptions {
@@ -39,6 +39,7 @@ const RESOURCE_OF_PARAM: Readonly<Record<string, string>> = {
   parameterId: 'Config parameter',
   fileId: 'File',
   accountId: 'User',
+  notificationId: 'Notification',
 };
 
 export function registerRoutes(app: FastifyInstance, specs: readonly RouteSpec[], options: RegisterOptions): void {
@@ -133,17 +134,31 @@ function registerOne(
         case 'bytes': {
           const answer = outcome.bytes;
           const disposition = answer.inline ? 'inline' : 'attachment';
-          // Content-Length, and for stored files the range asked for (ranges.ts).
-          const { status, stream, headers } = rangedAnswer(answer, outcome.status, request.headers.range);
-          reply.headers(headers);
-          return reply
-            .code(status)
+          reply
             .type(answer.contentType)
             .header(
               'content-disposition',
               `${disposition}; filename="${answer.fileName.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(answer.fileName)}`,
-            )
-            .send(stream);
+            );
+          if (answer.length === null) return reply.code(outcome.status).send(answer.open());
+          if (!answer.ranged)
+            return reply.code(outcome.status).header('content-length', answer.length).send(answer.open());
+          reply.header('accept-ranges', 'bytes');
+          // If-Range would need a validator we do not send; a client that uses it gets the whole file.
+          const asked =
+            request.headers['if-range'] === undefined
+              ? rangeAsked(request.headers.range, answer.length)
+              : { kind: 'whole' as const };
+          if (asked.kind === 'unsatisfiable')
+            return reply.code(416).header('content-range', `bytes */${answer.length}`).type('text/plain').send('');
+          if (asked.kind === 'whole')
+            return reply.code(outcome.status).header('content-length', answer.length).send(answer.open());
+          const { start, end } = asked.range;
+          return reply
+            .code(206)
+            .header('content-range', `bytes ${start}-${end}/${answer.length}`)
+            .header('content-length', end - start + 1)
+            .send(answer.open(asked.range));
         }
         case 'rep': {
           const { contentType, payload } = encodeFor(
@@ -151,7 +166,8 @@ function registerOne(
             outcome.body,
             reply.getSerializationFunction(String(outcome.status)) as Stringify | undefined,
           );
-          return reply.code(outcome.status).type(contentType).send(payload);
+          // The same URL answers JSON or XML (each with its own ETag): caches must key on Accept.
+          return reply.code(outcome.status).type(contentType).header('vary', 'Accept').send(payload);
         }
       }
     },

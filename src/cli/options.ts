@@ -10,15 +10,31 @@ export function addStoreOptions(command: Command): Command {
     .option(
       '--api-key-encryption-key-file <file>',
       'file of the keys that encrypt API keys in the database (env DEVICECLOUD_API_KEY_ENCRYPTION_KEY_FILE; default <data-dir>/secrets/api-key-encryption.key; or give the keys themselves in env DEVICECLOUD_API_KEY_ENCRYPTION_KEYS)',
+    )
+    .option(
+      '--blob-dir <dir>',
+      'where uploads and artifacts live, shared by all servers (env DEVICECLOUD_BLOB_DIR; default <data-dir>/blobs)',
+    )
+    .option(
+      '--blob-url <url>',
+      's3://bucket/prefix to keep them in an S3-compatible object store instead (env DEVICECLOUD_BLOB_URL; credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS SDK chain)',
+    )
+    .option(
+      '--s3-endpoint <url>',
+      'the object store when not AWS, e.g. http://minio:9000 (env DEVICECLOUD_S3_ENDPOINT)',
+    )
+    .option(
+      '--s3-region <region>',
+      'the object store region (env DEVICECLOUD_S3_REGION or AWS_REGION; default us-east-1)',
+    )
+    .option(
+      '--s3-force-path-style <bool>',
+      'bucket in the path, as MinIO and most stores other than AWS need (env DEVICECLOUD_S3_FORCE_PATH_STYLE)',
     );
 }
 
 export function addServerOptions(command: Command): Command {
   return addZipOptions(addStoreOptions(command))
-    .option(
-      '--blob-dir <dir>',
-      'where uploads and artifacts live, shared by all servers (env DEVICECLOUD_BLOB_DIR; default <data-dir>/blobs)',
-    )
     .option('--port <port>', 'port to listen on (env DEVICECLOUD_PORT; default 8080)')
     .option('--host <host>', 'address to listen on (env DEVICECLOUD_HOST; default 127.0.0.1)')
     .option('--public-url <url>', 'public base URL for links, may include a context path (env DEVICECLOUD_PUBLIC_URL)')
@@ -146,6 +162,10 @@ export async function configFrom(
       host: options.host,
       dataDir: options.dataDir,
       blobDir: options.blobDir,
+      blobUrl: options.blobUrl,
+      s3Endpoint: options.s3Endpoint,
+      s3Region: options.s3Region,
+      s3ForcePathStyle: options.s3ForcePathStyle,
       databaseUrl: options.databaseUrl,
       publicUrl: options.publicUrl,
       flavour: options.flavour,

@@ -13,7 +13,6 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'STORAGE_QUOTA_EXCEEDED'
   | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'RANGE_NOT_SATISFIABLE'
   | 'RATE_LIMITED'
   | 'UNAVAILABLE'
   | 'INTERNAL';
@@ -144,13 +143,6 @@ export class UnavailableError extends AppError {
 export class UnsupportedMediaTypeError extends AppError {
   constructor(message: string) {
     super('UNSUPPORTED_MEDIA_TYPE', 415, message);
-  }
-}
-
-/** A `Range` that starts beyond the end of the file (docs/api.md#videos). */
-export class RangeNotSatisfiableError extends AppError {
-  constructor(readonly length: number) {
-    super('RANGE_NOT_SATISFIABLE', 416, `Header 'Range' asks for bytes beyond the file's ${length}`);
   }
 }
 

@@ -27,7 +27,9 @@ const systemResolve: Resolve = (hostname, callback) =>
 
 export interface HookRequest {
   readonly url: string;
-  readonly body: URLSearchParams;
+  /** A form, or text of `contentType` (Slack's JSON). */
+  readonly body: URLSearchParams | string;
+  readonly contentType?: string;
   readonly timeoutMs: number;
   readonly rules: HookDestinationRules;
   /** How names are resolved (tests give their own); the system resolver by default. */
@@ -63,7 +65,7 @@ export function checkedLookup(rules: HookDestinationRules, resolve: Resolve = sy
   };
 }
 
-/** POSTs the form; resolves with the answer's status, or rejects (HookRefusedError when refused). */
+/** POSTs the body; resolves with the answer's status, or rejects (HookRefusedError when refused). */
 export function postHook(request: HookRequest): Promise<number> {
   const url = new URL(request.url);
   const refusal = hostRefusal(url.hostname, request.rules);
@@ -79,7 +81,7 @@ export function postHook(request: HookRequest): Promise<number> {
         lookup: checkedLookup(request.rules, request.resolve),
         signal: AbortSignal.timeout(request.timeoutMs),
         headers: {
-          'content-type': 'application/x-www-form-urlencoded;charset=UTF-8',
+          'content-type': request.contentType ?? 'application/x-www-form-urlencoded;charset=UTF-8',
           'content-length': Buffer.byteLength(body),
           'user-agent': 'devicecloud-hook',
         },

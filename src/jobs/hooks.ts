@@ -1,11 +1,13 @@
 /**
  * Delivers run-finished notifications: a form POST of `testRunId`, `projectId`, `status` (and the
- * run's `result`) to the run's hookURL, with a timeout and retries with backoff. Deliveries come
+ * run's `result`) to the run's hookURL and to WEBHOOK subscriptions, a message to SLACK ones and an
+ * e-mail to EMAIL ones (docs/api.md#notifications), with a timeout and retries with backoff. Deliveries come
  * from an outbox table, so a server restart loses none, and a delivery is taken by one server at
  * a time. A failing hook is recorded and logged; it never holds up a run. A destination inside the
  * server's network is refused (hook-sender.ts) and given up at once: retrying would not change it.
  */
-import { hookDestinationRules } from '../domain/hook-destinations.ts';
+import { type HookDestinationRules, hookDestinationRules } from '../domain/hook-destinations.ts';
+import { runMessage, runResultOf } from '../domain/notifications.ts';
 import type { Context } from '../services/context.ts';
 import { HookRefusedError, type Resolve, postHook } from './hook-sender.ts';
 
@@ -32,34 +34,24 @@ export async function deliverDueHooks(deps: HookDeps): Promise<number> {
       continue;
     }
     const stats = await ctx.store.testRuns.tallies([run.id]);
-    const states = new Set((stats.get(run.id) ?? []).map((tally) => tally.state));
-    const result = states.has('FAILED')
-      ? 'FAILED'
-      : states.has('WARNING') || states.has('TIMEOUT')
-        ? 'WARNING'
-        : states.has('ABORTED')
-          ? 'ABORTED'
-          : 'SUCCEEDED';
-    const body = new URLSearchParams({
-      testRunId: String(run.id),
-      projectId: String(run.projectId),
-      status: run.state,
-      result,
-    });
+    const result = runResultOf(new Set((stats.get(run.id) ?? []).map((tally) => tally.state)));
     let error: string | null = null;
     let refused = false;
     try {
-      const status = await postHook({
-        url: delivery.url,
-        body,
-        timeoutMs: HOOK_TIMEOUT_MS,
+      const status = await send(deps, delivery, {
+        form: new URLSearchParams({
+          testRunId: String(run.id),
+          projectId: String(run.projectId),
+          status: run.state,
+          result,
+        }),
+        message: runMessage({ id: run.id, projectId: run.projectId, name: run.name, result }),
         rules,
-        resolve: deps.resolve,
       });
       if (status >= 300) error = `answered ${status}`;
     } catch (cause) {
       error = (cause as Error).message;
-      refused = cause instanceof HookRefusedError;
+      refused = cause instanceof HookRefusedError || cause instanceof NoMailServerError;
     }
     if (error === null) {
       await ctx.store.hooks.settle(delivery.id, 'DELIVERED', null);
@@ -68,9 +60,38 @@ export async function deliverDueHooks(deps: HookDeps): Promise<number> {
     }
     const final = refused || delivery.attempts + 1 >= HOOK_MAX_ATTEMPTS;
     await ctx.store.hooks.settle(delivery.id, final ? 'FAILED' : 'PENDING', error);
+    const to = delivery.channel === 'EMAIL' ? 'an e-mail address' : new URL(delivery.url).origin;
     deps.log(
-      `hook for run ${run.id} to ${new URL(delivery.url).origin}: ${error}${final ? '; giving up' : `; retrying in ${backoff / 1000} s`}`,
+      `${delivery.channel === 'EMAIL' ? 'e-mail' : 'hook'} for run ${run.id} to ${to}: ${error}${final ? '; giving up' : `; retrying in ${backoff / 1000} s`}`,
     );
   }
   return delivered;
+}
+
+/** No SMTP server is configured: retrying will not help until an operator sets one. */
+class NoMailServerError extends Error {}
+
+async function send(
+  deps: HookDeps,
+  delivery: { readonly url: string; readonly channel: string },
+  content: { form: URLSearchParams; message: { subject: string; text: string }; rules: HookDestinationRules },
+): Promise<number> {
+  const common = { url: delivery.url, timeoutMs: HOOK_TIMEOUT_MS, rules: content.rules, resolve: deps.resolve };
+  switch (delivery.channel) {
+    case 'EMAIL': {
+      const mail = deps.ctx.senders?.mail ?? null;
+      if (mail === null) throw new NoMailServerError('no SMTP server is configured (--smtp-url)');
+      await mail({ to: delivery.url, subject: content.message.subject, text: content.message.text });
+      // The SMTP server took it: a success, in the status terms of the other channels.
+      return 200;
+    }
+    case 'SLACK':
+      return postHook({
+        ...common,
+        body: JSON.stringify({ text: content.message.subject }),
+        contentType: 'application/json',
+      });
+    default:
+      return postHook({ ...common, body: content.form });
+  }
 }

@@ -11,11 +11,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type Config, ConfigError, sqliteFile, zipLimitsOf } from '../config.ts';
 import { memoryNotifier, postgresNotifier } from '../store/notifier.ts';
+import { hookDestinationRules } from '../domain/hook-destinations.ts';
+import { notificationSenders } from '../jobs/notification-senders.ts';
 import { startReaper } from '../jobs/reaper.ts';
 import { startRetention } from '../jobs/retention.ts';
 import { graceAfterStart } from '../services/agent-session.ts';
 import { type Context, DEFAULT_LIMITS } from '../services/context.ts';
-import { directoryBlobStore } from '../store/blobs.ts';
+import { type BlobStore, directoryBlobStore } from '../store/blobs.ts';
 import { type Database, openDatabase } from '../store/db.ts';
 import { migrate } from '../store/migrations/index.ts';
 import { type Store, createStore } from '../store/store.ts';
@@ -53,7 +55,7 @@ export async function openStore(
   const ctx: Context = {
     store,
     clock: Date.now,
-    blobs: directoryBlobStore(config.blobDir ?? path.join(config.dataDir, 'blobs')),
+    blobs: await openBlobStore(config),
     notifier: memoryNotifier(),
     limits: {
       ...DEFAULT_LIMITS,
@@ -67,6 +69,11 @@ export async function openStore(
     },
     flavour: config.flavour,
     keyRing,
+    senders: notificationSenders({
+      smtpUrl: config.smtpUrl,
+      mailFrom: config.mailFrom,
+      rules: hookDestinationRules(config.hookAllowNetworks),
+    }),
   };
   return { database, ctx };
 }
@@ -222,4 +229,16 @@ export async function warnOfForeignKeys(ctx: Context, warn: (message: string) =>
       `(${foreign.map(([id]) => id).join(', ')}): they keep working, but the dashboard cannot show them. ` +
       'Every server of a cloud needs the same keys (DEVICECLOUD_API_KEY_ENCRYPTION_KEYS; docs/deploy.md, "Secrets").',
   );
+}
+
+/** The directory store, or the object store (loaded only then: the AWS SDK is large). */
+async function openBlobStore(config: Config): Promise<BlobStore> {
+  if (config.blobUrl === undefined) return directoryBlobStore(config.blobDir ?? path.join(config.dataDir, 'blobs'));
+  const { s3BlobStore } = await import('../store/blobs-s3.ts');
+  return s3BlobStore({
+    ...config.blobUrl,
+    endpoint: config.s3Endpoint,
+    region: config.s3Region,
+    forcePathStyle: config.s3ForcePathStyle,
+  });
 }

@@ -3,6 +3,7 @@ import type { Flavour } from '../domain/flavours.ts';
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../domain/zip-limits.ts';
 import type { Notifier } from '../store/notifier.ts';
 import type { KeyRing } from './secret-box.ts';
+import type { Senders } from './senders.ts';
 import type { BlobStore } from '../store/blobs.ts';
 import type { Store } from '../store/store.ts';
 
@@ -64,4 +65,6 @@ export interface Context {
   readonly flavour: Flavour;
   /** The keys that seal API keys in the store, kept outside it (server/secret-keys.ts). */
   readonly keyRing: KeyRing;
+  /** How notifications are sent (services/senders.ts); absent where nothing may be sent. */
+  readonly senders?: Senders;
 }

@@ -4,6 +4,7 @@
  * Nothing is recorded for an upload that is refused, cut off, too large or beyond the user's quota.
  */
 import type { Readable } from 'node:stream';
+import { checkFileName } from '../domain/edits.ts';
 import { InvalidParameterError, NotFoundError, PayloadTooLargeError } from '../domain/errors.ts';
 import { type ProjectFileSlot, type UserFile, inputTypeOfSlot, safeFileName } from '../domain/files.ts';
 import type { FILE_LIST } from '../domain/files.ts';
@@ -11,7 +12,7 @@ import type { ListQuery } from '../domain/list-query.ts';
 import { type Storage, formatBytes } from '../domain/storage.ts';
 import type { User } from '../domain/users.ts';
 import { InspectionError, inspectFile } from '../files/inspect/index.ts';
-import { BlobTooLargeError, type StoredBlob } from '../store/blobs.ts';
+import { BlobTooLargeError, type ByteRange, type StoredBlob } from '../store/blobs.ts';
 import type { Context } from './context.ts';
 import { requireProject } from './projects.ts';
 import { checkWithinQuota, quotaExceeded, roomFor, streamLimit } from './storage.ts';
@@ -137,6 +138,14 @@ export function listFiles(ctx: Context, user: User, query: ListQuery<FileField>)
   return ctx.store.files.list(user.id, query);
 }
 
+/** Renames one of the user's files, keeping its extension (docs/api.md#renaming-runs-and-files). */
+export async function renameFile(ctx: Context, user: User, id: number, name: string | undefined): Promise<UserFile> {
+  const file = await requireFile(ctx, user, id);
+  const newName = checkFileName(name, file.name);
+  await ctx.store.files.rename(file.id, newName);
+  return { ...file, name: newName };
+}
+
 export async function deleteFile(ctx: Context, user: User, id: number): Promise<void> {
   const file = await requireFile(ctx, user, id);
   await ctx.store.files.delete(file.id);
@@ -158,15 +167,10 @@ export async function projectFile(
 
 export interface Download {
   readonly file: UserFile;
-  readonly stream: Readable;
-  /** The bytes from `start` to `end` (inclusive) instead, for ranged downloads. */
-  readonly range: (start: number, end: number) => Readable;
+  /** The stored bytes, or an inclusive range of them, read when called. */
+  open(range?: ByteRange): Readable;
 }
 
 export function openFile(ctx: Context, file: UserFile): Download {
-  return {
-    file,
-    stream: ctx.blobs.read(file.blobKey),
-    range: (start, end) => ctx.blobs.read(file.blobKey, { start, end }),
-  };
+  return { file, open: (range) => ctx.blobs.read(file.blobKey, range) };
 }

@@ -59,6 +59,17 @@ export async function updateProject(
   return getProject(ctx, user, projectId);
 }
 
+/**
+ * Takes the project out of the archive (docs/api.md#retention): `archiveTime` becomes null, and
+ * an unused project's 90 days start again, so it is neither removed nor emptied again meanwhile.
+ * The files the archive removed do not come back.
+ */
+export async function unarchiveProject(ctx: Context, user: User, projectId: number): Promise<ProjectView> {
+  await requireProject(ctx, user, projectId);
+  await ctx.store.projects.unarchive(projectId, ctx.clock());
+  return getProject(ctx, user, projectId);
+}
+
 /** Removes the project with its config, runs and results (the schema cascades). */
 export async function deleteProject(ctx: Context, user: User, projectId: number): Promise<void> {
   await requireProject(ctx, user, projectId);

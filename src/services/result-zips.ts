@@ -51,6 +51,33 @@ export async function outputFilesZip(
 }
 
 /**
+ * `…/result-data.zip`: everything the session produced, one entry per output file in the order
+ * stored, then its CPU and memory samples as `performance.csv` when it reported any.
+ */
+export async function resultDataZip(
+  ctx: Context,
+  user: User,
+  deviceRunId: number,
+  scope?: DeviceRunScope,
+): Promise<ZipDownload> {
+  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope);
+  const files = await ctx.store.files.outputsOf(deviceRun.id);
+  const samples = await ctx.store.results.samples(deviceRun.id);
+  const names = new EntryNames();
+  const sources = files.map((file) => fileSource(ctx, file, names.add(null, entrySegment(file.name))));
+  if (samples.length > 0) {
+    const csv = Buffer.from(performanceCsv(samples));
+    sources.push({
+      name: names.add(null, 'performance.csv'),
+      mtime: new Date(deviceRun.endTime ?? deviceRun.createTime),
+      compress: true,
+      open: () => Readable.from([csv]),
+    });
+  }
+  return { fileName: `device-session-${deviceRun.id}-result-data.zip`, stream: zipStream(sources) };
+}
+
+/**
  * The files the session ran with (its run's application, tests and data), in the order the run
  * named them. A file deleted since is left out; so is any id that is not the run owner's file.
  */

@@ -3,6 +3,7 @@
  * derived from its device runs), automatic retries of infrastructure failures, the hook when a
  * run finishes, and the user's abort and retry. Callers pass a store already inside a transaction.
  */
+import { runResultOf, scopesNotifiedBy } from '../domain/notifications.ts';
 import { InvalidParameterError } from '../domain/errors.ts';
 import {
   DEVICE_RUN_MACHINE,
@@ -132,6 +133,8 @@ export async function refreshRunState(
   if (update.justFinished) {
     const hookUrl = await store.testRuns.hookUrlOf(testRunId);
     if (hookUrl !== null) await store.hooks.enqueue(testRunId, hookUrl, now);
+    const result = runResultOf(new Set(tallies.map((tally) => tally.state)));
+    await store.notifications.enqueueForRun(testRunId, scopesNotifiedBy(result), now);
   }
 }
 

@@ -1,4 +1,5 @@
 /** Reading test runs and device runs (both views) of the user's projects. */
+import { checkRunChanges } from '../domain/edits.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import type { ListQuery } from '../domain/list-query.ts';
 import { type DEVICE_RUN_LIST, type DeviceRun, type RUN_LIST, type Step, runStats } from '../domain/runs.ts';
@@ -52,6 +53,21 @@ export async function requireRun(ctx: Context, user: User, runId: number, projec
 export async function getRun(ctx: Context, user: User, runId: number, projectId?: number): Promise<RunView> {
   const [view] = await withStats(ctx, [await requireRun(ctx, user, runId, projectId)]);
   return view!;
+}
+
+/** Renames the run (docs/api.md#renaming-runs-and-files); answers it as it is now. */
+export async function updateRun(
+  ctx: Context,
+  user: User,
+  runId: number,
+  projectId: number | undefined,
+  input: { displayName?: string; name?: string },
+): Promise<RunView> {
+  // Another user's run is a 404 whatever the input (docs/api.md#formats).
+  const { run } = await requireRun(ctx, user, runId, projectId);
+  const changes = checkRunChanges(input);
+  if (changes.name !== undefined) await ctx.store.testRuns.rename(run.id, changes.name);
+  return getRun(ctx, user, run.id);
 }
 
 export async function deleteRun(ctx: Context, user: User, runId: number, projectId?: number): Promise<void> {

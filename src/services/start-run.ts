@@ -83,7 +83,8 @@ export async function planRun(ctx: Context, user: User, request: RunRequest): Pr
   const { group, devices } = await resolveDevices(store, user, request, osType);
   const app = files.find((entry) => entry.action === 'INSTALL')?.file;
   const maxTimeout = PLAN_MAX_TIMEOUT_SECONDS[user.plan];
-  const timeout = request.timeout ?? RUN_CONFIG_DEFAULTS.timeout;
+  // The user's preferred timeout when the request names none (docs/api.md#preferences).
+  const timeout = request.timeout ?? (await store.preferences.testTimeoutOf(user.id)) ?? RUN_CONFIG_DEFAULTS.timeout;
   if (timeout > maxTimeout) {
     throw new InvalidParameterError(
       'timeout',

@@ -2,7 +2,9 @@
  * Blob storage for uploads and artifacts: content-addressed (the key is the SHA-256 of the bytes),
  * so identical uploads share one copy. Writes stream through a hash into a temporary file that is
  * renamed into place only when complete: a crash or a cut connection leaves no partial blob under a
- * real key. The directory implementation is the default; the interface lets an object store replace it.
+ * real key. The directory implementation is the default; store/blobs-s3.ts keeps them in an
+ * S3-compatible object store behind the same interface (test/support/blob-conformance.ts holds both
+ * to one contract).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -10,6 +12,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ByteRange } from '../domain/byte-range.ts';
+
+export type { ByteRange };
 
 export interface StoredBlob {
   readonly key: string;
@@ -22,8 +27,8 @@ export interface BlobStore {
   put(source: Readable, options: { maxBytes: number }): Promise<StoredBlob>;
   /** A file already on local disk (agent artifacts written by the server, tests). */
   putFile(filePath: string): Promise<StoredBlob>;
-  /** The blob's bytes, or those from `range.start` to `range.end` (inclusive) of it. */
-  read(key: string, range?: { readonly start: number; readonly end: number }): Readable;
+  /** The bytes, or the inclusive byte range of them (ranged downloads, docs/api.md#files). */
+  read(key: string, range?: ByteRange): Readable;
   /** Runs `work` with the blob as a file on local disk (a download first, for remote stores). */
   withLocalFile<T>(key: string, work: (filePath: string) => Promise<T>): Promise<T>;
   size(key: string): Promise<number | undefined>;
@@ -41,15 +46,35 @@ export class BlobTooLargeError extends Error {
   }
 }
 
-const KEY = /^[0-9a-f]{64}$/;
+export const BLOB_KEY = /^[0-9a-f]{64}$/;
+
+/** A stored blob's place below the store's root: two levels of fan-out, as git does. */
+export function blobPath(key: string): string {
+  if (!BLOB_KEY.test(key)) throw new Error(`invalid blob key ${key.slice(0, 80)}`);
+  return `${key.slice(0, 2)}/${key.slice(2, 4)}/${key}`;
+}
+
+/** Counts and hashes what passes, refusing more than `maxBytes`. */
+export function blobMeter(
+  maxBytes: number,
+): Transform & { readonly size: () => number; readonly sha256: () => string } {
+  const hash = createHash('sha256');
+  let size = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      if (size > maxBytes) return done(new BlobTooLargeError(maxBytes));
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  return Object.assign(meter, { size: () => size, sha256: () => hash.digest('hex') });
+}
 
 export function directoryBlobStore(root: string): BlobStore {
   const tmpDir = path.join(root, 'tmp');
   fs.mkdirSync(tmpDir, { recursive: true });
-  const pathOf = (key: string) => {
-    if (!KEY.test(key)) throw new Error(`invalid blob key ${key.slice(0, 80)}`);
-    return path.join(root, key.slice(0, 2), key.slice(2, 4), key);
-  };
+  const pathOf = (key: string) => path.join(root, blobPath(key));
 
   async function settle(tmp: string, sha256: string, size: number): Promise<StoredBlob> {
     const target = pathOf(sha256);
@@ -62,16 +87,7 @@ export function directoryBlobStore(root: string): BlobStore {
   return {
     async put(source, { maxBytes }) {
       const tmp = path.join(tmpDir, `${Date.now()}-${randomBytes(8).toString('hex')}`);
-      const hash = createHash('sha256');
-      let size = 0;
-      const meter = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          size += chunk.length;
-          if (size > maxBytes) return done(new BlobTooLargeError(maxBytes));
-          hash.update(chunk);
-          done(null, chunk);
-        },
-      });
+      const meter = blobMeter(maxBytes);
       const file = fs.createWriteStream(tmp, { flags: 'wx' });
       try {
         await pipeline(source, meter, file);
@@ -82,7 +98,7 @@ export function directoryBlobStore(root: string): BlobStore {
         await fs.promises.rm(tmp, { force: true });
         throw error;
       }
-      return settle(tmp, hash.digest('hex'), size);
+      return settle(tmp, meter.sha256(), meter.size());
     },
 
     putFile(filePath) {
@@ -114,7 +130,7 @@ export function directoryBlobStore(root: string): BlobStore {
         for (const second of await subfolders(path.join(root, first))) {
           const dir = path.join(root, first, second);
           for (const key of await fs.promises.readdir(dir).catch(() => [] as string[])) {
-            if (!KEY.test(key)) continue;
+            if (!BLOB_KEY.test(key)) continue;
             const stat = await fs.promises.stat(path.join(dir, key)).catch(() => undefined);
             if (stat !== undefined) yield { key, modifiedTime: stat.mtimeMs };
           }

@@ -398,6 +398,19 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       return Number(ended.numUpdatedRows) > 0;
     },
 
+    /** The steps of several device runs in one statement, by device run then in order. */
+    async stepsOfMany(deviceRunIds: readonly number[]): Promise<Step[]> {
+      if (deviceRunIds.length === 0) return [];
+      const rows = await db
+        .selectFrom('device_run_steps')
+        .selectAll()
+        .where(inIds(dialect, 'device_run_id', deviceRunIds))
+        .orderBy('device_run_id')
+        .orderBy('id')
+        .execute();
+      return rows.map(toStep);
+    },
+
     async steps(deviceRunId: number): Promise<Step[]> {
       const rows = await db
         .selectFrom('device_run_steps')
@@ -405,15 +418,19 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
         .where('device_run_id', '=', deviceRunId)
         .orderBy('id')
         .execute();
-      return rows.map((row) => ({
-        id: row.id,
-        deviceRunId: row.device_run_id,
-        type: row.type as StepType,
-        startTime: row.start_time,
-        finishTime: row.finish_time,
-        failReason: row.fail_reason,
-      }));
+      return rows.map(toStep);
     },
+  };
+}
+
+function toStep(row: Selectable<Tables['device_run_steps']>): Step {
+  return {
+    id: row.id,
+    deviceRunId: row.device_run_id,
+    type: row.type as StepType,
+    startTime: row.start_time,
+    finishTime: row.finish_time,
+    failReason: row.fail_reason,
   };
 }
 

@@ -185,6 +185,31 @@ export function filesStore(db: Kysely<Tables>, dialect: Dialect) {
       return rows.map((row) => row.blob_key);
     },
 
+    async rename(id: number, name: string): Promise<void> {
+      await db.updateTable('files').set({ name }).where('id', '=', id).execute();
+    },
+
+    /**
+     * The tags of each device run's output files, for those of `deviceRunIds` that have any: one
+     * row per distinct (device run, tags), so a session with a thousand screenshots is one row.
+     */
+    async outputTagsOf(deviceRunIds: readonly number[]): Promise<Map<number, Set<string>>> {
+      const tags = new Map<number, Set<string>>();
+      if (deviceRunIds.length === 0) return tags;
+      const rows = await db
+        .selectFrom('files')
+        .select(['device_run_id', 'tags'])
+        .distinct()
+        .where(inIds(dialect, 'device_run_id', deviceRunIds))
+        .execute();
+      for (const row of rows) {
+        const set = tags.get(row.device_run_id!) ?? new Set<string>();
+        for (const tag of row.tags.split(',')) if (tag !== '') set.add(tag);
+        tags.set(row.device_run_id!, set);
+      }
+      return tags;
+    },
+
     async delete(id: number): Promise<void> {
       await db.deleteFrom('files').where('id', '=', id).execute();
     },

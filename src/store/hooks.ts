@@ -1,12 +1,18 @@
-/** The outbox of run-finished notifications (`hookURL`), delivered with retries by the server. */
+/**
+ * The outbox of run-finished notifications, delivered with retries by the server: the run's
+ * `hookURL`, and the deliveries notification subscriptions ask for (store/notifications.ts).
+ */
 import type { Kysely } from 'kysely';
 import type { Tables } from './schema.ts';
 
 export interface HookDelivery {
   readonly id: number;
   readonly testRunId: number;
+  /** The URL, or the e-mail address of an EMAIL delivery. */
   readonly url: string;
   readonly attempts: number;
+  /** WEBHOOK (a form POST), SLACK or EMAIL. */
+  readonly channel: string;
 }
 
 export type HooksStore = ReturnType<typeof hooksStore>;
@@ -23,13 +29,19 @@ export function hooksStore(db: Kysely<Tables>) {
     async due(now: number, limit = 20): Promise<HookDelivery[]> {
       const rows = await db
         .selectFrom('hook_deliveries')
-        .select(['id', 'test_run_id', 'url', 'attempts'])
+        .select(['id', 'test_run_id', 'url', 'attempts', 'channel'])
         .where('status', '=', 'PENDING')
         .where('next_attempt_time', '<=', now)
         .orderBy('next_attempt_time')
         .limit(limit)
         .execute();
-      return rows.map((row) => ({ id: row.id, testRunId: row.test_run_id, url: row.url, attempts: row.attempts }));
+      return rows.map((row) => ({
+        id: row.id,
+        testRunId: row.test_run_id,
+        url: row.url,
+        attempts: row.attempts,
+        channel: row.channel,
+      }));
     },
 
     /** Takes a due delivery for one attempt, so two servers never send it at once. */

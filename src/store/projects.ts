@@ -64,6 +64,11 @@ export function projectsStore(db: Kysely<Tables>, dialect: Dialect) {
     },
 
     /** The project if it exists and belongs to the user. */
+    /** Clears archiveTime; the retention job's clock for an unused project restarts now (docs/api.md#retention). */
+    async unarchive(id: number, now: number): Promise<void> {
+      await db.updateTable('projects').set({ archive_time: null, unarchive_time: now }).where('id', '=', id).execute();
+    },
+
     async findOwned(userId: number, id: number): Promise<Project | undefined> {
       const row = await db
         .selectFrom('projects')

@@ -2,14 +2,16 @@
 import type { Kysely } from 'kysely';
 import type { StoredSample } from '../domain/runs.ts';
 import type { StoredTestCase, TestCase, TestCaseResult } from '../domain/test-cases.ts';
+import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
+import { inIds } from './sql.ts';
 
 /** Rows per INSERT; keeps statements under SQLite's and PostgreSQL's parameter limits. */
 const BATCH = 500;
 
 export type ResultsStore = ReturnType<typeof resultsStore>;
 
-export function resultsStore(db: Kysely<Tables>) {
+export function resultsStore(db: Kysely<Tables>, dialect: Dialect) {
   return {
     /** Stores a device run's test cases, replacing any earlier report of them. */
     async deleteTestCases(deviceRunId: number): Promise<void> {
@@ -68,6 +70,18 @@ export function resultsStore(db: Kysely<Tables>) {
           )
           .execute();
       }
+    },
+
+    /** Those of `deviceRunIds` that reported at least one performance sample. */
+    async sampled(deviceRunIds: readonly number[]): Promise<Set<number>> {
+      if (deviceRunIds.length === 0) return new Set();
+      const rows = await db
+        .selectFrom('performance_samples')
+        .select('device_run_id')
+        .distinct()
+        .where(inIds(dialect, 'device_run_id', deviceRunIds))
+        .execute();
+      return new Set(rows.map((row) => row.device_run_id));
     },
 
     async samples(deviceRunId: number): Promise<StoredSample[]> {

@@ -61,7 +61,7 @@ export function retentionStore(db: Kysely<Tables>, dialect: Dialect) {
     },
 
     /**
-     * Projects in which no test has ever run, created before `createdBefore` and not emptied yet:
+     * Projects in which no test has ever run, created (or last unarchived) before `createdBefore` and not emptied yet:
      * their files are deleted and `archive_time` says when. Answers the projects emptied.
      */
     async emptyUnusedProjects(
@@ -72,7 +72,7 @@ export function retentionStore(db: Kysely<Tables>, dialect: Dialect) {
       const projects = await db
         .selectFrom('projects as p')
         .select('p.id')
-        .where('p.create_time', '<', createdBefore)
+        .where(sql<number>`COALESCE(p.unarchive_time, p.create_time)`, '<', createdBefore)
         .where('p.archive_time', 'is', null)
         .where((eb) =>
           eb.not(eb.exists(eb.selectFrom('test_runs as tr').select('tr.id').whereRef('tr.project_id', '=', 'p.id'))),

@@ -47,6 +47,8 @@ export interface ProjectsTable {
   os_type: string;
   create_time: number;
   archive_time: number | null;
+  /** When the user last unarchived it (migration 021): an unused project's clock restarts then. */
+  unarchive_time: number | null;
   archiving_strategy: string;
   archiving_item_count: number;
   common: Flag;
@@ -301,6 +303,28 @@ export interface HookDeliveriesTable {
   next_attempt_time: number;
   last_error: string | null;
   create_time: number;
+  /** How it is sent (migration 020): WEBHOOK (a form POST, as hookURL), SLACK, or EMAIL. */
+  channel: Generated<string>;
+  /** The subscription it comes from; null for a run's hookURL. */
+  notification_id: number | null;
+}
+
+/** A user's notification subscriptions (domain/notifications.ts). */
+export interface NotificationsTable {
+  id: Generated<number>;
+  user_id: number;
+  /** null: every project of the user. */
+  project_id: number | null;
+  channel: string;
+  destination: string;
+  scope: string;
+  create_time: number;
+}
+
+/** What a user changed of their preferences (domain/preferences.ts); no row: the defaults. */
+export interface UserPreferencesTable {
+  user_id: number;
+  test_timeout: number | null;
 }
 
 /** Each account's bytes of files, kept by triggers on files (migration 009), and its quota override. */
@@ -339,6 +363,8 @@ export interface Tables {
   test_case_runs: TestCaseRunsTable;
   performance_samples: PerformanceSamplesTable;
   hook_deliveries: HookDeliveriesTable;
+  notifications: NotificationsTable;
+  user_preferences: UserPreferencesTable;
   storage_usage: StorageUsageTable;
   password_guesses: PasswordGuessesTable;
 }

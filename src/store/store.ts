@@ -5,12 +5,15 @@
 import type { Kysely } from 'kysely';
 import type { Database, Dialect } from './db.ts';
 import type { UnavailableError } from '../domain/errors.ts';
+import { accountFiguresStore } from './account-figures.ts';
 import { agentsStore } from './agents.ts';
 import { deviceRunsStore } from './device-runs.ts';
 import { devicesStore } from './devices.ts';
 import { filesStore } from './files.ts';
 import { hooksStore } from './hooks.ts';
+import { notificationsStore } from './notifications.ts';
 import { oauthTokensStore } from './oauth-tokens.ts';
+import { preferencesStore } from './preferences.ts';
 import { passwordGuessesStore } from './password-guesses.ts';
 import { storageStore } from './storage.ts';
 import { webSessionsStore } from './web-sessions.ts';
@@ -44,6 +47,9 @@ export interface Store {
   readonly webSessions: ReturnType<typeof webSessionsStore>;
   readonly storage: ReturnType<typeof storageStore>;
   readonly passwordGuesses: ReturnType<typeof passwordGuessesStore>;
+  readonly notifications: ReturnType<typeof notificationsStore>;
+  readonly preferences: ReturnType<typeof preferencesStore>;
+  readonly accountFigures: ReturnType<typeof accountFiguresStore>;
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /** The error as an UnavailableError when it means the database is gone for a moment (503, retry); else undefined. */
   asUnavailable(error: unknown): UnavailableError | undefined;
@@ -99,7 +105,7 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
       return module('recordings', () => recordingsStore(db, dialect));
     },
     get results() {
-      return module('results', () => resultsStore(db));
+      return module('results', () => resultsStore(db, dialect));
     },
     get hooks() {
       return module('hooks', () => hooksStore(db));
@@ -115,6 +121,15 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
     },
     get passwordGuesses() {
       return module('passwordGuesses', () => passwordGuessesStore(db));
+    },
+    get notifications() {
+      return module('notifications', () => notificationsStore(db, dialect));
+    },
+    get preferences() {
+      return module('preferences', () => preferencesStore(db));
+    },
+    get accountFigures() {
+      return module('accountFigures', () => accountFiguresStore(db, dialect));
     },
     asUnavailable,
     transaction: (work) =>

@@ -358,6 +358,11 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       return row?.hook_url ?? null;
     },
 
+    /** null: the run shows its default name again (domain/runs.ts displayName). */
+    async rename(runId: number, name: string | null): Promise<void> {
+      await db.updateTable('test_runs').set({ name }).where('id', '=', runId).execute();
+    },
+
     async delete(runId: number): Promise<void> {
       await db.deleteFrom('test_runs').where('id', '=', runId).execute();
     },

@@ -177,6 +177,22 @@ describe.each(ENGINES)("records carry the fields of the clients' models (%s)", (
     const steps = await get(`/me/device-sessions/${session}/steps`);
     expect(steps.data.length).toBeGreaterThan(0);
     for (const step of steps.data) expectModels('step', step, models.DEVICE_SESSION_STEP);
+    expectModels('current step', await get(`/me/device-sessions/${session}/steps/current`), models.DEVICE_SESSION_STEP);
+    const availability = await get(`/me/projects/${ids.projectId}/runs/${run.id}/data-availability`);
+    expectModels(
+      'data availability',
+      availability,
+      models.TEST_RUN_DATA_AVAILABILITY,
+      models.JAVA_TEST_RUN_DATA_AVAILABILITY,
+    );
+    expect(availability.deviceRunDataAvailabilities.length).toBeGreaterThan(0);
+    for (const item of availability.deviceRunDataAvailabilities)
+      expectModels(
+        'session data availability',
+        item,
+        models.DEVICE_SESSION_DATA_AVAILABILITY,
+        models.JAVA_DEVICE_SESSION_DATA_AVAILABILITY,
+      );
     const cases = await get(`/me/device-sessions/${session}/test-case-runs`);
     expect(cases.data).toHaveLength(2);
     for (const listed of cases.data) expectModels('test case run', listed, models.TEST_CASE_RUN);
@@ -209,6 +225,21 @@ describe.each(ENGINES)("records carry the fields of the clients' models (%s)", (
     // The legacy project config.
     expectModels('project config', await get(`/me/projects/${ids.projectId}/config`), models.PROJECT_CONFIG);
 
+    // The account pages: a subscription, the preferences, the statistics and the device usage.
+    const notifications = await get('/me/notifications');
+    expect(notifications.data.length).toBeGreaterThan(0);
+    for (const listed of notifications.data) expectModels('notification', listed, models.NOTIFICATION);
+    for (const path of ['/me/notifications/scopes', '/me/notifications/channels'])
+      for (const item of (await get(path)).data) expectModels(path, item, models.ENUM);
+    expectModels('preferences', await get('/me/preferences'), models.USER_PREFERENCE);
+    expectModels('statistics', await get('/me/statistics'), models.USER_STATISTICS);
+    const usage = await get('/me/device-usage');
+    expect(usage.data.length).toBeGreaterThan(0);
+    for (const listed of usage.data) {
+      expectModels('device usage', listed, models.DEVICE_USAGE);
+      expectModels('device usage device', listed.device, models.DEVICE);
+    }
+
     // XML: the same records stay well-formed, with the new fields as elements.
     const meXml = await xml('/me');
     expect(meXml).toContain('<address>Street 1 &amp; 2</address>');
@@ -236,6 +267,10 @@ describe.each(ENGINES)("records carry the fields of the clients' models (%s)", (
       `/me/device-sessions/${session}/steps`,
       `/me/projects/${ids.projectId}/config`,
       '/me/runs/config',
+      '/me/notifications',
+      '/me/statistics',
+      '/me/device-usage',
+      '/enums',
     ])
       await xml(path);
   }, 120_000);

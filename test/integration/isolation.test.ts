@@ -26,6 +26,7 @@ describe.each(ENGINES)('isolation (%s)', (engine) => {
       alice.call('GET', `/api/v2/projects/${ids.projectId}/config/parameters`, { json: true }),
       alice.call('GET', `/api/me/device-groups/${ids.groupId}/devices`, { json: true }),
       alice.call('GET', '/api/me', { json: true }),
+      alice.call('GET', '/api/me/notifications', { json: true }),
     ]);
     return JSON.stringify(parts.map((part) => part.body));
   }
@@ -61,6 +62,12 @@ describe.each(ENGINES)('isolation (%s)', (engine) => {
     ids.deviceSessionId = deviceRun!.id;
     ids.recordingId = (
       await alice.call('POST', '/api/me/recordings', { json: true, form: { name: 'Secret recording' } })
+    ).body.id;
+    ids.notificationId = (
+      await alice.call('POST', '/api/me/notifications', {
+        json: true,
+        form: { channel: 'EMAIL', destination: 'secret@example.com', scope: 'ALL', projectId: String(ids.projectId) },
+      })
     ).body.id;
     snapshot = await aliceView();
   });

@@ -16,6 +16,7 @@ import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as fixtures from '../support/fixtures.ts';
+import { measuring } from '../support/memory.ts';
 import { type Harness, type TestUser, createHarness } from '../support/harness.ts';
 
 const MIB = 1024 * 1024;
@@ -116,33 +117,6 @@ describe('result zips keep memory flat (sqlite)', () => {
     expect(growth.heapMiB, JSON.stringify(growth)).toBeLessThan(MAX_GROWTH_MIB);
   });
 });
-
-/**
- * The largest growth of resident memory, and of what JavaScript holds (heap, plus the buffers
- * outside it), over the baseline while `work` runs, sampled every 10 ms.
- */
-async function measuring(work: () => Promise<void>): Promise<{ rssMiB: number; heapMiB: number }> {
-  const held = () => {
-    const usage = process.memoryUsage();
-    return { rss: usage.rss, heap: usage.heapUsed + usage.external + usage.arrayBuffers };
-  };
-  const baseline = held();
-  const peak = { ...baseline };
-  const timer = setInterval(() => {
-    const now = held();
-    peak.rss = Math.max(peak.rss, now.rss);
-    peak.heap = Math.max(peak.heap, now.heap);
-  }, 10);
-  try {
-    await work();
-  } finally {
-    clearInterval(timer);
-  }
-  return {
-    rssMiB: Math.round((peak.rss - baseline.rss) / MIB),
-    heapMiB: Math.round((peak.heap - baseline.heap) / MIB),
-  };
-}
 
 /** Each entry of the zip at `file` with the SHA-256 of its bytes, read as a stream. */
 function entriesOf(file: string): Promise<Array<{ name: string; sha256: string }>> {

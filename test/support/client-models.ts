@@ -335,6 +335,77 @@ export const DEVICE_SESSION_STEP: ClientModel = {
   },
 };
 
+export const DEVICE_SESSION_DATA_AVAILABILITY: ClientModel = {
+  source: `${JS}/DeviceSessionDataAvailability.ts @5d37c5f7`,
+  fields: {
+    buildLogs: 'boolean',
+    deviceRunId: 'number',
+    id: 'number',
+    logs: 'boolean',
+    performance: 'boolean',
+    resultsDataZip: 'boolean',
+    screenshots: 'boolean',
+  },
+};
+
+export const JAVA_DEVICE_SESSION_DATA_AVAILABILITY: ClientModel = {
+  source: `${JAVA}/APIDeviceSessionDataAvailability.java @1dd4f127`,
+  fields: {
+    ...ENTITY,
+    deviceRunId: 'number',
+    logs: 'boolean',
+    performance: 'boolean',
+    screenshots: 'boolean',
+    buildLogs: 'boolean',
+    resultsDataZip: 'boolean',
+  },
+};
+
+export const TEST_RUN_DATA_AVAILABILITY: ClientModel = {
+  source: `${JS}/TestRunDataAvailability.ts @dc379028`,
+  fields: { deviceRunDataAvailabilities: 'array', id: 'number', testRunId: 'number' },
+};
+
+export const JAVA_TEST_RUN_DATA_AVAILABILITY: ClientModel = {
+  source: `${JAVA}/APITestRunDataAvailability.java @7958caf0`,
+  fields: { ...ENTITY, deviceRunDataAvailabilities: 'array', testRunId: 'number' },
+};
+
+export const CONNECTION: ClientModel = {
+  source: `${JS}/Connection.ts @c295d447`,
+  fields: {
+    createTime: 'number',
+    deviceSessionId: 'number',
+    endTime: 'number',
+    externalId: 'string',
+    host: 'string',
+    id: 'number',
+    password: 'string',
+    path: 'string',
+    port: 'number',
+    type: 'string',
+    url: 'string',
+    urlSchema: 'string',
+  },
+};
+
+export const JAVA_CONNECTION: ClientModel = {
+  source: `${JAVA}/APIConnection.java @d086b225`,
+  fields: {
+    ...ENTITY,
+    createTime: 'number',
+    endTime: 'number',
+    deviceSessionId: 'number',
+    password: 'string',
+    type: 'string',
+    url: 'string',
+    port: 'number',
+    path: 'string',
+    urlSchema: 'string',
+    host: 'string',
+  },
+};
+
 export const DEVICE: ClientModel = {
   source: `${JS}/Device.ts @00bdfb45 (Device)`,
   fields: {
@@ -541,4 +612,53 @@ export const PROJECT_CONFIG: ClientModel = {
     checkApp: 'boolean',
     appRequired: 'boolean',
   },
+};
+
+/** A notification subscription (`/me/notifications`). */
+export const NOTIFICATION: ClientModel = {
+  source: `${JS}/Notification.ts @01380c59 (Notification)`,
+  fields: {
+    channel: 'string',
+    destination: 'string',
+    id: 'number',
+    projectId: 'number',
+    projectName: 'string',
+    scope: 'string',
+    selfURI: 'string',
+    userEmail: 'string',
+    userId: 'number',
+  },
+};
+
+export const USER_STATISTICS: ClientModel = {
+  source: `${JS}/UserStatistics.ts @5d37c5f7 (UserStatistics)`,
+  fields: {
+    devicesUsed: 'number',
+    id: 'number',
+    overallTestCaseSuccessRatio: 'number',
+    runningTestRuns: 'number',
+    totalTestRuns: 'number',
+  },
+};
+
+export const DEVICE_USAGE: ClientModel = {
+  source: `${JS}/DeviceUsage.ts @5b94bca6 (DeviceUsage)`,
+  fields: { device: 'object', failedDeviceSessions: 'number', id: 'number', totalDeviceSessions: 'number' },
+};
+
+export const USER_PREFERENCE: ClientModel = {
+  source: `${JS}/UserPreference.ts @00bdfb45 (UserPreference)`,
+  fields: {
+    defaultHttpSessionMaxInactiveInterval: 'number',
+    defaultTestTimeout: 'number',
+    httpSessionMaxInactiveInterval: 'number',
+    id: 'number',
+    testTimeout: 'number',
+  },
+};
+
+/** Scopes and channels are lists of these (APIEnum.java: the enum's ordinal as id, its name as value). */
+export const ENUM: ClientModel = {
+  source: `${JS}/Enum.ts @39203736 (Enum)`,
+  fields: { id: 'number', selfURI: 'string', value: 'string' },
 };

@@ -4,7 +4,7 @@
  */
 import type { DeviceOsType } from '../../src/domain/devices.ts';
 import type { Device, DeviceGroup } from '../../src/domain/devices.ts';
-import { type DeviceRunState, type TestRun, isFinal } from '../../src/domain/runs.ts';
+import { type DeviceRunState, type StepType, type TestRun, isFinal } from '../../src/domain/runs.ts';
 import type { RunSettings } from '../../src/domain/run-settings.ts';
 import { refreshRunState } from '../../src/services/run-lifecycle.ts';
 import { Readable } from 'node:stream';
@@ -79,6 +79,8 @@ export async function run(
     testCases?: { passed: number; failed: number };
     /** The input files the run names (default: file 1, to install). */
     files?: RunSettings['files'];
+    /** The step timeline each device run that ended (not excluded) went through (default: none). */
+    steps?: readonly StepType[];
   } = {},
 ): Promise<TestRun> {
   const testRun = await ctx.store.testRuns.insert({
@@ -110,6 +112,7 @@ export async function run(
       retriedFromId: null,
     });
     if (isFinal(state) && state !== 'EXCLUDED') {
+      for (const type of options.steps ?? []) await ctx.store.deviceRuns.appendStep(deviceRun.id, type, ctx.clock());
       const { passed, failed } = options.testCases ?? { passed: 0, failed: 0 };
       await ctx.store.deviceRuns.finish(deviceRun.id, {
         state,

@@ -3,6 +3,8 @@
  * own), the HTTP app driven through inject(), a clock the test controls, and helpers to create
  * users and records.
  */
+import { hookDestinationRules } from '../../src/domain/hook-destinations.ts';
+import { notificationSenders } from '../../src/jobs/notification-senders.ts';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { XMLParser } from 'fast-xml-parser';
@@ -72,6 +74,8 @@ export async function createHarness(
     rateLimits?: RateLimits;
     keyRing?: KeyRing;
     sqliteFile?: string;
+    /** The SMTP server notification e-mails go to (a fake one in tests); none: e-mail cannot be sent. */
+    smtpUrl?: string;
   } = {},
 ): Promise<Harness> {
   const queries: string[] = [];
@@ -94,14 +98,21 @@ export async function createHarness(
   const blobRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-harness-'));
   const blobDir = path.join(blobRoot, 'blobs');
   fs.mkdirSync(blobDir);
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const ctx: Context = {
     store: createStore(database),
     clock: () => now,
     blobs: directoryBlobStore(blobDir),
     notifier: memoryNotifier(),
-    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    limits,
     flavour: options.flavour ?? 'private',
     keyRing,
+    senders: notificationSenders({
+      smtpUrl: options.smtpUrl,
+      mailFrom: 'devicecloud@example.com',
+      rules: hookDestinationRules(limits.hookAllowNetworks),
+      timeoutMs: 5000,
+    }),
   };
   const app = await buildApp({ ctx, version: 'test', rateLimits: options.rateLimits, publicUrl: options.publicUrl });
   await app.ready();

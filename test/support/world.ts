@@ -1,6 +1,6 @@
 /**
  * A user who owns one of everything the API has ids for (project, config parameter, run and its
- * device runs, input and output files, device group, recording), so that generated requests and
+ * device runs, input and output files, device group, recording, notification subscription), so that generated requests and
  * authorization checks reach handlers with ids that exist rather than stopping at "not found".
  * Every world's files have the same bytes, so worlds share their blobs and the blob directory
  * stays small enough to compare around every request.
@@ -38,6 +38,14 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
     await ok('POST', `/api/me/projects/${projectId}/config/parameters`, { key: 'K', value: `Value ${tag}` })
   ).id;
   const recordingId = (await ok('POST', '/api/me/recordings', { name: `Recording ${tag}` })).id;
+  const notificationId = (
+    await ok('POST', '/api/me/notifications', {
+      channel: 'EMAIL',
+      destination: `notify-${tag}@example.com`,
+      scope: 'ALL',
+      projectId: String(projectId),
+    })
+  ).id;
   const app = await fixtures.file(h.ctx, user.user, {
     name: 'app.apk',
     inputType: 'APPLICATION',
@@ -62,7 +70,9 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
   });
   await ok('POST', '/api/me/recorder/authorizations', {});
   // A finished device run (results to read) and a waiting one (something to abort).
-  const run = await fixtures.run(h.ctx, user.user, projectId, [device], ['SUCCEEDED', 'WAITING']);
+  const run = await fixtures.run(h.ctx, user.user, projectId, [device], ['SUCCEEDED', 'WAITING'], {
+    steps: ['WAITING', 'PREPARING', 'INSTALL', 'RUNNING', 'SENDING_RESULTS'],
+  });
   const [finished] = await h.ctx.store.deviceRuns.ofRuns([run.id]);
   const screenshot = await fixtures.file(h.ctx, user.user, {
     name: 'screen.png',
@@ -78,6 +88,7 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
       `Recording ${tag}`,
       `Value ${tag}`,
       `world-${tag}@example.com`,
+      `notify-${tag}@example.com`,
       user.key,
     ],
     ids: {
@@ -91,6 +102,7 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
       groupId,
       parameterId,
       recordingId,
+      notificationId,
       fileId: app.id,
       outputFileId: screenshot.id,
     },

@@ -35,6 +35,9 @@ describe('configuration', () => {
     [{ flags: { flavour: 'cloudy' } }, 'must be one of public, private, enterprise'],
     [{ env: { DATABASE_URL: 'mysql://x' } }, 'must be a postgres:// or postgresql:// URL'],
     [{ flags: { publicUrl: 'ftp://x' } }, 'must be an http or https URL'],
+    [{ flags: { blobUrl: 'gs://bucket' } }, "Invalid --blob-url: 'gs://bucket' must be an s3://bucket/prefix URL"],
+    [{ flags: { blobUrl: 's3://bucket', blobDir: '/x' } }, 'Give --blob-dir or --blob-url, not both'],
+    [{ env: { DEVICECLOUD_S3_ENDPOINT: 'minio:9000' } }, 'must be an http(s) URL with no path'],
   ])('refuses %j with a message naming the setting', (sources, message) => {
     expect(() => loadConfig({ env: {}, ...sources })).toThrow(ConfigError);
     expect(() => loadConfig({ env: {}, ...sources })).toThrow(message);

@@ -226,6 +226,59 @@ function testCase(s: Texts) {
 
 /** One case per presenter: its name (as exported) and how to call it with generated text. */
 const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
+  presentNotification: async (s) =>
+    (await import('../../src/api/present/account.ts')).presentNotification(
+      {
+        id: 1,
+        userId: 1,
+        projectId: 2,
+        channel: s.as(),
+        destination: s(),
+        scope: s.as(),
+        createTime: 1,
+        projectName: s(),
+      },
+      context(s),
+    ),
+  presentPreferences: async (s) =>
+    (await import('../../src/api/present/account.ts')).presentPreferences(
+      {
+        testTimeout: 1,
+        defaultTestTimeout: 2,
+        httpSessionMaxInactiveInterval: 3,
+        defaultHttpSessionMaxInactiveInterval: 4,
+      },
+      context(s),
+    ),
+  presentStatistics: async (s) =>
+    (await import('../../src/api/present/account.ts')).presentStatistics(
+      {
+        totalTestRuns: 1,
+        runningTestRuns: 0,
+        devicesUsed: 1,
+        totalDeviceSessions: 1,
+        succeededDeviceSessions: 1,
+        failedDeviceSessions: 0,
+        totalTestCases: 2,
+        passedTestCases: 1,
+        failedTestCases: 1,
+        deviceTime: 5,
+      },
+      context(s),
+    ),
+  presentDeviceUsage: async (s) =>
+    (await import('../../src/api/present/account.ts')).presentDeviceUsage(
+      {
+        deviceId: 1,
+        totalDeviceSessions: 2,
+        failedDeviceSessions: 1,
+        deviceTime: 3,
+        days: [{ day: 0, deviceSessions: 2, deviceTime: 3 }],
+      },
+      device(s),
+      context(s),
+    ),
+  presentEnum: async (s) => (await import('../../src/api/present/account.ts')).presentEnum(s(), 0),
   presentAgent: async (s) =>
     (await import('../../src/api/present/agent.ts')).presentAgent(
       { id: 1, name: s(), hostname: s(), version: s(), createTime: 1, lastSeenTime: 2 },

@@ -152,13 +152,13 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context): v
     `${PROTOCOL_PREFIX}/device-runs/:deviceRunId/files/:fileId`,
     { config, schema: { ...schema, params: FilePath } },
     async (request, reply) => {
-      const { file, stream } = await openAssignedFile(
+      const { file, open } = await openAssignedFile(
         ctx,
         agentOf(request),
         id(request.params.deviceRunId, 'Device run'),
         id(request.params.fileId, 'File'),
       );
-      return reply.type('application/octet-stream').header('content-length', file.size).send(stream);
+      return reply.type('application/octet-stream').header('content-length', file.size).send(open());
     },
   );
 

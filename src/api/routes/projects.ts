@@ -8,6 +8,7 @@ import {
   getProject,
   listProjects,
   parseEmbedRuns,
+  unarchiveProject,
   updateProject,
 } from '../../services/projects.ts';
 import { listSchema, presentList } from '../present/list.ts';
@@ -66,6 +67,16 @@ export const projectRoutes: readonly RouteSpec[] = [
     input: ProjectInput,
     handle: async ({ ctx, user, input, present }) =>
       created(presentProject(await createProject(ctx, user, input), present)),
+  }),
+  route({
+    method: 'POST',
+    path: '/me/projects/:projectId/unarchive',
+    summary: 'Take a project out of the archive (archiveTime becomes null)',
+    tags: TAGS,
+    answers: { 200: ApiProject },
+    input: NoInput,
+    handle: async ({ ctx, user, params, present }) =>
+      ok(presentProject(await unarchiveProject(ctx, user, params.projectId), present)),
   }),
   ...['/me/projects/:projectId', '/projects/:projectId'].flatMap((path) => [
     route({

@@ -11,6 +11,7 @@ import {
   inputFilesZip,
   outputFile,
   outputFilesZip,
+  resultDataZip,
 } from '../../services/result-zips.ts';
 import type { DeviceRunScope } from '../../services/runs.ts';
 import { zipAnswer } from '../downloads.ts';
@@ -68,6 +69,16 @@ const fileSetRoutes = BASES.flatMap((base) => {
       input: TagInput,
       handle: async ({ ctx, user, params, input }) =>
         bytes(zipAnswer(await outputFilesZip(ctx, user, idOf(params), input.tag ?? [], scopeOf(params)))),
+    }),
+    route({
+      method: 'GET',
+      path: `${path}/result-data.zip`,
+      summary:
+        'Everything the device session produced as one zip: its output files, and performance.csv of its samples',
+      tags: TAGS,
+      answers: { 200: ZIP },
+      handle: async ({ ctx, user, params }) =>
+        bytes(zipAnswer(await resultDataZip(ctx, user, idOf(params), scopeOf(params)))),
     }),
     route({
       method: 'GET',

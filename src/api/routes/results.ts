@@ -141,13 +141,14 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       handle: async ({ ctx, user, params }) => {
         const logs = await logFiles(ctx, user, idOf(params), scopeOf(params));
         const length = logs.reduce((sum, log) => sum + log.file.size, 0);
-        const stream = Readable.from(
-          (async function* () {
-            for (const log of logs) yield* log.stream;
-          })(),
-        );
         return bytes({
-          stream,
+          open: () =>
+            Readable.from(
+              (async function* () {
+                for (const log of logs) yield* log.open();
+              })(),
+            ),
+          ranged: false,
           contentType: 'text/plain; charset=utf-8',
           length,
           fileName: `device-session-${idOf(params)}.log`,
