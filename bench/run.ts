@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only api,polling,listing,scheduling,overhead,memory,startup]`: runs the
+ * `npm run bench [-- --quick] [-- --only api,polling,listing,scheduling,overhead,memory,startup,screens]`: runs the
  * benchmark suites, prints a table and writes the figures as JSON under bench/results/.
  * These are measurements, not tests: nothing fails on a figure.
  */
@@ -10,10 +10,20 @@ import { memory } from './suites/memory.ts';
 import { overhead } from './suites/overhead.ts';
 import { polling } from './suites/polling.ts';
 import { scheduling } from './suites/scheduling.ts';
+import { screens } from './suites/screens.ts';
 import { startup } from './suites/startup.ts';
 import { type Figure, type Suite, machine, table, writeResults } from './support/report.ts';
 
-const SUITES: Record<string, Suite> = { api: apiRead, polling, listing, scheduling, overhead, memory, startup };
+const SUITES: Record<string, Suite> = {
+  api: apiRead,
+  polling,
+  listing,
+  scheduling,
+  overhead,
+  memory,
+  startup,
+  screens,
+};
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
 const chosen = values.only === undefined ? Object.keys(SUITES) : values.only.split(',').map((name) => name.trim());

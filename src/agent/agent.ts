@@ -80,6 +80,8 @@ export function startAgent(options: AgentOptions): RunningAgent {
   const reclaim = () => claimRound?.abort();
 
   async function register(): Promise<void> {
+    // What the host lacks is said once, at start, in words a host's admin can act on.
+    for (const message of options.driver.missingTools()) log(message);
     const devices = await options.driver.listDevices();
     const answer = await client.hello(
       {

@@ -140,6 +140,15 @@ export interface ExecutionResult {
   readonly artifacts: readonly Artifact[];
 }
 
+/** What a recording ends with: the video file, or why there is none. */
+export type VideoOutcome = { readonly file: string } | { readonly file: null; readonly reason: string };
+
+/** A recording of a device's screen in progress (docs/drivers.md#videos). */
+export interface Recording {
+  /** Ends the recording and finishes the file; never rejects (a failure is a reason). */
+  stop(): Promise<VideoOutcome>;
+}
+
 export interface CleanResult {
   readonly ok: boolean;
   /** What was done, for the log, and why it failed when it did (the server says "cleaning failed"). */
@@ -156,5 +165,17 @@ export interface Driver {
    * default) reboots and verifies (docs/api.md#deployment-flavours). The public cloud cleans LIGHT.
    */
   clean(serial: string, kind?: CleaningKind): Promise<CleanResult>;
+  /**
+   * Starts recording the device's screen into a video file in `dir` (an empty folder of the
+   * job's); the executor starts it before a device session's first step and stops it after its
+   * last, so the video covers the whole session (docs/drivers.md#videos). Never rejects: a device
+   * that cannot record answers a recording that ends with the reason.
+   */
+  record(serial: string, dir: string): Promise<Recording>;
+  /**
+   * The host tools this driver needs and cannot find, each as the sentence the agent logs at
+   * start (what is missing, which package brings it, what does not work without it).
+   */
+  missingTools(): readonly string[];
   close(): Promise<void>;
 }

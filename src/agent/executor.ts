@@ -22,6 +22,7 @@ import {
   type Job,
   type LocalFile,
   type PerformanceSample,
+  type Recording,
 } from './driver.ts';
 import type { InputCache } from './input-cache.ts';
 
@@ -101,6 +102,9 @@ async function run(
   const step = (type: StepType) =>
     steps.push({ type: type as ProgressReport['steps'][number]['type'], time: Date.now() });
 
+  // Started before the first step and stopped after the last: the video covers the whole session.
+  const recording =
+    assignment.video === true ? await startRecording(driver, serial, path.join(workDir, 'video')) : null;
   let result: ExecutionResult;
   try {
     const inputs = await download(deps, assignment, workDir, policy);
@@ -138,6 +142,12 @@ async function run(
     result = { outcome, failReason: (error as Error).message, testCases: null, exitCode: null, artifacts: [] };
   } finally {
     clearTimeout(timer);
+  }
+  if (recording !== null) {
+    const video = await recording.stop();
+    if (video.file !== null)
+      result = { ...result, artifacts: [...result.artifacts, { kind: 'video', path: video.file, name: 'video.mp4' }] };
+    else deps.log(`device run ${id}: no video: ${video.reason}`);
   }
 
   step('SENDING_RESULTS');
@@ -295,6 +305,15 @@ async function uploadAll(
       await upload(deps, deviceRunId, artifact, policy);
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_UPLOADS, queue.length) }, worker));
+}
+
+async function startRecording(driver: Driver, serial: string, dir: string): Promise<Recording> {
+  try {
+    await fs.promises.mkdir(dir, { recursive: true });
+    return await driver.record(serial, dir);
+  } catch (error) {
+    return { stop: async () => ({ file: null, reason: (error as Error).message }) };
+  }
 }
 
 async function upload(deps: ExecutorDeps, deviceRunId: number, artifact: Artifact, policy: RetryPolicy): Promise<void> {

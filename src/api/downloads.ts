@@ -4,7 +4,8 @@ import type { Download } from '../services/files.ts';
 import type { ByteAnswer } from './route.ts';
 
 export function fileAnswer({ file, open }: Download): ByteAnswer {
-  const inline = file.mimetype.startsWith('image/') || file.mimetype.startsWith('text/');
+  // Videos too, so that a <video> element plays them in place (docs/api.md#videos).
+  const inline = /^(image|text|video)\//.test(file.mimetype);
   return { open, ranged: true, contentType: file.mimetype, length: file.size, fileName: file.name, inline };
 }
 

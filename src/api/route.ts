@@ -60,7 +60,7 @@ export interface ByteAnswer {
    */
   readonly length: number | null;
   readonly fileName: string;
-  /** Images and text are shown in place; everything else is offered as a download. */
+  /** Images, text and videos are shown in place; everything else is offered as a download. */
   readonly inline: boolean;
 }
 

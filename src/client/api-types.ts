@@ -123,6 +123,8 @@ export interface ApiDeviceSession {
   readonly testCaseSkippedCount: number;
   readonly retryState: string;
   readonly currentStep?: { readonly type: string } | null;
+  /** The URL of the session's video, null when it has none (docs/api.md#videos). */
+  readonly video?: string | null;
 }
 
 /** The legacy view of a device session (`…/device-runs`). */

@@ -29,6 +29,7 @@ export function assignmentOf(
     parameters: Object.fromEntries(settings.testRunParameters.map(({ key, value }) => [key, value])),
     credentials: credentialsOfRun(settings, secrets),
     deviceSettings: deviceSettingsOfRun(settings, secrets),
+    video: settings.videoRecordingEnabled ?? true,
     files: settings.files.flatMap((ref) => {
       const file = files.get(ref.id);
       if (file === undefined) return [];

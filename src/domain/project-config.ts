@@ -109,7 +109,8 @@ export function defaultConfig(projectId: number, type: ProjectType): ProjectConf
     autoScreenshots: false,
     screenshotDir: '/sdcard/test-screenshots',
     launchApp: true,
-    videoRecordingEnabled: false,
+    // On, as the established service has it (docs/api.md#videos).
+    videoRecordingEnabled: true,
     maxAutoRetriesCount: 0,
   };
 }

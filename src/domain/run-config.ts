@@ -51,6 +51,8 @@ export interface RunRequest {
   readonly applicationUsername: string | null;
   readonly applicationPassword: string | null;
   readonly launchApp: boolean | null;
+  /** Record a video of every device session (docs/api.md#videos); null: the project's setting, else on. */
+  readonly videoRecordingEnabled: boolean | null;
   /** Device settings (private and enterprise clouds; domain/flavours.ts). */
   readonly deviceLocale: string | null;
   readonly wifiEnabled: boolean | null;
@@ -70,12 +72,14 @@ export const RUN_CONFIG_DEFAULTS = {
   maxAutoRetriesCount: 0,
   deviceLanguageCode: 'en_US',
   launchApp: true,
+  videoRecordingEnabled: true,
 } as const satisfies {
   timeout: number;
   scheduler: Scheduler;
   maxAutoRetriesCount: number;
   deviceLanguageCode: string;
   launchApp: boolean;
+  videoRecordingEnabled: boolean;
 };
 
 /** Fields a request may carry; anything else is ignored, as the established API does. */
@@ -102,6 +106,7 @@ export const RUN_REQUEST_FIELDS = [
   'applicationUsername',
   'applicationPassword',
   'launchApp',
+  'videoRecordingEnabled',
   'deviceLocale',
   'wifiEnabled',
   'googleAccountEmail',
@@ -161,6 +166,7 @@ export function parseRunRequest(raw: Readonly<Record<string, unknown>>, client: 
     ),
     applicationPassword: optional(raw.applicationPassword, (v) => asText('applicationPassword', v) || null),
     launchApp: optional(raw.launchApp, (v) => asBoolean('launchApp', v)),
+    videoRecordingEnabled: optional(raw.videoRecordingEnabled, (v) => asBoolean('videoRecordingEnabled', v)),
     deviceLocale: optional(raw.deviceLocale, (v) => asLanguageCode('deviceLocale', v)),
     wifiEnabled: optional(raw.wifiEnabled, (v) => asBoolean('wifiEnabled', v)),
     googleAccountEmail: optional(raw.googleAccountEmail, (v) => {

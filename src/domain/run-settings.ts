@@ -48,6 +48,11 @@ const fields = {
   deviceLocale: Type.Optional(Nullable(Text)),
   wifiEnabled: Type.Optional(Nullable(Type.Boolean())),
   googleAccountEmail: Type.Optional(Nullable(Text)),
+  /**
+   * Present (false) only when the run records no video (docs/api.md#videos): rows of runs that
+   * record, the default, stay readable by a server of the previous release.
+   */
+  videoRecordingEnabled: Type.Optional(Type.Boolean()),
 };
 
 export const RunSettings = Type.Object(

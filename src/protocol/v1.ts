@@ -129,6 +129,12 @@ export const Assignment = Type.Object({
     }),
   ),
   files: Type.Array(AssignedFile),
+  /**
+   * Record the device's screen for the whole device session (docs/api.md#videos). Optional so
+   * that agents and servers of the previous release still understand each other: absent, nothing
+   * is recorded.
+   */
+  video: Type.Optional(Type.Boolean()),
 });
 export type Assignment = Static<typeof Assignment>;
 

@@ -78,6 +78,7 @@ const MIME_OF_EXTENSION: Readonly<Record<string, string>> = {
   log: 'text/plain',
   json: 'application/json',
   mp4: 'video/mp4',
+  webm: 'video/webm',
   zip: 'application/zip',
 };
 

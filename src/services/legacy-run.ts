@@ -71,6 +71,7 @@ function fromConfig(config: ProjectConfig, request: RunRequest): Partial<RunRequ
     applicationUsername: request.applicationUsername ?? config.applicationUsername,
     applicationPassword: request.applicationPassword ?? config.applicationPassword,
     launchApp: request.launchApp ?? config.launchApp,
+    videoRecordingEnabled: request.videoRecordingEnabled ?? config.videoRecordingEnabled,
   };
 }
 

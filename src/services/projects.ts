@@ -121,6 +121,7 @@ export async function listProjects(
   const runs = await store.testRuns.recentOf(projectIds, embedRuns);
   const deviceRuns = await store.deviceRuns.ofRuns(runs.map((record) => record.run.id));
   const devices = await store.devices.byIds(deviceRuns.map((deviceRun) => deviceRun.deviceId));
+  const videos = await store.files.videosOf(deviceRuns.map((deviceRun) => deviceRun.id));
   const queue = await queueStatuses(store, waitingIds(runs));
 
   const deviceRunsByRun = new Map<number, DeviceRunView[]>();
@@ -133,6 +134,7 @@ export async function listProjects(
       device: devices.get(deviceRun.deviceId)!,
       testRunName: displayName(record.run),
       projectName: record.projectName,
+      videoFileId: videos.get(deviceRun.id) ?? null,
     });
     deviceRunsByRun.set(deviceRun.testRunId, list);
   }

@@ -150,10 +150,12 @@ async function withStats(ctx: Context, records: readonly RunRecord[]): Promise<R
 async function withDevices(ctx: Context, deviceRuns: readonly DeviceRun[]): Promise<DeviceRunView[]> {
   const devices = await ctx.store.devices.byIds(deviceRuns.map((deviceRun) => deviceRun.deviceId));
   const names = await ctx.store.testRuns.namesOf([...new Set(deviceRuns.map((deviceRun) => deviceRun.testRunId))]);
+  const videos = await ctx.store.files.videosOf(deviceRuns.map((deviceRun) => deviceRun.id));
   return deviceRuns.map((deviceRun) => ({
     deviceRun,
     device: devices.get(deviceRun.deviceId)!,
     testRunName: names.get(deviceRun.testRunId)?.testRunName ?? '',
     projectName: names.get(deviceRun.testRunId)?.projectName ?? '',
+    videoFileId: videos.get(deviceRun.id) ?? null,
   }));
 }

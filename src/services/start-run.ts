@@ -49,6 +49,8 @@ export interface RunPlan {
   readonly maxAutoRetriesCount: number;
   readonly parameters: readonly RunParameter[];
   readonly deviceSettings: DeviceSettings | null;
+  /** Whether its device sessions record a video: the request says, else the project's setting, else on. */
+  readonly video: boolean;
   readonly request: RunRequest;
 }
 
@@ -102,6 +104,10 @@ export async function planRun(ctx: Context, user: User, request: RunRequest): Pr
     maxAutoRetriesCount: request.maxAutoRetriesCount ?? RUN_CONFIG_DEFAULTS.maxAutoRetriesCount,
     parameters: request.testRunParameters,
     deviceSettings,
+    video:
+      request.videoRecordingEnabled ??
+      ('id' in project ? (await store.projectConfigs.get(project.id))?.videoRecordingEnabled : undefined) ??
+      RUN_CONFIG_DEFAULTS.videoRecordingEnabled,
     request,
   };
 }
@@ -268,6 +274,7 @@ export function storedConfig(plan: RunPlan, projectId: number): RunSettings {
     applicationUsername: request.applicationUsername,
     launchApp: request.launchApp ?? RUN_CONFIG_DEFAULTS.launchApp,
     ...deviceSettingsFields(plan.deviceSettings),
+    ...(plan.video ? {} : { videoRecordingEnabled: false }),
   };
 }
 

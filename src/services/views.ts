@@ -20,6 +20,8 @@ export interface DeviceRunView {
   /** Names of its run and project, which a device session shows. */
   readonly testRunName: string;
   readonly projectName: string;
+  /** The id of its video among its output files, when it has one (docs/api.md#videos). */
+  readonly videoFileId: number | null;
 }
 
 export interface RunView extends RunRecord {

@@ -153,6 +153,19 @@ export function filesStore(db: Kysely<Tables>, dialect: Dialect) {
       return tags.length === 0 ? files : files.filter((file) => file.tags.some((tag) => tags.includes(tag)));
     },
 
+    /** The video of each of these device runs that has one (docs/api.md#videos): device run id → file id. */
+    async videosOf(deviceRunIds: readonly number[]): Promise<Map<number, number>> {
+      if (deviceRunIds.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('files')
+        .select(['id', 'device_run_id'])
+        .where(inIds(dialect, 'device_run_id', deviceRunIds))
+        .where('mimetype', 'like', 'video/%')
+        .orderBy('id')
+        .execute();
+      return new Map(rows.map((row) => [Number(row.device_run_id), Number(row.id)]));
+    },
+
     async findOutput(deviceRunId: number, id: number): Promise<UserFile | undefined> {
       const row = await db
         .selectFrom('files')

@@ -3,6 +3,7 @@
  * virtual driver here and on the adb and iOS drivers against their protocol fakes. A driver
  * supplies jobs for its own kinds of tests through `DriverFixtures`.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -48,6 +49,34 @@ export function recorder(signal: AbortSignal = new AbortController().signal): Re
         await extractZip(zipPath, destDir);
       },
     },
+  };
+}
+
+/** What ffprobe (from the ffmpeg package) says of a video: its codec, container and seconds. */
+export function probeVideo(file: string): { codec: string; format: string; duration: number } {
+  const out = execFileSync(
+    'ffprobe',
+    [
+      '-v',
+      'error',
+      '-select_streams',
+      'v:0',
+      '-show_entries',
+      'stream=codec_name:format=format_name,duration',
+      '-of',
+      'json',
+      file,
+    ],
+    { encoding: 'utf8' },
+  );
+  const json = JSON.parse(out) as {
+    streams: { codec_name: string }[];
+    format: { format_name: string; duration: string };
+  };
+  return {
+    codec: json.streams[0]!.codec_name,
+    format: json.format.format_name,
+    duration: Number(json.format.duration),
   };
 }
 
@@ -174,6 +203,21 @@ export function describeDriverConformance(
         JSON.stringify(result.artifacts),
       ).toBe(true);
       for (const artifact of result.artifacts) expect(fs.existsSync(artifact.path)).toBe(true);
+      expect((await driver.clean(serial)).ok).toBe(true);
+    });
+
+    it('records the screen of a whole session into a video Chromium plays (H.264 in MP4)', async () => {
+      expect(driver.missingTools()).toEqual([]);
+      const dir = fs.mkdtempSync(path.join(workRoot, 'video-'));
+      const recording = await driver.record(serial, dir);
+      const result = await driver.execute(job(await fixtures.passing()), recorder().context);
+      expect(result.outcome).toBe('COMPLETED');
+      const video = await recording.stop();
+      expect(video.file, video.file === null ? video.reason : '').not.toBeNull();
+      expect(path.dirname(video.file!)).toBe(dir);
+      const probe = probeVideo(video.file!);
+      expect(probe).toMatchObject({ codec: 'h264', format: expect.stringContaining('mp4') });
+      expect(probe.duration).toBeGreaterThan(0);
       expect((await driver.clean(serial)).ok).toBe(true);
     });
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildExamples } from '../../examples/build.ts';
 import type { Driver, Job, LocalFile } from '../../src/agent/driver.ts';
@@ -240,7 +241,26 @@ describe('virtual driver', () => {
     const shots = result.artifacts.filter((artifact) => artifact.kind === 'screenshot');
     expect(shots).toHaveLength(4);
     expect(fs.readFileSync(shots[1]!.path).subarray(1, 4).toString()).toBe('PNG');
+    // Each screenshot is the phone's screen as it drew the visited screen: phone-sized, each its own.
+    const images = shots.map((shot) => PNG.sync.read(fs.readFileSync(shot.path)));
+    expect(images.map((image) => [image.width, image.height])).toEqual(Array(4).fill([320, 640]));
+    expect(new Set(images.map((image) => image.data.toString('base64'))).size).toBe(4);
     await driver.clean('virtual-android-1');
+  });
+
+  it('says at start, and for each session, that ffmpeg is missing, and records no video without it', async () => {
+    const lacking = createVirtualDriver({
+      dataDir: fs.mkdtempSync(path.join(root, 'no-ffmpeg-')),
+      devices: defaultVirtualDevices(1, 0),
+      sandbox: testSandbox(dataDir),
+      ffmpeg: '/nonexistent/ffmpeg',
+    });
+    expect(lacking.missingTools()).toEqual([
+      '/nonexistent/ffmpeg is missing on this device host (Debian package ffmpeg): device sessions on virtual devices will have no video',
+    ]);
+    const video = await (await lacking.record('virtual-android-1', fs.mkdtempSync(path.join(root, 'v-')))).stop();
+    expect(video).toEqual({ file: null, reason: expect.stringContaining('/nonexistent/ffmpeg is missing') });
+    await lacking.close();
   });
 
   it('crawls iOS screens, and says when an app declares none', async () => {

@@ -42,6 +42,8 @@ function hostWith(devices: DeviceDescription[]): Driver & { cleaned: string[] } 
       cleaned.push(serial);
       return { ok: true, report: 'clean' };
     },
+    record: async () => ({ stop: async () => ({ file: null, reason: 'this host records nothing' }) }),
+    missingTools: () => [],
     close: async () => undefined,
   };
 }

@@ -227,6 +227,8 @@ describe('the agent checks a device the server asks it to (sqlite)', () => {
         calls.push(`clean ${kind}`);
         return { ok: true, report: 'clean' };
       },
+      record: async () => ({ stop: async () => ({ file: null, reason: 'this host records nothing' }) }),
+      missingTools: () => [],
       close: async () => undefined,
     };
     agent = startAgent({

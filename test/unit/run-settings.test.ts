@@ -136,7 +136,12 @@ describe('the assignment of a device run', () => {
           url: '/agent/v1/device-runs/5/files/12',
         },
       ],
+      // Recorded unless the settings say not to (docs/api.md#videos).
+      video: true,
     });
+    expect(assignmentOf(deviceRun, { ...settings, videoRecordingEnabled: false }, secrets, new Map()).video).toBe(
+      false,
+    );
   });
 
   it('asks for no device settings or sign-in the run does not ask for, and leaves out files no longer stored', () => {

@@ -17,7 +17,7 @@ import {
   Time,
   Url,
 } from './fields.ts';
-import { Nested, type Rep, entity, entitySchema } from './representation.ts';
+import { Nested, Nullable, type Rep, entity, entitySchema } from './representation.ts';
 
 export const ApiDeviceRunState = entitySchema('apiDeviceRunState', {
   id: Id,
@@ -93,6 +93,7 @@ export const ApiDeviceSession = entitySchema('apiDeviceSession', {
   externalId: AlwaysNull,
   deviceLogFirstTimestamp: AlwaysNull,
   rowIndex: RowIndex,
+  video: Nullable(Type.String({ description: 'Absolute URL of the video of the session; null when it has none' })),
 });
 
 export const ApiDeviceSessionStep = entitySchema('apiDeviceSessionStep', {
@@ -189,6 +190,11 @@ export function presentDeviceSession(view: DeviceRunView, context: PresentContex
     externalId: null,
     deviceLogFirstTimestamp: null,
     rowIndex: null,
+    // docs/api.md#videos: the session's recording, downloadable (with ranges) like any output file.
+    video:
+      view.videoFileId === null
+        ? null
+        : `${context.baseUrl}/api/v2/device-sessions/${run.id}/output-file-set/files/${view.videoFileId}/file`,
   });
 }
 

@@ -6,6 +6,7 @@
  */
 import { frameworkById } from '../../domain/frameworks.ts';
 import type { FileAction, UserFile } from '../../domain/files.ts';
+import { RUN_CONFIG_DEFAULTS } from '../../domain/run-config.ts';
 import type { RunSettings } from '../../domain/run-settings.ts';
 import { type PresentContext, userPath } from './context.ts';
 import Type from 'typebox';
@@ -149,7 +150,7 @@ function presentConfigFile(
 
 /** The extra fields, in the order they follow the stored ones. */
 export function configExtras(
-  settings: Partial<Pick<RunSettings, 'frameworkId' | 'deviceGroupId' | 'osType'>>,
+  settings: Partial<Pick<RunSettings, 'frameworkId' | 'deviceGroupId' | 'osType' | 'videoRecordingEnabled'>>,
   facts: ConfigFacts,
   context: PresentContext,
 ): Record<string, Value> {
@@ -189,7 +190,8 @@ export function configExtras(
     testRunNameGrouping: null,
     tunnelSettings: null,
     useSamples: false,
-    videoRecordingEnabled: false,
+    // Stored only when off (domain/run-settings.ts): a run records unless it says not to.
+    videoRecordingEnabled: settings.videoRecordingEnabled ?? RUN_CONFIG_DEFAULTS.videoRecordingEnabled,
   };
 }
 

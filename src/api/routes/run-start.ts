@@ -42,6 +42,9 @@ const RunConfigInput = Type.Object({
   applicationUsername: field('Crawler sign-in user name'),
   applicationPassword: field('Crawler sign-in password'),
   launchApp: field('true or false'),
+  videoRecordingEnabled: field(
+    'true or false: record a video of every device session (default: the project setting, else true)',
+  ),
 });
 
 /** The IDE plug-in says who it is in a header (domain/clients.ts). */

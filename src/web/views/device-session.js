@@ -1,4 +1,4 @@
-// One device session: its steps, test cases (failures with their stack traces), CPU and memory
+// One device session: its video with a timeline, its steps, test cases (failures with their stack traces), CPU and memory
 // charts, screenshots, log and downloads. Live until it ends. Images and downloads are plain
 // links: the session cookie authenticates them like the API calls.
 
@@ -8,6 +8,7 @@ import { badge, bytes, duration, h, time } from '../dom.js';
 import { FINAL_DEVICE_SESSION_STATES } from '../final-states.js';
 import { livePage } from '../page.js';
 import { osOf } from './runs.js';
+import { videoPlayer } from './video.js';
 /** @import { ApiDeviceSession, ApiFile, ApiList, ApiSample, ApiScreenshot, ApiStep, ApiTestCaseRun, ApiTestRun } from '../../client/api-types.ts' */
 /** @import { Child } from '../dom.js' */
 /** Beyond this the page shows the end of the log and offers the whole file. */
@@ -47,6 +48,8 @@ export function deviceSessionView(sessionId) {
         h('h1', {}, name, ' ', badge(session.state)),
         facts(session),
         downloads(base, outputs.data, log.length > 0),
+        h('h2', {}, 'Video'),
+        videoPlayer(session, steps.data, cases.data),
         h('h2', {}, 'Steps'),
         stepList(steps.data),
         h('h2', {}, 'Test cases'),

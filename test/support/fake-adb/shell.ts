@@ -10,6 +10,7 @@ import { inspectApk } from '../../../src/files/inspect/apk.ts';
 import type { FakeDevice } from './device.ts';
 import { recording } from './device.ts';
 import { SCENARIOS } from './scenarios.ts';
+import { pkill, screenrecord } from './screenrecord.ts';
 import { dumpScreen, dumpsysAccount, keyEvent, startActivity, tap, typeText } from './ui.ts';
 
 export interface ShellIo {
@@ -123,6 +124,10 @@ async function run(device: FakeDevice, words: string[], io: ShellIo): Promise<nu
     case 'screencap':
       io.write(device.screenshot());
       return 0;
+    case 'screenrecord':
+      return screenrecord(device, args, io);
+    case 'pkill':
+      return pkill(device, args);
     case 'logcat':
       return logcat(device, args, io, say);
     case 'monkey':

@@ -94,6 +94,20 @@ export class DeviceIo {
     );
   }
 
+  /** `adb pull`: a file of the phone to a local file. */
+  async pull(remotePath: string, localPath: string, signal?: AbortSignal): Promise<void> {
+    const what = `adb pull ${remotePath}`;
+    const transfer = (await within(
+      Promise.resolve(this.device.pull(remotePath)),
+      SHELL_TIMEOUT_MS,
+      signal,
+      what,
+    )) as unknown as Readable;
+    await within(pipeline(transfer, fs.createWriteStream(localPath)), INSTALL_TIMEOUT_MS, signal, what, () =>
+      transfer.destroy(),
+    );
+  }
+
   /**
    * `adb install -r -t [-g]`: replace what is there, allow test-only APKs, and (Android 6+) grant
    * the runtime permissions the APK asks for, so that a permission dialog does not stop the tests.

@@ -24,6 +24,8 @@ import { type AdbDevice, infra } from './session.ts';
 import { DeviceTracker } from './tracker.ts';
 import { DEFAULT_UI_TIMINGS, type UiTimings } from './ui-automator.ts';
 import type { UiFlowOptions } from './ui-flow.ts';
+import { findTool, missingToolMessage, noRecording } from '../host/ffmpeg.ts';
+import { recordScreen } from './screen-recording.ts';
 
 export interface AdbDriverOptions {
   /** Baselines live here, one folder per phone. */
@@ -45,6 +47,10 @@ export interface AdbDriverOptions {
   readonly hostEnv?: NodeJS.ProcessEnv;
   /** Where server-side scripts (customer code) run (../host/sandbox.ts). */
   readonly sandbox: Sandbox;
+  /** ffmpeg, which joins the recorded segments into a session's video (default `ffmpeg` on PATH). */
+  readonly ffmpeg?: string;
+  /** Seconds of each screenrecord segment (default and maximum 180, screenrecord's own limit). */
+  readonly videoSegmentSeconds?: number;
 }
 
 /** How long listDevices waits for the ADB server's first list of phones. */
@@ -211,6 +217,19 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
       }
     },
 
+    async record(serial, dir) {
+      const ffmpeg = findTool(options.ffmpeg ?? 'ffmpeg', options.hostEnv ?? process.env);
+      if (ffmpeg === null) return noRecording(missingToolMessage(options.ffmpeg ?? 'ffmpeg', 'no video was recorded'));
+      const problem = stateProblem(serial);
+      if (problem !== null) return noRecording(problem);
+      return recordScreen(ioOf(serial), { ffmpeg, dir, segmentSeconds: options.videoSegmentSeconds });
+    },
+    missingTools() {
+      const ffmpeg = options.ffmpeg ?? 'ffmpeg';
+      return findTool(ffmpeg, options.hostEnv ?? process.env) === null
+        ? [missingToolMessage(ffmpeg, 'device sessions on this host will have no video')]
+        : [];
+    },
     async close() {
       tracker.close();
     },

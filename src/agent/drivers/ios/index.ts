@@ -25,6 +25,8 @@ import { chooseSigner, findGoIos, loadSigning } from './setup.ts';
 import type { Signer, SigningSetup } from './signer.ts';
 import { type UiAutomation, wdaAutomation } from './wda.ts';
 import { planTests, runTests } from './xctest.ts';
+import { findTool, missingToolMessage, noRecording } from '../host/ffmpeg.ts';
+import { recordScreen } from './screen-recording.ts';
 
 /** What a real iPhone runs here; Appium client side and server-side packages are not offered on iOS yet. */
 export const IOS_KINDS: readonly ExecutionKind[] = ['xctest', 'xcuitest', 'crawler'];
@@ -41,6 +43,8 @@ export interface IosDriverOptions {
   /** How long a rebooted device may take to answer again (default 3 min), and how often to look. */
   readonly bootTimeoutMs?: number;
   readonly pollMs?: number;
+  /** ffmpeg, which encodes the phone's screen stream into a session's video (default `ffmpeg` on PATH). */
+  readonly ffmpeg?: string;
 }
 
 /** The settings of a device host (config: --ios-bin, --ios-signing, --ios-signer), checked now. */
@@ -222,6 +226,17 @@ export function createIosDriver(options: IosDriverOptions): Driver {
       return cleanDevice(cleaning, serial, kind);
     },
 
+    async record(serial, dir) {
+      const ffmpeg = findTool(options.ffmpeg ?? 'ffmpeg');
+      if (ffmpeg === null) return noRecording(missingToolMessage(options.ffmpeg ?? 'ffmpeg', 'no video was recorded'));
+      return recordScreen(goIos, serial, { ffmpeg, dir });
+    },
+    missingTools() {
+      const ffmpeg = options.ffmpeg ?? 'ffmpeg';
+      return findTool(ffmpeg) === null
+        ? [missingToolMessage(ffmpeg, 'device sessions on this host will have no video')]
+        : [];
+    },
     async close() {},
   };
 }

@@ -6,11 +6,12 @@
 import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
-import { PNG } from 'pngjs';
 import type { TestCase } from '../../../domain/test-cases.ts';
 import type { Artifact, ExecutionContext, ExecutionResult, Job } from '../../driver.ts';
 import type { DeviceState } from './device-state.ts';
 import type { VirtualDeviceSpec } from './devices.ts';
+import type { LiveScreen } from './screen/live.ts';
+import { appScreen, withBanner } from './screen/ui-model.ts';
 
 const VISIT_MS = 250;
 
@@ -19,6 +20,7 @@ export async function crawl(
   context: ExecutionContext,
   device: VirtualDeviceSpec,
   state: DeviceState,
+  screen: LiveScreen,
 ): Promise<ExecutionResult> {
   if (job.app === null)
     return {
@@ -45,15 +47,20 @@ export async function crawl(
   const log: string[] = [`crawling ${appId} on ${device.displayName}`];
   const testCases: TestCase[] = [];
   const artifacts: Artifact[] = [];
-  const visit = async (methodName: string, label: string) => {
+  const visit = async (methodName: string, label: string, username?: string) => {
     const started = Date.now();
+    screen.show(
+      username === undefined
+        ? appScreen(device.osType, appId, label)
+        : appScreen(device.osType, appId, 'SignIn', { username }),
+    );
     await sleep(VISIT_MS, undefined, { signal: context.signal }).catch(() => undefined);
     if (context.signal.aborted) return;
     const file = path.join(
       shots,
       `${String(testCases.length + 1).padStart(2, '0')}-${label.replace(/[^A-Za-z0-9]+/g, '_')}.png`,
     );
-    fs.writeFileSync(file, screenOf(label, device.osType === 'IOS' ? [118, 256] : [108, 240]));
+    fs.writeFileSync(file, screen.png());
     artifacts.push({ kind: 'screenshot', path: file, name: path.basename(file) });
     testCases.push({
       suiteName: 'Crawler',
@@ -66,11 +73,14 @@ export async function crawl(
     });
     log.push(`${methodName}: ok`);
   };
-  if (job.credentials !== null) await visit('sign in', `sign in as ${job.credentials.username}`);
-  for (const screen of screens) {
+  if (job.credentials !== null)
+    await visit('sign in', `sign in as ${job.credentials.username}`, job.credentials.username);
+  for (const name of screens) {
     if (context.signal.aborted) break;
-    await visit(`launch ${screen}`, screen.split('.').pop() ?? screen);
+    await visit(`launch ${name}`, name.split('.').pop() ?? name);
   }
+  const last = screen.screen();
+  screen.show(withBanner(last, `Crawled ${testCases.length} screen(s)`, 'ok'));
   const logFile = path.join(job.workDir, 'crawler.log');
   fs.writeFileSync(logFile, `${log.join('\n')}\n`);
   artifacts.push({ kind: 'log', path: logFile, name: 'crawler.log' });
@@ -84,23 +94,4 @@ export async function crawl(
     exitCode: null,
     artifacts,
   };
-}
-
-/** A screen in a colour of its own, with a header bar: different screens look different. */
-function screenOf(label: string, [width, height]: readonly [number, number]): Buffer {
-  let hash = 0;
-  for (const char of label) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-  const colour = [hash & 0xff, (hash >> 8) & 0xff, (hash >> 16) & 0xff].map((c) => 60 + (c % 160));
-  const png = new PNG({ width, height });
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const at = (width * y + x) << 2;
-      const header = y < height / 10;
-      png.data[at] = header ? 250 : colour[0]!;
-      png.data[at + 1] = header ? 250 : colour[1]!;
-      png.data[at + 2] = header ? 250 : colour[2]!;
-      png.data[at + 3] = 255;
-    }
-  }
-  return PNG.sync.write(png);
 }

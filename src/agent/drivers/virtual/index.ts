@@ -4,31 +4,53 @@
  * devices have state on disk that cleaning really removes (device-state.ts). Frameworks that need
  * a real phone are not among its execution kinds, so such runs are EXCLUDED, never faked.
  */
+import path from 'node:path';
 import type { Driver } from '../../driver.ts';
+import { findTool, missingToolMessage, noRecording, recordFrames, rgbaInput } from '../host/ffmpeg.ts';
 import type { Sandbox } from '../host/sandbox.ts';
 import { crawl } from './crawler.ts';
 import { DeviceState } from './device-state.ts';
 import { VIRTUAL_KINDS, type VirtualDeviceSpec, defaultVirtualDevices } from './devices.ts';
+import { LiveScreen } from './screen/live.ts';
+import { homeScreen } from './screen/ui-model.ts';
 import { runServerSide } from './server-side.ts';
 
 export { defaultVirtualDevices, type VirtualDeviceSpec };
 
-/** `sandbox` holds the customer code of server-side packages (../host/sandbox.ts). */
+/** Frames a second of a virtual device's video: its screens change a few times a second at most. */
+export const VIRTUAL_VIDEO_FPS = 5;
+
+/**
+ * `sandbox` holds the customer code of server-side packages (../host/sandbox.ts); `ffmpeg` encodes
+ * the videos (a command in PATH, or a path; default `ffmpeg`).
+ */
 export function createVirtualDriver(options: {
   dataDir: string;
   devices: readonly VirtualDeviceSpec[];
   sandbox: Sandbox;
+  ffmpeg?: string;
 }): Driver {
+  const ffmpegCommand = options.ffmpeg ?? 'ffmpeg';
   const devices = new Map(options.devices.map((device) => [device.serial, device]));
   const states = new Map(
     options.devices.map((device) => [device.serial, new DeviceState(options.dataDir, device.serial, device.osType)]),
   );
   for (const state of states.values()) state.ensure();
+  const home = (device: VirtualDeviceSpec, state: DeviceState) =>
+    homeScreen(device.osType, device.displayName, state.installedApps());
+  const screens = new Map(
+    options.devices.map((device) => [
+      device.serial,
+      new LiveScreen(home(device, states.get(device.serial)!), device.serial),
+    ]),
+  );
   const lookup = (serial: string) => {
     const device = devices.get(serial);
     const state = states.get(serial);
-    if (device === undefined || state === undefined) throw new Error(`no virtual device ${serial}`);
-    return { device, state };
+    const screen = screens.get(serial);
+    if (device === undefined || state === undefined || screen === undefined)
+      throw new Error(`no virtual device ${serial}`);
+    return { device, state, screen };
   };
 
   return {
@@ -43,14 +65,15 @@ export function createVirtualDriver(options: {
         : { ok: true };
     },
     async execute(job, context) {
-      const { device, state } = lookup(job.serial);
+      const { device, state, screen } = lookup(job.serial);
+      screen.show(home(device, state));
       context.step('PREPARING');
       if (job.deviceSettings !== null) state.applySettings(job.deviceSettings);
       switch (job.kind) {
         case 'server-side':
-          return runServerSide(job, context, device, state, options.sandbox);
+          return runServerSide(job, context, device, state, options.sandbox, screen);
         case 'crawler':
-          return crawl(job, context, device, state);
+          return crawl(job, context, device, state, screen);
         default:
           return {
             outcome: 'INFRA_ERROR',
@@ -62,7 +85,27 @@ export function createVirtualDriver(options: {
       }
     },
     async clean(serial, kind) {
-      return lookup(serial).state.clean(kind);
+      const { device, state, screen } = lookup(serial);
+      const report = state.clean(kind);
+      screen.show(home(device, state));
+      return report;
+    },
+    async record(serial, dir) {
+      const { screen } = lookup(serial);
+      const ffmpeg = findTool(ffmpegCommand);
+      if (ffmpeg === null) return noRecording(missingToolMessage(ffmpegCommand, 'no video was recorded'));
+      return recordFrames({
+        ffmpeg,
+        file: path.join(dir, 'video.mp4'),
+        input: rgbaInput(screen.size.width, screen.size.height),
+        fps: VIRTUAL_VIDEO_FPS,
+        frame: () => screen.raster().data,
+      });
+    },
+    missingTools() {
+      return findTool(ffmpegCommand) === null
+        ? [missingToolMessage(ffmpegCommand, 'device sessions on virtual devices will have no video')]
+        : [];
     },
     async close() {},
   };

@@ -3,6 +3,7 @@
  * then the package runs as on any device host (../host/test-script.ts), and the CPU and memory of
  * its whole process session stand for the app's.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { ExecutionContext, ExecutionResult, Job } from '../../driver.ts';
 import type { Sandbox } from '../host/sandbox.ts';
@@ -15,6 +16,8 @@ import {
 } from '../host/test-script.ts';
 import type { DeviceState, VirtualSettings } from './device-state.ts';
 import type { VirtualDeviceSpec } from './devices.ts';
+import type { LiveScreen } from './screen/live.ts';
+import { appScreen, testsScreen, withBanner } from './screen/ui-model.ts';
 
 export async function runServerSide(
   job: Job,
@@ -22,6 +25,7 @@ export async function runServerSide(
   device: VirtualDeviceSpec,
   state: DeviceState,
   sandbox: Sandbox,
+  screen: LiveScreen,
 ): Promise<ExecutionResult> {
   const infra = (failReason: string): ExecutionResult => ({
     outcome: 'INFRA_ERROR',
@@ -33,6 +37,10 @@ export async function runServerSide(
   const { tests } = job;
   if (tests === null) return infra('no test package (a zip with run-tests.sh) was given');
   context.step('INSTALL');
+  if (job.app !== null) {
+    const id = job.app.properties.package_name ?? job.app.properties.bundle_identifier ?? job.app.name;
+    screen.show(appScreen(device.osType, id, job.app.properties.main_activity ?? 'Main'));
+  }
   const appPath =
     job.app === null
       ? ''
@@ -56,6 +64,9 @@ export async function runServerSide(
   );
 
   context.step('RUNNING');
+  // The device shows the app with what the tests print as they go: the video follows them.
+  const shownId = appPackage || path.basename(tests.name, '.zip');
+  screen.show(() => testsScreen(device.osType, shownId, lastLines(layout.logFile, 9)));
   const { exitCode, breach, startError } = await runTestScript(layout, {
     sandbox,
     env,
@@ -67,6 +78,12 @@ export async function runServerSide(
     onSample: (sample) => context.sample({ timestamp: Date.now(), packageName: appPackage || null, ...sample }),
   });
   state.clearRunning();
+  const ended = testsScreen(device.osType, shownId, lastLines(layout.logFile, 9));
+  screen.show(
+    exitCode === 0
+      ? withBanner(ended, 'Tests ended', 'ok')
+      : withBanner(ended, exitCode === null ? 'Tests stopped' : `Tests ended (exit ${exitCode})`, 'fail'),
+  );
   if (startError !== null)
     return {
       outcome: 'INFRA_ERROR',
@@ -89,4 +106,28 @@ function deviceSettingsEnv(settings: VirtualSettings): Record<string, string> {
     DEVICE_WIFI: settings.wifi ? 'on' : 'off',
     DEVICE_GOOGLE_ACCOUNT: settings.googleAccount ?? '',
   };
+}
+
+/** The last `count` non-empty lines of a log being written, read from its end. */
+function lastLines(file: string, count: number): string[] {
+  let text = '';
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const length = Math.min(size, 4096);
+      const buffer = Buffer.alloc(length);
+      fs.readSync(fd, buffer, 0, length, size - length);
+      text = buffer.toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .slice(-count);
 }

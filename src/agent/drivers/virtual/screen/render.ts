@@ -1,0 +1,211 @@
+/**
+ * Draws a screen of the UI model (ui-model.ts) the way a phone shows it: a status bar with the time
+ * and the battery, a title bar in the app's colour, then its elements, and the system's navigation
+ * at the bottom. Android and iOS differ where they visibly do (status bar, title alignment,
+ * navigation). Pure: the screen, the size and the clock decide every byte.
+ */
+import { GLYPH_HEIGHT, Raster, advance, fit, textWidth } from './raster.ts';
+import type { Element, Screen } from './ui-model.ts';
+
+export interface ScreenSize {
+  readonly width: number;
+  readonly height: number;
+}
+
+/** Even sides: H.264 in yuv420p, what browsers play, takes nothing else. */
+export const SCREEN_SIZES: Readonly<Record<Screen['platform'], ScreenSize>> = {
+  ANDROID: { width: 320, height: 640 },
+  IOS: { width: 300, height: 640 },
+};
+
+const INK = 0x202124;
+const MUTED = 0x6b6f76;
+const LINE = 0xdadce0;
+const PAGE = 0xffffff;
+const PALETTE = [0x1a73e8, 0x188038, 0xd93025, 0x9334e6, 0xe37400, 0x007b83, 0xc5221f, 0x3949ab];
+const S = 2;
+const LINE_HEIGHT = GLYPH_HEIGHT * S;
+const PAD = 14;
+
+export interface Clock {
+  /** `HH:MM` as the status bar shows it. */
+  readonly time: string;
+  /** 0..100. */
+  readonly battery: number;
+}
+
+export function renderScreen(screen: Screen, size: ScreenSize, clock: Clock): Raster {
+  const raster = new Raster(size.width, size.height, PAGE);
+  const accent = accentOf(screen.appId);
+  const ios = screen.platform === 'IOS';
+  const statusHeight = 26;
+  const titleHeight = 48;
+  const navHeight = ios ? 20 : 36;
+
+  // Status bar.
+  const statusBg = ios ? PAGE : darker(accent);
+  const statusInk = ios ? INK : PAGE;
+  raster.fill(0, 0, size.width, statusHeight, statusBg);
+  const timeX = ios ? 22 : 10;
+  raster.text(timeX, (statusHeight - LINE_HEIGHT) / 2, clock.time, statusInk, S);
+  battery(raster, size.width - 10, statusHeight, clock.battery, statusInk);
+
+  // Title bar.
+  const titleY = statusHeight;
+  if (ios) {
+    raster.fill(0, titleY, size.width, titleHeight, 0xf6f6f8);
+    raster.fill(0, titleY + titleHeight - 1, size.width, 1, LINE);
+    const title = fit(screen.title, columns(size.width - 2 * PAD));
+    raster.text((size.width - textWidth(title, S)) / 2, titleY + (titleHeight - LINE_HEIGHT) / 2, title, INK, S);
+  } else {
+    raster.fill(0, titleY, size.width, titleHeight, accent);
+    const title = fit(screen.title, columns(size.width - 2 * PAD));
+    raster.text(PAD, titleY + (titleHeight - LINE_HEIGHT) / 2, title, PAGE, S);
+  }
+
+  // Body.
+  const bottom = size.height - navHeight - 8;
+  let y = titleY + titleHeight + 12;
+  for (const element of screen.elements) {
+    if (y >= bottom) break;
+    y = drawElement(raster, element, y, bottom, size.width, accent) + 10;
+  }
+
+  if (screen.banner !== null) {
+    const tone = { info: INK, ok: 0x188038, fail: 0xd93025 }[screen.banner.tone];
+    const text = fit(screen.banner.text, columns(size.width - 4 * PAD));
+    const h = 34;
+    const top = size.height - navHeight - h - 12;
+    raster.rounded(PAD, top, size.width - 2 * PAD, h, 8, tone);
+    raster.text(2 * PAD, top + (h - LINE_HEIGHT) / 2, text, PAGE, S);
+  }
+
+  // System navigation.
+  const navY = size.height - navHeight;
+  if (ios) {
+    raster.rounded((size.width - 120) / 2, navY + 8, 120, 5, 2, INK);
+  } else {
+    raster.fill(0, navY, size.width, navHeight, 0xf1f3f4);
+    const mid = navY + navHeight / 2;
+    const third = size.width / 3;
+    for (let row = 0; row < 12; row++) raster.fill(third / 2 - 6 + Math.abs(row - 6), mid - 6 + row, 2, 1, MUTED); // back: <
+    raster.rounded(size.width / 2 - 7, mid - 7, 14, 14, 7, MUTED);
+    raster.rounded(size.width / 2 - 5, mid - 5, 10, 10, 5, 0xf1f3f4);
+    raster.outline(2 * third + third / 2 - 6, mid - 6, 12, 12, MUTED, 2);
+  }
+  return raster;
+}
+
+function drawElement(
+  raster: Raster,
+  element: Element,
+  y: number,
+  bottom: number,
+  width: number,
+  accent: number,
+): number {
+  const inner = width - 2 * PAD;
+  switch (element.kind) {
+    case 'text': {
+      const colour = element.tone === 'muted' ? MUTED : INK;
+      let top = y;
+      for (const line of wrap(element.text, columns(inner))) {
+        if (top + LINE_HEIGHT > bottom) break;
+        raster.text(PAD, top, line, colour, S);
+        if (element.tone === 'strong') raster.text(PAD + 1, top, line, colour, S);
+        top += LINE_HEIGHT + 6;
+      }
+      return top - 6;
+    }
+    case 'button': {
+      const h = 38;
+      if (element.primary === true) raster.rounded(PAD, y, inner, h, 8, accent);
+      else {
+        raster.rounded(PAD, y, inner, h, 8, accent);
+        raster.rounded(PAD + 2, y + 2, inner - 4, h - 4, 6, PAGE);
+      }
+      const label = fit(element.label, columns(inner - 16));
+      raster.text(
+        PAD + (inner - textWidth(label, S)) / 2,
+        y + (h - LINE_HEIGHT) / 2,
+        label,
+        element.primary ? PAGE : accent,
+        S,
+      );
+      return y + h;
+    }
+    case 'field': {
+      raster.text(PAD, y, fit(element.label, columns(inner)), MUTED, S);
+      const top = y + LINE_HEIGHT + 6;
+      const h = 34;
+      raster.outline(PAD, top, inner, h, element.value === '' ? LINE : accent, 2);
+      const shown = element.secret === true ? '*'.repeat(Math.min(element.value.length, 12)) : element.value;
+      if (shown !== '') raster.text(PAD + 8, top + (h - LINE_HEIGHT) / 2, fit(shown, columns(inner - 16)), INK, S);
+      return top + h;
+    }
+    case 'toggle': {
+      const h = 30;
+      raster.text(PAD, y + (h - LINE_HEIGHT) / 2, fit(element.label, columns(inner - 56)), INK, S);
+      const x = PAD + inner - 44;
+      raster.rounded(x, y + 5, 44, 20, 10, element.on ? accent : LINE);
+      raster.rounded(element.on ? x + 26 : x + 2, y + 7, 16, 16, 8, PAGE);
+      return y + h;
+    }
+    case 'list': {
+      const row = 36;
+      let top = y;
+      for (const item of element.items) {
+        if (top + row > bottom) break;
+        raster.text(PAD, top + (row - LINE_HEIGHT) / 2, fit(item, columns(inner - 20)), INK, S);
+        raster.text(PAD + inner - advance(S) + S, top + (row - LINE_HEIGHT) / 2, '>', MUTED, S);
+        raster.fill(PAD, top + row - 1, inner, 1, LINE);
+        top += row;
+      }
+      return top;
+    }
+  }
+}
+
+function battery(raster: Raster, right: number, barHeight: number, percent: number, ink: number): void {
+  const w = 22;
+  const h = 11;
+  const x = right - w;
+  const y = (barHeight - h) / 2;
+  raster.outline(x, y, w, h, ink, 1);
+  raster.fill(x + w, y + 3, 2, h - 6, ink);
+  raster.fill(x + 2, y + 2, Math.round(((w - 4) * Math.max(0, Math.min(100, percent))) / 100), h - 4, ink);
+  const label = `${Math.round(percent)}%`;
+  raster.text(x - 6 - textWidth(label, S), (barHeight - LINE_HEIGHT) / 2, label, ink, S);
+}
+
+function columns(pixels: number): number {
+  return Math.max(1, Math.floor((pixels + S) / advance(S)));
+}
+
+/** Words onto lines of at most `width` characters; a word longer than a line is cut. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    if (line === '') line = fit(word, width);
+    else if (line.length + 1 + word.length <= width) line += ` ${word}`;
+    else {
+      lines.push(line);
+      line = fit(word, width);
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}
+
+function accentOf(appId: string | null): number {
+  if (appId === null) return 0x3c4043;
+  let hash = 0;
+  for (const char of appId) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return PALETTE[hash % PALETTE.length]!;
+}
+
+function darker(colour: number): number {
+  const channel = (shift: number) => Math.round(((colour >> shift) & 0xff) * 0.75) << shift;
+  return channel(16) | channel(8) | channel(0);
+}
