@@ -14,6 +14,7 @@ import { oauthTokensStore } from './oauth-tokens.ts';
 import { passwordGuessesStore } from './password-guesses.ts';
 import { storageStore } from './storage.ts';
 import { webSessionsStore } from './web-sessions.ts';
+import { webDriverStore } from './webdriver.ts';
 import { projectConfigsStore } from './project-configs.ts';
 import { projectsStore } from './projects.ts';
 import { queueStore } from './queue.ts';
@@ -44,6 +45,7 @@ export interface Store {
   readonly webSessions: ReturnType<typeof webSessionsStore>;
   readonly storage: ReturnType<typeof storageStore>;
   readonly passwordGuesses: ReturnType<typeof passwordGuessesStore>;
+  readonly webDriver: ReturnType<typeof webDriverStore>;
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /** The error as an UnavailableError when it means the database is gone for a moment (503, retry); else undefined. */
   asUnavailable(error: unknown): UnavailableError | undefined;
@@ -115,6 +117,9 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
     },
     get passwordGuesses() {
       return module('passwordGuesses', () => passwordGuessesStore(db));
+    },
+    get webDriver() {
+      return module('webDriver', () => webDriverStore(db));
     },
     asUnavailable,
     transaction: (work) =>

@@ -52,6 +52,7 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
         '010_run_secrets',
         '011_device_runs_by_user',
         '012_user_contact',
+        '025_webdriver',
       ]);
       expect(await db.selectFrom('device_runs').select('id').execute()).toEqual([]);
     } finally {

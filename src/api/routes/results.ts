@@ -12,6 +12,8 @@ import { logFiles, openOutput, outputFiles, performance, testCaseRuns } from '..
 import { fileAnswer } from '../downloads.ts';
 import { ApiDeviceSessionStep, presentStep } from '../present/device-run.ts';
 import { ApiUserFile, presentFile } from '../present/file.ts';
+import { ApiDeviceSessionCommand, presentCommand } from '../present/webdriver-command.ts';
+import { deviceRunCommands } from '../../services/webdriver.ts';
 import { junitReport } from '../../results/junit-report.ts';
 import { listSchema, presentWholeList } from '../present/list.ts';
 import {
@@ -29,6 +31,9 @@ const TestCaseRunList = listSchema(ApiTestCaseRun);
 const ScreenshotList = listSchema(ApiScreenshot);
 const FileList = listSchema(ApiUserFile);
 const StepList = listSchema(ApiDeviceSessionStep);
+const CommandList = listSchema(ApiDeviceSessionCommand);
+/** The command log is answered whole, up to this many commands (the oldest). */
+const COMMANDS_SHOWN = 10_000;
 
 export const BASES = [
   '/me/device-sessions/:deviceSessionId',
@@ -168,6 +173,28 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
         return text(
           'application/xml; charset=utf-8',
           junitReport(`${displayName(run)} on ${view.device.displayName}`, cases, view.deviceRun.startTime),
+        );
+      },
+    }),
+    route({
+      method: 'GET',
+      path: `${path}/commands`,
+      summary: 'The WebDriver command log of an Appium client side session (docs/api.md#appium-client-side)',
+      tags: TAGS,
+      answers: { 200: CommandList },
+      handle: async ({ ctx, user, params, listLinks }) => {
+        const log = await deviceRunCommands(
+          ctx,
+          user,
+          idOf(params),
+          { offset: 0, limit: COMMANDS_SHOWN },
+          scopeOf(params),
+        );
+        return ok(
+          presentWholeList(
+            log.rows.map((command) => presentCommand(command, log.sessionId)),
+            listLinks(),
+          ),
         );
       },
     }),

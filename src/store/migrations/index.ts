@@ -23,6 +23,7 @@ import * as m009 from './009_storage_quotas.ts';
 import * as m010 from './010_run_secrets.ts';
 import * as m011 from './011_device_runs_by_user.ts';
 import * as m012 from './012_user_contact.ts';
+import * as m025 from './025_webdriver.ts';
 
 /** What a step may need besides the database: the key that seals API keys (008) and run secrets (010). */
 export type MigrationOptions = m008.MigrationSecrets & {
@@ -45,6 +46,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['010_run_secrets', m010.up],
   ['011_device_runs_by_user', m011.up],
   ['012_user_contact', m012.up],
+  ['025_webdriver', m025.up],
 ];
 
 const TABLE = 'kysely_migration';

@@ -87,7 +87,7 @@ export async function crawl(
 }
 
 /** A screen in a colour of its own, with a header bar: different screens look different. */
-function screenOf(label: string, [width, height]: readonly [number, number]): Buffer {
+export function screenOf(label: string, [width, height]: readonly [number, number]): Buffer {
   let hash = 0;
   for (const char of label) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
   const colour = [hash & 0xff, (hash >> 8) & 0xff, (hash >> 16) & 0xff].map((c) => 60 + (c % 160));

@@ -10,6 +10,7 @@ import { crawl } from './crawler.ts';
 import { DeviceState } from './device-state.ts';
 import { VIRTUAL_KINDS, type VirtualDeviceSpec, defaultVirtualDevices } from './devices.ts';
 import { runServerSide } from './server-side.ts';
+import { serveAppiumClient } from './appium-client.ts';
 
 export { defaultVirtualDevices, type VirtualDeviceSpec };
 
@@ -51,6 +52,8 @@ export function createVirtualDriver(options: {
           return runServerSide(job, context, device, state, options.sandbox);
         case 'crawler':
           return crawl(job, context, device, state);
+        case 'appium-client':
+          return serveAppiumClient(job, context, device, state);
         default:
           return {
             outcome: 'INFRA_ERROR',
