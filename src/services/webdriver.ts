@@ -10,7 +10,9 @@ import type { Agent } from '../domain/agents.ts';
 import type { Device } from '../domain/devices.ts';
 import { AppError, ConflictError } from '../domain/errors.ts';
 import { type DeviceRun, isFinal } from '../domain/runs.ts';
-import type { User } from '../domain/users.ts';
+import type { RunRequest } from '../domain/run-config.ts';
+import type { RunSettings } from '../domain/run-settings.ts';
+import { PLAN_PRIORITY, type User } from '../domain/users.ts';
 import {
   SESSION_ID,
   type SessionRequest,
@@ -21,15 +23,17 @@ import {
   sessionNotCreated,
 } from '../domain/webdriver.ts';
 import type { Context } from './context.ts';
-import { abortDeviceRuns } from './run-lifecycle.ts';
+import { abortDeviceRuns, refreshRunState, wake } from './run-lifecycle.ts';
 import { queueStatuses } from './queue-status.ts';
 import { type DeviceRunScope, requireDeviceRun } from './runs.ts';
-import { startRun } from './start-run.ts';
+import { type PlannedDevice, planRun, startRun } from './start-run.ts';
 import { authenticateApiKey } from './users.ts';
 
 export const APPIUM_CLIENT_FRAMEWORK = { ANDROID: 3, IOS: 16 } as const;
 /** How long a session waits in the queue by default before newSession fails (capability queueTimeout). */
 export const DEFAULT_QUEUE_TIMEOUT_SECONDS = 300;
+/** How long after its end a run named by `testrun` still takes new sessions of the same job. */
+const JOIN_WINDOW_MS = 60 * 60_000;
 /** How long a command waits for the device's answer before the client gets an error. */
 const COMMAND_TIMEOUT_MS = 10 * 60_000;
 /** How often a waiting server looks at the device run, in case a wake-up was lost or it ended. */
@@ -51,39 +55,38 @@ export async function newSession(ctx: Context, body: unknown, signal: AbortSigna
   if (user === undefined)
     throw sessionNotCreated('The API key in "bitbar:options" (apiKey) is not valid: copy it from your account page');
   const device = await chooseDevice(ctx, user, request);
+  const runRequest: RunRequest = {
+    osType: request.osType,
+    frameworkId: APPIUM_CLIENT_FRAMEWORK[request.osType],
+    projectId: null,
+    projectName: request.project ?? `Appium ${request.osType === 'IOS' ? 'iOS' : 'Android'}`,
+    deviceGroupId: null,
+    deviceIds: [device.id],
+    files: request.app === null ? [] : [{ id: request.app, action: 'INSTALL' }],
+    testRunName: request.testrun,
+    timeout: request.testTimeout,
+    testRunParameters: [],
+    hookURL: null,
+    maxAutoRetriesCount: 0,
+    scheduler: null,
+    deviceLanguageCode: null,
+    limitationType: null,
+    limitationValue: null,
+    instrumentationRunner: null,
+    withAnnotation: null,
+    withoutAnnotation: null,
+    applicationUsername: null,
+    applicationPassword: null,
+    launchApp: null,
+    deviceLocale: null,
+    wifiEnabled: null,
+    googleAccountEmail: null,
+    googleAccountPassword: null,
+    client: 'api',
+  };
   let deviceRun: DeviceRun;
   try {
-    const run = await startRun(ctx, user, {
-      osType: request.osType,
-      frameworkId: APPIUM_CLIENT_FRAMEWORK[request.osType],
-      projectId: null,
-      projectName: request.project ?? `Appium ${request.osType === 'IOS' ? 'iOS' : 'Android'}`,
-      deviceGroupId: null,
-      deviceIds: [device.id],
-      files: request.app === null ? [] : [{ id: request.app, action: 'INSTALL' }],
-      testRunName: request.testrun,
-      timeout: request.testTimeout,
-      testRunParameters: [],
-      hookURL: null,
-      maxAutoRetriesCount: 0,
-      scheduler: null,
-      deviceLanguageCode: null,
-      limitationType: null,
-      limitationValue: null,
-      instrumentationRunner: null,
-      withAnnotation: null,
-      withoutAnnotation: null,
-      applicationUsername: null,
-      applicationPassword: null,
-      launchApp: null,
-      deviceLocale: null,
-      wifiEnabled: null,
-      googleAccountEmail: null,
-      googleAccountPassword: null,
-      client: 'api',
-    });
-    [deviceRun] = await ctx.store.deviceRuns.currentOfRun(run.run.id);
-    if (deviceRun === undefined) throw new Error(`run ${run.run.id} has no device run`);
+    deviceRun = (await joinRun(ctx, user, runRequest)) ?? (await firstOfNewRun(ctx, user, runRequest));
   } catch (error) {
     if (error instanceof AppError) throw sessionNotCreated(error.message.replace(/^File (\d+)/, 'App (file $1)'));
     throw error;
@@ -129,6 +132,59 @@ export async function newSession(ctx: Context, body: unknown, signal: AbortSigna
     return answer;
   }
   return { status: 200, body: withSessionId(answer.body, sessionId) };
+}
+
+async function firstOfNewRun(ctx: Context, user: User, request: RunRequest): Promise<DeviceRun> {
+  const run = await startRun(ctx, user, request);
+  const [deviceRun] = await ctx.store.deviceRuns.currentOfRun(run.run.id);
+  if (deviceRun === undefined) throw new Error(`run ${run.run.id} has no device run`);
+  return deviceRun;
+}
+
+/**
+ * Sessions of one CI job land in one run: a session naming a run (`testrun`) of its project that
+ * its earlier sessions started, on the same app, joins it as one more device run, unless that run
+ * finished more than JOIN_WINDOW_MS ago. Everything is checked as for a new run first.
+ */
+async function joinRun(ctx: Context, user: User, request: RunRequest): Promise<DeviceRun | undefined> {
+  if (request.testRunName === null) return undefined;
+  const plan = await planRun(ctx, user, request);
+  const project = plan.project;
+  if (!('id' in project)) return undefined;
+  const now = ctx.clock();
+  const run = await ctx.store.webDriver.joinableRun(
+    project.id,
+    request.testRunName,
+    plan.framework.id,
+    now - JOIN_WINDOW_MS,
+  );
+  if (run === undefined) return undefined;
+  const files = plan.files.map((entry) => ({ id: entry.file.id, action: entry.action }));
+  if (JSON.stringify((JSON.parse(run.config) as RunSettings).files) !== JSON.stringify(files)) return undefined;
+  const [{ device, excludeReason }] = plan.devices as [PlannedDevice];
+  const deviceRun = await ctx.store.transaction(async (store) => {
+    const inserted = await store.deviceRuns.insert({
+      testRunId: run.id,
+      projectId: project.id,
+      userId: user.id,
+      deviceId: device.id,
+      state: excludeReason === null ? 'WAITING' : 'EXCLUDED',
+      excludeReason,
+      createTime: now,
+      timeLimit: plan.timeout,
+      retryState: 'NONE',
+      autoRetriesLeftCount: 0,
+      priority: PLAN_PRIORITY[user.plan],
+      frameworkKind: plan.framework.kind,
+      serialGroup: null,
+      singleGroup: null,
+      retriedFromId: null,
+    });
+    await refreshRunState(store, run.id, now);
+    return inserted;
+  });
+  if (device.agentId !== null) wake(ctx, new Set([device.agentId]));
+  return deviceRun;
 }
 
 /** The device the session runs on: the one named, or (findDevice, or none named) the freest of the platform's. */

@@ -108,6 +108,29 @@ export function webDriverStore(db: Kysely<Tables>) {
       return Number(result.numUpdatedRows) > 0;
     },
 
+    /**
+     * The newest run of this name in the project started by Appium client side sessions on `app`
+     * (or none), not finished before `since`: the run a new session of the same CI job joins.
+     */
+    async joinableRun(
+      projectId: number,
+      name: string,
+      frameworkId: number,
+      since: number,
+    ): Promise<{ id: number; config: string } | undefined> {
+      const row = await db
+        .selectFrom('test_runs')
+        .select(['id', 'config_json'])
+        .where('project_id', '=', projectId)
+        .where('name', '=', name)
+        .where('framework_id', '=', frameworkId)
+        .where((eb) => eb.or([eb('end_time', 'is', null), eb('end_time', '>=', since)]))
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row && { id: Number(row.id), config: row.config_json };
+    },
+
     /** The command log of a device run, oldest first. */
     async commands(
       deviceRunId: number,

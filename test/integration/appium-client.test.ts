@@ -126,6 +126,11 @@ describe.each(ENGINES)('Appium client side through /wd/hub (%s)', (engine) => {
     const screenshots = (await alice.call('GET', `/api/device-sessions/${id}/screenshots`, { json: true })).body;
     expect(screenshots.data.map((screenshot: any) => screenshot.originalName)).toEqual(['001-screenshot.png']);
 
+    // Another user reads nothing of it.
+    const bob = await h.user();
+    expect((await bob.call('GET', `/api/device-sessions/${id}/commands`, { json: true })).status).toBe(404);
+    expect((await bob.call('GET', `/api/device-sessions/${id}`, { json: true })).status).toBe(404);
+
     // Gone for the client: its session id is unknown now.
     const after = await fetch(`${url.origin}/wd/hub/session/${sessionId}/source`);
     expect(after.status).toBe(404);
@@ -151,6 +156,56 @@ describe.each(ENGINES)('Appium client side through /wd/hub (%s)', (engine) => {
       await alice.call('GET', `/api/device-sessions/${session.deviceRunId}/test-case-runs`, { json: true })
     ).body;
     expect(cases.data[0].errorMessage).toContain('the cart was empty');
+  });
+
+  it('a second session waits in the queue for the busy device, visibly, then joins the same run; a third gives up at its queueTimeout', async () => {
+    const first = await connect();
+    const firstRun = (await h.ctx.store.webDriver.session(first.sessionId))!;
+    const waiting = connect();
+    const queued = await until(
+      async () =>
+        (await alice.call('GET', '/api/me/runs?limit=1', { json: true })).body.data.find(
+          (run: any) => run.state === 'RUNNING' && run.deviceCount === 2,
+        ),
+      (run) => run !== undefined,
+      20_000,
+    );
+    const sessions = (await alice.call('GET', `/api/me/runs/${queued.id}/device-sessions`, { json: true })).body.data;
+    expect(sessions.map((session: any) => session.state).sort()).toEqual(['RUNNING', 'WAITING']);
+    expect(queued.id).toBe((await h.ctx.store.deviceRuns.findById(firstRun.deviceRunId))!.testRunId);
+
+    // A third one that will not wait long is refused, saying why, and leaves nothing queued.
+    const impatient = await fetch(`${url.origin}/wd/hub/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        capabilities: {
+          alwaysMatch: {
+            platformName: 'Android',
+            'bitbar:options': { apiKey: alice.key, app: app.id, queueTimeout: 1 },
+          },
+        },
+      }),
+    });
+    expect(impatient.status).toBe(500);
+    const refusal = ((await impatient.json()) as any).value;
+    expect(refusal.error).toBe('session not created');
+    expect(refusal.message).toMatch(/No device became free within 1 s.*busy with another run/);
+
+    await first.deleteSession();
+    const second = await waiting;
+    expect(await second.$('id=title').getText()).toBe('MainActivity');
+    await second.deleteSession();
+    await until(
+      async () => (await alice.call('GET', `/api/me/runs/${queued.id}`, { json: true })).body,
+      (body) => body.state === 'FINISHED',
+      20_000,
+    );
+    const ended = (await alice.call('GET', `/api/me/runs/${queued.id}/device-sessions`, { json: true })).body.data;
+    expect(ended.map((session: any) => session.state)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
+    // The impatient session's run holds one device run, aborted when it gave up.
+    const runs = (await alice.call('GET', '/api/me/runs?limit=0', { json: true })).body.data;
+    expect(runs.map((each: any) => each.displayName).sort()).toEqual(['CI 42', expect.stringMatching(/^Test Run/)]);
   });
 
   it('a client that goes silent loses its session after newCommandTimeout, and the device is freed', async () => {
