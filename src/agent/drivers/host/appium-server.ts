@@ -9,7 +9,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import type { WebDriverHandler } from '../../driver.ts';
+import path from 'node:path';
+import type { ExecutionContext, ExecutionResult, Job, WebDriverHandler } from '../../driver.ts';
+import { sessionLogPath, sessionResult } from '../../webdriver-relay.ts';
 
 export interface AppiumServer {
   readonly url: string;
@@ -87,6 +89,25 @@ export async function startAppiumServer(options: AppiumOptions): Promise<AppiumS
     return { status: response.status, body: answer };
   };
   return { url, handle, stop: () => stopProcess(child) };
+}
+
+/** A real device's Appium client side session: an Appium server of its own for the session's length. */
+export async function serveThroughAppium(
+  job: Job,
+  context: ExecutionContext,
+  options: { command: string; capabilities: Readonly<Record<string, unknown>>; env?: NodeJS.ProcessEnv },
+): Promise<ExecutionResult> {
+  if (context.webdriver === undefined) throw new Error('an Appium client side run without its WebDriver channel');
+  const logPath = path.join(job.workDir, 'appium.log');
+  const server = await startAppiumServer({ ...options, logPath });
+  try {
+    context.step('RUNNING');
+    const end = await context.webdriver.serve(server.handle);
+    const result = sessionResult(end, `session on ${job.serial}`, sessionLogPath(job.workDir));
+    return { ...result, artifacts: [...result.artifacts, { kind: 'log', path: logPath, name: 'appium.log' }] };
+  } finally {
+    await server.stop();
+  }
 }
 
 async function waitForStatus(url: string, timeoutMs: number, exited: Promise<string>): Promise<void> {
