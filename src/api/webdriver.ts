@@ -29,6 +29,7 @@ export function registerWebDriverHub(app: FastifyInstance, ctx: Context): void {
       const unavailable = ctx.store.asUnavailable(error);
       if (unavailable !== undefined)
         return sendError(reply, new WebDriverError('unknown error', 503, unavailable.message));
+      if (error.statusCode === 429) return sendError(reply, new WebDriverError('unknown error', 429, error.message));
       if (error.statusCode !== undefined && error.statusCode < 500)
         return sendError(reply, invalidArgument(error.message));
       request.log.error({ err: error }, 'WebDriver request failed');
@@ -60,8 +61,10 @@ export function registerWebDriverHub(app: FastifyInstance, ctx: Context): void {
       const body = typeof request.body === 'string' ? request.body : '';
       return send(reply, await relay(ctx, sessionId, request.method, path, body, clientGone(reply)));
     };
+    // No `access`: a session's commands are authorised by its id alone, and not counted against the
+    // address's rate limit (a CI machine's sessions send thousands); newSession, which takes a key, is.
     for (const url of [`${HUB_PREFIX}/session/:sessionId`, `${HUB_PREFIX}/session/:sessionId/*`])
-      scope.route({ method: ['GET', 'POST', 'DELETE'], url, config, schema, bodyLimit: BODY_LIMIT, handler: command });
+      scope.route({ method: ['GET', 'POST', 'DELETE'], url, schema, bodyLimit: BODY_LIMIT, handler: command });
 
     scope.route({
       method: ['GET', 'POST', 'DELETE', 'PUT'],
