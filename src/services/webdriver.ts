@@ -279,17 +279,32 @@ async function waitForAnswer(
   ctx.notifier.notify(commandTopic(deviceRunId));
   const deadline = Date.now() + COMMAND_TIMEOUT_MS;
   for (;;) {
-    const command = await ctx.store.webDriver.command(commandId);
-    if (command?.state === 'ANSWERED') return { status: command.status!, body: command.answer! };
-    if (signal.aborted) throw new WebDriverError('unknown error', 500, 'The client went away');
-    const deviceRun = await ctx.store.deviceRuns.findById(deviceRunId);
-    if (deviceRun === undefined || (deviceRun.state !== 'RUNNING' && deviceRun.state !== 'WAITING'))
-      throw ended(String(commandId), deviceRun);
-    await check(deviceRun);
-    if (Date.now() > deadline)
-      throw new WebDriverError('timeout', 500, `The device did not answer within ${COMMAND_TIMEOUT_MS / 1000} s`);
-    await ctx.notifier.wait(answerTopic(commandId), RECHECK_MS, signal);
+    const wake = listen(ctx, answerTopic(commandId), RECHECK_MS, signal);
+    try {
+      const command = await ctx.store.webDriver.command(commandId);
+      if (command?.state === 'ANSWERED') return { status: command.status!, body: command.answer! };
+      if (signal.aborted) throw new WebDriverError('unknown error', 500, 'The client went away');
+      const deviceRun = await ctx.store.deviceRuns.findById(deviceRunId);
+      if (deviceRun === undefined || (deviceRun.state !== 'RUNNING' && deviceRun.state !== 'WAITING'))
+        throw ended(String(commandId), deviceRun);
+      await check(deviceRun);
+      if (Date.now() > deadline)
+        throw new WebDriverError('timeout', 500, `The device did not answer within ${COMMAND_TIMEOUT_MS / 1000} s`);
+      await wake.woken;
+    } finally {
+      wake.cancel();
+    }
   }
+}
+
+/**
+ * Listens from now on, before the caller looks at the database: a wake-up that comes between the
+ * look and the wait is not lost (it would cost the wait's whole timeout).
+ */
+function listen(ctx: Context, topic: string, timeoutMs: number, signal: AbortSignal) {
+  const stop = new AbortController();
+  const woken = ctx.notifier.wait(topic, timeoutMs, AbortSignal.any([signal, stop.signal]));
+  return { woken, cancel: () => stop.abort() };
 }
 
 /** The agent's long poll for the commands of a session it holds; `ended` once the session is over. */
@@ -302,13 +317,18 @@ export async function takeCommands(
 ): Promise<{ commands: Array<Pick<WebDriverCommand, 'id' | 'method' | 'path' | 'body'>>; ended: boolean }> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const deviceRun = await requireHeldRun(ctx, agent, deviceRunId);
-    const taken = await ctx.store.webDriver.takePending(deviceRunId);
-    const commands = taken.map(({ id, method, path, body }) => ({ id, method, path, body }));
-    const session = await ctx.store.webDriver.sessionOfDeviceRun(deviceRunId);
-    const over = deviceRun.state !== 'RUNNING' || session === undefined || session.endTime !== null;
-    if (commands.length > 0 || over || Date.now() >= deadline || signal.aborted) return { commands, ended: over };
-    await ctx.notifier.wait(commandTopic(deviceRunId), Math.min(deadline - Date.now(), RECHECK_MS * 5), signal);
+    const wake = listen(ctx, commandTopic(deviceRunId), Math.min(deadline - Date.now(), RECHECK_MS * 5), signal);
+    try {
+      const deviceRun = await requireHeldRun(ctx, agent, deviceRunId);
+      const taken = await ctx.store.webDriver.takePending(deviceRunId);
+      const commands = taken.map(({ id, method, path, body }) => ({ id, method, path, body }));
+      const session = await ctx.store.webDriver.sessionOfDeviceRun(deviceRunId);
+      const over = deviceRun.state !== 'RUNNING' || session === undefined || session.endTime !== null;
+      if (commands.length > 0 || over || Date.now() >= deadline || signal.aborted) return { commands, ended: over };
+      await wake.woken;
+    } finally {
+      wake.cancel();
+    }
   }
 }
 
