@@ -208,6 +208,23 @@ describe.each(ENGINES)('Appium client side through /wd/hub (%s)', (engine) => {
     expect(runs.map((each: any) => each.displayName).sort()).toEqual(['CI 42', expect.stringMatching(/^Test Run/)]);
   });
 
+  it('a device host that goes away mid-session gives the client an error naming why, and its device run ends', async () => {
+    const driver = await connect();
+    const session = (await h.ctx.store.webDriver.session(driver.sessionId))!;
+    await agent.stop();
+    const deviceSession = await until(
+      async () => (await alice.call('GET', `/api/device-sessions/${session.deviceRunId}`, { json: true })).body,
+      (body) => body.state !== 'RUNNING' && body.state !== 'FINISHING',
+      20_000,
+    );
+    expect(deviceSession.state).toBe('WARNING');
+    const answer = await fetch(`${url.origin}/wd/hub/session/${driver.sessionId}/source`);
+    expect(answer.status).toBe(404);
+    const error = ((await answer.json()) as any).value;
+    expect(error.error).toBe('invalid session id');
+    expect(error.message).toContain('agent shut down');
+  });
+
   it('a client that goes silent loses its session after newCommandTimeout, and the device is freed', async () => {
     const driver = await remote({
       hostname: url.hostname,
