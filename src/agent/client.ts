@@ -22,6 +22,8 @@ import {
   type ResultReport,
   type ResultResponse,
   type StopList,
+  type WebDriverAnswerReport,
+  type WebDriverPollResponse,
 } from '../protocol/v1.ts';
 
 export class ProtocolError extends Error {
@@ -131,6 +133,16 @@ export function protocolClient(options: ClientOptions) {
       post<{ abort: boolean }>(`${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/progress`, report, policy),
     result: (deviceRunId: number, report: ResultReport, policy: RetryPolicy) =>
       post<ResultResponse>(`${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/result`, report, policy),
+    /** One long poll for a WebDriver session's commands (docs/api.md#appium-client-side); the caller loops. */
+    webdriverCommands: (deviceRunId: number, waitMs: number, policy: RetryPolicy) =>
+      post<WebDriverPollResponse>(
+        `${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/webdriver/commands`,
+        { waitMs },
+        policy,
+        policy.signal,
+      ),
+    webdriverAnswer: (deviceRunId: number, answer: WebDriverAnswerReport, policy: RetryPolicy) =>
+      post<{ ok: boolean }>(`${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/webdriver/answers`, answer, policy),
     cleaned: (deviceId: number, report: CleanedReport, policy: RetryPolicy) =>
       post<{ state: string }>(`${PROTOCOL_PREFIX}/devices/${deviceId}/cleaned`, report, policy),
 

@@ -88,6 +88,46 @@ export interface ExecutionContext {
    * limits counted while writing); a zip that cannot be unpacked rejects with a CustomerFault.
    */
   unzip(zipPath: string, destDir: string): Promise<void>;
+  /**
+   * Appium client side runs only (docs/api.md#appium-client-side): relays the client's WebDriver
+   * commands to `handle` until the session ends, and says how it ended.
+   */
+  readonly webdriver?: WebDriverChannel;
+}
+
+/** One WebDriver command as the client sent it; `path` is below /wd/hub (`/session` for newSession). */
+export interface WebDriverRequest {
+  readonly method: string;
+  readonly path: string;
+  /** The parsed JSON body, or undefined when it had none. */
+  readonly body: unknown;
+}
+
+/** The answer relayed to the client unchanged: a W3C answer or error. */
+export interface WebDriverReply {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+export type WebDriverHandler = (request: WebDriverRequest) => Promise<WebDriverReply>;
+
+export interface WebDriverChannel {
+  serve(handle: WebDriverHandler): Promise<SessionEnd>;
+}
+
+export interface SessionEnd {
+  /**
+   * deleted: by its client; idle: no command within newCommandTimeout (or the client vanished);
+   * refused: the device's Appium server did not start it; ended: the cloud ended it (aborted,
+   * queue or client gone); stopped: the run's signal fired (timeout, abort).
+   */
+  readonly reason: 'deleted' | 'idle' | 'refused' | 'ended' | 'stopped';
+  /** Failed when the client said so (`bitbar:setResult`), the session idled out, or did not start. */
+  readonly passed: boolean;
+  readonly message: string | null;
+  readonly commands: number;
+  /** Screenshots the client took, and one taken when the session ended failed. */
+  readonly artifacts: readonly Artifact[];
 }
 
 export type ArtifactKind = 'junit' | 'log' | 'screenshot' | 'output' | 'video';

@@ -25,6 +25,7 @@ import {
   type Recording,
 } from './driver.ts';
 import type { InputCache } from './input-cache.ts';
+import { serveSession } from './webdriver-relay.ts';
 
 export interface ExecutorDeps {
   readonly client: ProtocolClient;
@@ -128,6 +129,15 @@ async function run(
       signal,
       step,
       sample: (sample) => samples.push(sample),
+      ...(assignment.kind === 'appium-client' && {
+        webdriver: {
+          serve: (handle) =>
+            serveSession(
+              { client, deviceRunId: id, signal, dir: job.workDir, log: deps.log, patienceMs: deps.reportPatienceMs },
+              handle,
+            ),
+        },
+      }),
       unzip: async (zipPath, destDir) => {
         try {
           await extractZip(zipPath, destDir, deps.zipLimits ?? DEFAULT_ZIP_LIMITS);

@@ -17,6 +17,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import type { Context } from '../services/context.ts';
 import { registerAgentProtocol } from './agent/routes.ts';
+import { registerWebDriverHub } from './webdriver.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { frameworkErrors, registerErrorHandling } from './plugins/errors.ts';
 import { registerPasswordGuesses } from './plugins/password-guesses.ts';
@@ -112,6 +113,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerAgentProtocol(app, options.ctx);
   registerOAuth(app, options.ctx);
+  registerWebDriverHub(app, options.ctx);
   registerWebSession(app, options.ctx, options.publicUrl);
   // The dashboard: static files, public (its data comes from the API with the session cookie). Its
   // type checker's files (tsconfig.json, *.d.ts) are the build's, not the browser's.

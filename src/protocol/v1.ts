@@ -230,3 +230,35 @@ export type ArtifactQuery = Static<typeof ArtifactQuery>;
 
 export const CleanedReport = Type.Object({ ok: Type.Boolean(), report: Type.String({ maxLength: 10_000 }) });
 export type CleanedReport = Static<typeof CleanedReport>;
+
+/**
+ * Appium client side (docs/api.md#appium-client-side): the agent holding a session's device
+ * long-polls its WebDriver commands and answers each; the server never dials the host.
+ */
+export const WebDriverPoll = Type.Object({ waitMs: Type.Integer({ minimum: 0, maximum: 60_000 }) });
+export type WebDriverPoll = Static<typeof WebDriverPoll>;
+
+export const WebDriverCommandMessage = Type.Object({
+  id: Id,
+  method: Type.String(),
+  /** The path as the client sent it below /wd/hub, e.g. `/session/{id}/element`; `/session` for newSession. */
+  path: Type.String(),
+  /** JSON text ('' when the request had none). */
+  body: Type.String(),
+});
+export type WebDriverCommandMessage = Static<typeof WebDriverCommandMessage>;
+
+export const WebDriverPollResponse = Type.Object({
+  commands: Type.Array(WebDriverCommandMessage),
+  /** The session is over (deleted by its client, or its device run ended): stop and report. */
+  ended: Type.Boolean(),
+});
+export type WebDriverPollResponse = Static<typeof WebDriverPollResponse>;
+
+export const WebDriverAnswerReport = Type.Object({
+  commandId: Id,
+  status: Type.Integer({ minimum: 100, maximum: 599 }),
+  /** JSON text, relayed to the client unchanged. */
+  body: Type.String({ maxLength: 64 * 1024 * 1024 }),
+});
+export type WebDriverAnswerReport = Static<typeof WebDriverAnswerReport>;

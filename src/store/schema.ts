@@ -428,4 +428,29 @@ export interface Tables {
   access_groups: AccessGroupsTable;
   access_group_users: AccessGroupUsersTable;
   shares: SharesTable;
+  webdriver_sessions: WebDriverSessionsTable;
+  webdriver_commands: WebDriverCommandsTable;
+}
+
+/** Appium client side sessions (migration 025): one per device run. */
+export interface WebDriverSessionsTable {
+  id: string;
+  device_run_id: number;
+  user_id: number;
+  create_time: number;
+  end_time: number | null;
+}
+
+/** Every WebDriver command of a session: the relay to its agent and the command log. */
+export interface WebDriverCommandsTable {
+  id: Generated<number>;
+  device_run_id: number;
+  method: string;
+  path: string;
+  body: string;
+  state: 'PENDING' | 'TAKEN' | 'ANSWERED';
+  status: number | null;
+  answer: string | null;
+  create_time: number;
+  answer_time: number | null;
 }

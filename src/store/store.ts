@@ -19,6 +19,7 @@ import { preferencesStore } from './preferences.ts';
 import { passwordGuessesStore } from './password-guesses.ts';
 import { storageStore } from './storage.ts';
 import { webSessionsStore } from './web-sessions.ts';
+import { webDriverStore } from './webdriver.ts';
 import { projectConfigsStore } from './project-configs.ts';
 import { projectsStore } from './projects.ts';
 import { queueStore } from './queue.ts';
@@ -56,6 +57,7 @@ export interface Store {
   readonly notifications: ReturnType<typeof notificationsStore>;
   readonly preferences: ReturnType<typeof preferencesStore>;
   readonly accountFigures: ReturnType<typeof accountFiguresStore>;
+  readonly webDriver: ReturnType<typeof webDriverStore>;
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /** The error as an UnavailableError when it means the database is gone for a moment (503, retry); else undefined. */
   asUnavailable(error: unknown): UnavailableError | undefined;
@@ -145,6 +147,9 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
     },
     get accountFigures() {
       return module('accountFigures', () => accountFiguresStore(db, dialect));
+    },
+    get webDriver() {
+      return module('webDriver', () => webDriverStore(db));
     },
     asUnavailable,
     transaction: (work) =>

@@ -37,6 +37,8 @@ export function createDriver(name: DriverName, options: DriverOptions): Driver {
         server: adbServerFromEnv(process.env),
         hostEnv: process.env,
         sandbox: options.sandbox,
+        // docs/device-hosts.md#appium-for-client-side-sessions
+        appium: process.env.DEVICECLOUD_APPIUM || undefined,
       });
     case 'ios':
       try {

@@ -17,6 +17,8 @@ import {
   ProgressReport,
   REPORT_BODY_LIMIT_BYTES,
   ResultReport,
+  WebDriverAnswerReport,
+  WebDriverPoll,
 } from '../../protocol/v1.ts';
 import { NotFoundError } from '../../domain/errors.ts';
 import {
@@ -28,6 +30,7 @@ import {
 } from '../../services/agent-reports.ts';
 import { addDevices, claim, heartbeat, hello } from '../../services/agent-session.ts';
 import type { Context } from '../../services/context.ts';
+import { answerCommand, takeCommands } from '../../services/webdriver.ts';
 import type { Agent } from '../../domain/agents.ts';
 
 const ID = /^[1-9]\d{0,15}$/;
@@ -110,7 +113,30 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context): v
     },
   );
 
+  // Appium client side (docs/api.md#appium-client-side): a long poll like the claims.
+  app.post(
+    `${PROTOCOL_PREFIX}/device-runs/:deviceRunId/webdriver/commands`,
+    { config, schema: { ...schema, params: DeviceRunPath, body: WebDriverPoll } },
+    async (request, reply) => {
+      const poll = new AbortController();
+      polls.add(poll);
+      reply.raw.once('close', () => poll.abort());
+      try {
+        const deviceRunId = id(request.params.deviceRunId, 'Device run');
+        return json(await takeCommands(ctx, agentOf(request), deviceRunId, request.body.waitMs, poll.signal));
+      } finally {
+        polls.delete(poll);
+      }
+    },
+  );
+
   const bodyLimit = REPORT_BODY_LIMIT_BYTES;
+  app.post(
+    `${PROTOCOL_PREFIX}/device-runs/:deviceRunId/webdriver/answers`,
+    { config, bodyLimit, schema: { ...schema, params: DeviceRunPath, body: WebDriverAnswerReport } },
+    async (request) =>
+      json(await answerCommand(ctx, agentOf(request), id(request.params.deviceRunId, 'Device run'), request.body)),
+  );
   app.post(
     `${PROTOCOL_PREFIX}/device-runs/:deviceRunId/progress`,
     { config, preHandler: storable, bodyLimit, schema: { ...schema, params: DeviceRunPath, body: ProgressReport } },

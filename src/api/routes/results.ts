@@ -12,6 +12,8 @@ import { logFiles, openOutput, outputFiles, performance, testCaseRuns } from '..
 import { fileAnswer } from '../downloads.ts';
 import { ApiDeviceSessionStep, presentStep } from '../present/device-run.ts';
 import { ApiUserFile, presentFile } from '../present/file.ts';
+import { ApiDeviceSessionCommand, presentCommand } from '../present/webdriver-command.ts';
+import { deviceRunCommands } from '../../services/webdriver.ts';
 import { junitReport } from '../../results/junit-report.ts';
 import { itemList, listSchema } from '../present/list.ts';
 import {
@@ -38,6 +40,9 @@ const TEST_CASE_RUNS = itemList(ApiTestCaseRun, {
 const SCREENSHOTS = itemList(ApiScreenshot, { entity: 'screenshots', sort: BY_ID, search: ['originalName'] });
 const OUTPUT_FILES = itemList(ApiUserFile, { entity: 'files', sort: BY_ID, search: ['name'] });
 const STEPS = itemList(ApiDeviceSessionStep, { entity: 'steps', sort: BY_ID, search: ['type'] });
+const CommandList = listSchema(ApiDeviceSessionCommand);
+/** The command log is answered whole, up to this many commands (the oldest). */
+const COMMANDS_SHOWN = 10_000;
 
 export const BASES = [
   '/me/device-sessions/:deviceSessionId',
@@ -172,6 +177,24 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
           'application/xml; charset=utf-8',
           junitReport(`${displayName(run)} on ${view.device.displayName}`, cases, view.deviceRun.startTime),
         );
+      },
+    }),
+    route({
+      method: 'GET',
+      path: `${path}/commands`,
+      summary: 'The WebDriver command log of an Appium client side session (docs/api.md#appium-client-side)',
+      tags: TAGS,
+      answers: { 200: CommandList },
+      list: itemList(ApiDeviceSessionCommand, { entity: 'commands', sort: BY_ID, search: ['method', 'uri'] }),
+      handle: async ({ ctx, user, params }) => {
+        const log = await deviceRunCommands(
+          ctx,
+          user,
+          idOf(params),
+          { offset: 0, limit: COMMANDS_SHOWN },
+          scopeOf(params),
+        );
+        return whole(log.rows.map((command) => presentCommand(command, log.sessionId)));
       },
     }),
     route({

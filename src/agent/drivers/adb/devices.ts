@@ -5,7 +5,7 @@ import type { DeviceDescription } from '../../driver.ts';
 /**
  * What a real Android phone runs here: instrumentation and UI Automator through `am instrument`,
  * server-side packages (Appium, Calabash, anything with run-tests.sh) next to it, and the crawler.
- * Appium client side needs an Appium server the cloud exposes, which this driver does not do.
+ * Appium client side is added when the host runs Appium (AdbDriverOptions.appium).
  */
 export const ADB_KINDS: readonly ExecutionKind[] = [
   'instrumentation',

@@ -18,6 +18,7 @@ import { DeviceIo } from './device-io.ts';
 import { parseBattery } from './device-output.ts';
 import { describeDevice } from './devices.ts';
 import { runInstrumentation } from './instrumentation-run.ts';
+import { serveThroughAppium } from '../host/appium-server.ts';
 import type { Sandbox } from '../host/sandbox.ts';
 import { type AdbServerAddress, runServerSide } from './server-side.ts';
 import { type AdbDevice, infra } from './session.ts';
@@ -51,6 +52,11 @@ export interface AdbDriverOptions {
   readonly ffmpeg?: string;
   /** Seconds of each screenrecord segment (default and maximum 180, screenrecord's own limit). */
   readonly videoSegmentSeconds?: number;
+  /**
+   * The Appium command (docs/device-hosts.md#appium-for-client-side-sessions): when set, phones
+   * also take Appium client side sessions, each through an Appium server of its own.
+   */
+  readonly appium?: string;
 }
 
 /** How long listDevices waits for the ADB server's first list of phones. */
@@ -150,7 +156,12 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
           continue;
         }
         try {
-          devices.push(await describe(serial));
+          const described = await describe(serial);
+          devices.push(
+            options.appium === undefined
+              ? described
+              : { ...described, executionKinds: [...described.executionKinds, 'appium-client'] },
+          );
           if (loadBaseline(options.dataDir, serial) === null && (await bootState(ioOf(serial))).completed)
             await baselineOf(serial);
         } catch (error) {
@@ -200,6 +211,17 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
           });
         case 'crawler':
           return crawl(job, context, device, crawler);
+        case 'appium-client':
+          if (options.appium === undefined) return infra('this host runs no Appium server (DEVICECLOUD_APPIUM)');
+          return serveThroughAppium(job, context, {
+            command: options.appium,
+            capabilities: {
+              platformName: 'Android',
+              'appium:udid': job.serial,
+              ...(job.app !== null && { 'appium:app': job.app.path }),
+            },
+            env: options.hostEnv,
+          });
         default:
           return infra(`Android phones on the adb driver do not run ${job.kind} tests`);
       }

@@ -14,6 +14,7 @@ import { VIRTUAL_KINDS, type VirtualDeviceSpec, defaultVirtualDevices } from './
 import { LiveScreen } from './screen/live.ts';
 import { homeScreen } from './screen/ui-model.ts';
 import { runServerSide } from './server-side.ts';
+import { serveAppiumClient } from './appium-client.ts';
 
 export { defaultVirtualDevices, type VirtualDeviceSpec };
 
@@ -74,6 +75,8 @@ export function createVirtualDriver(options: {
           return runServerSide(job, context, device, state, options.sandbox, screen);
         case 'crawler':
           return crawl(job, context, device, state, screen);
+        case 'appium-client':
+          return serveAppiumClient(job, context, device, state);
         default:
           return {
             outcome: 'INFRA_ERROR',

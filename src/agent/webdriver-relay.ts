@@ -1,0 +1,192 @@
+/**
+ * The agent's end of Appium client side (docs/api.md#appium-client-side): long-polls the server for
+ * a session's WebDriver commands (the agent dials out; the host may sit behind NAT), hands each to
+ * the driver's handler (the virtual device's own WebDriver, or the device's Appium server), and
+ * answers it. Keeps what the cloud adds to a session: the idle timeout (`newCommandTimeout`), the
+ * result a client sets with `executeScript('bitbar:setResult', ['failed', why])`, the screenshots
+ * the client takes, and one more screenshot when the session ends failed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_NEW_COMMAND_TIMEOUT_SECONDS } from '../domain/webdriver.ts';
+import type { WebDriverCommandMessage } from '../protocol/v1.ts';
+import { type ProtocolClient, sleep } from './client.ts';
+import type { Artifact, ExecutionResult, SessionEnd, WebDriverHandler, WebDriverReply } from './driver.ts';
+
+/** Scripts that set the session's result, as the established services name them. */
+const SET_RESULT_SCRIPTS = new Set(['bitbar:setResult', 'devicecloud:setResult', 'testdroid:setResult']);
+const POLL_MS = 20_000;
+
+export interface RelayOptions {
+  readonly client: ProtocolClient;
+  readonly deviceRunId: number;
+  readonly signal: AbortSignal;
+  /** Where screenshots go (inside the job's workDir). */
+  readonly dir: string;
+  readonly log: (message: string) => void;
+  /** How long answers keep being retried while the server is away. */
+  readonly patienceMs: number;
+}
+
+/** The session's log on the agent: one line per command, uploaded with the result. */
+export const sessionLogPath = (dir: string) => path.join(dir, 'webdriver.log');
+
+export async function serveSession(options: RelayOptions, handle: WebDriverHandler): Promise<SessionEnd> {
+  const { client, deviceRunId, signal } = options;
+  const artifacts: Artifact[] = [];
+  const shots = path.join(options.dir, 'screenshots');
+  const logFile = sessionLogPath(options.dir);
+  fs.mkdirSync(shots, { recursive: true });
+  fs.writeFileSync(logFile, '');
+  let idleMs = DEFAULT_NEW_COMMAND_TIMEOUT_SECONDS * 1000;
+  let lastCommand = Date.now();
+  let commands = 0;
+  let started = false;
+  let sessionPath: string | null = null;
+  let verdict: { passed: boolean; message: string | null } = { passed: true, message: null };
+
+  const saveScreenshot = (reply: WebDriverReply, label: string) => {
+    const value = (reply.body as { value?: unknown } | undefined)?.value;
+    if (reply.status !== 200 || typeof value !== 'string') return;
+    const name = `${String(artifacts.length + 1).padStart(3, '0')}-${label}.png`;
+    const file = path.join(shots, name);
+    fs.writeFileSync(file, Buffer.from(value, 'base64'));
+    artifacts.push({ kind: 'screenshot', path: file, name });
+  };
+
+  const failureScreenshot = async () => {
+    try {
+      saveScreenshot(
+        await handle({ method: 'GET', path: `${sessionPath ?? '/session/_'}/screenshot`, body: undefined }),
+        'failure',
+      );
+    } catch (error) {
+      options.log(`device run ${deviceRunId}: the failure screenshot: ${(error as Error).message}`);
+    }
+  };
+
+  const run = async (
+    command: WebDriverCommandMessage,
+  ): Promise<{ reply: WebDriverReply; done: 'deleted' | 'refused' | null }> => {
+    const body = command.body === '' ? undefined : (JSON.parse(command.body) as unknown);
+    if (!started) {
+      const caps = (body as { capabilities?: { alwaysMatch?: Record<string, unknown> } } | undefined)?.capabilities
+        ?.alwaysMatch;
+      const asked = Number(caps?.['appium:newCommandTimeout'] ?? caps?.newCommandTimeout ?? NaN);
+      if (Number.isFinite(asked) && asked >= 0) idleMs = asked * 1000;
+    }
+    if (started) sessionPath ??= command.path.split('/').slice(0, 3).join('/');
+    const script = (body as { script?: unknown; args?: unknown[] } | undefined)?.script;
+    if (command.method === 'POST' && /\/execute\/(sync|async)$/.test(command.path) && typeof script === 'string') {
+      if (SET_RESULT_SCRIPTS.has(script)) {
+        const args = (body as { args?: unknown[] }).args ?? [];
+        const first = (Array.isArray(args) ? args[0] : undefined) as unknown;
+        const status = typeof first === 'object' && first !== null ? (first as { status?: unknown }).status : first;
+        const reason = typeof first === 'object' && first !== null ? (first as { reason?: unknown }).reason : args[1];
+        verdict = {
+          passed: !/^(fail|failed|failure|error)$/i.test(String(status)),
+          message: typeof reason === 'string' ? reason.slice(0, 2000) : null,
+        };
+        if (!verdict.passed) await failureScreenshot();
+        return { reply: { status: 200, body: { value: null } }, done: null };
+      }
+    }
+    let reply: WebDriverReply;
+    try {
+      reply = await handle({ method: command.method, path: command.path, body });
+    } catch (error) {
+      reply = {
+        status: 500,
+        body: { value: { error: 'unknown error', message: (error as Error).message, stacktrace: '' } },
+      };
+    }
+    if (!started) {
+      started = true;
+      if (reply.status !== 200) {
+        const message = (reply.body as { value?: { message?: unknown } } | undefined)?.value?.message;
+        verdict = { passed: false, message: `the session could not start: ${String(message ?? reply.status)}` };
+        return { reply, done: 'refused' };
+      }
+      return { reply, done: null };
+    }
+    if (command.method === 'GET' && command.path.endsWith('/screenshot')) saveScreenshot(reply, 'screenshot');
+    return { reply, done: command.method === 'DELETE' && command.path === sessionPath ? 'deleted' : null };
+  };
+
+  const end = async (reason: SessionEnd['reason'], message: string | null): Promise<SessionEnd> => {
+    if (reason !== 'deleted' && reason !== 'refused' && message !== null) verdict = { passed: false, message };
+    if (!verdict.passed && started && reason !== 'refused' && reason !== 'deleted') {
+      // The failure's last picture, then the device's session is closed.
+      await failureScreenshot();
+      try {
+        await handle({ method: 'DELETE', path: sessionPath ?? '/session/_', body: undefined });
+      } catch (error) {
+        options.log(`device run ${deviceRunId}: closing the session: ${(error as Error).message}`);
+      }
+    }
+    return { reason, passed: verdict.passed, message: verdict.message, commands, artifacts };
+  };
+
+  for (;;) {
+    if (signal.aborted) return end('stopped', null);
+    const idleLeft = idleMs === 0 ? POLL_MS : idleMs - (Date.now() - lastCommand);
+    if (idleLeft <= 0)
+      return end('idle', `no command for ${idleMs / 1000} s (newCommandTimeout): the client stopped or vanished`);
+    let poll;
+    try {
+      poll = await client.webdriverCommands(deviceRunId, Math.max(0, Math.min(POLL_MS, idleLeft)), {
+        maxElapsedMs: options.patienceMs,
+        signal,
+      });
+    } catch (error) {
+      if (signal.aborted) return end('stopped', null);
+      options.log(`device run ${deviceRunId}: WebDriver commands: ${(error as Error).message}`);
+      await sleep(1000, signal);
+      continue;
+    }
+    for (const command of poll.commands) {
+      lastCommand = Date.now();
+      commands += 1;
+      const { reply, done } = await run(command);
+      await client.webdriverAnswer(
+        deviceRunId,
+        { commandId: command.id, status: reply.status, body: JSON.stringify(reply.body ?? { value: null }) },
+        { maxElapsedMs: options.patienceMs, signal },
+      );
+      lastCommand = Date.now();
+      fs.appendFileSync(logFile, `${new Date().toISOString()} ${command.method} ${command.path} -> ${reply.status}\n`);
+      if (done !== null) return end(done, null);
+    }
+    if (poll.ended) return end('ended', started ? 'the session was ended by the cloud' : null);
+  }
+}
+
+/** A session's end as a device run's result: one test case named after the session, passed or failed. */
+export function sessionResult(end: SessionEnd, name: string, logPath: string): ExecutionResult {
+  const log: Artifact = { kind: 'log', path: logPath, name: path.basename(logPath) };
+  if (end.reason === 'stopped')
+    return {
+      outcome: 'STOPPED',
+      failReason: null,
+      testCases: null,
+      exitCode: null,
+      artifacts: [...end.artifacts, log],
+    };
+  return {
+    outcome: 'COMPLETED',
+    failReason: end.message,
+    testCases: [
+      {
+        suiteName: 'Appium',
+        className: 'Appium client side',
+        methodName: name,
+        duration: 0,
+        result: end.passed ? 'PASSED' : 'FAILED',
+        errorMessage: end.passed ? null : (end.message ?? 'the session failed'),
+        stacktrace: null,
+      },
+    ],
+    exitCode: null,
+    artifacts: [...end.artifacts, log],
+  };
+}
