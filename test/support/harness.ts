@@ -16,6 +16,7 @@ import path from 'node:path';
 import { memoryNotifier } from '../../src/store/notifier.ts';
 import { type Context, DEFAULT_LIMITS, type Limits } from '../../src/services/context.ts';
 import { directoryBlobStore } from '../../src/store/blobs.ts';
+import type { PasswordCost } from '../../src/services/credentials.ts';
 import { createUser } from '../../src/services/users.ts';
 import { type Database, openDatabase } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrations/index.ts';
@@ -63,6 +64,12 @@ export interface Answer {
 
 export const START_TIME = Date.UTC(2026, 0, 15, 12, 0, 0);
 
+/**
+ * scrypt at a trivial cost: at the real one each account the suite creates or signs in costs
+ * ~100 ms of CPU, minutes in all. Hashes still carry their cost, so verifying is the same code.
+ */
+export const TEST_PASSWORD_COST: PasswordCost = { N: 16, r: 1, p: 1 };
+
 export async function createHarness(
   engine: Engine,
   options: {
@@ -102,6 +109,7 @@ export async function createHarness(
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     flavour: options.flavour ?? 'private',
     keyRing,
+    testOnlyPasswordCost: TEST_PASSWORD_COST,
   };
   const app = await buildApp({ ctx, version: 'test', rateLimits: options.rateLimits, publicUrl: options.publicUrl });
   await app.ready();
