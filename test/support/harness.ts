@@ -1,12 +1,11 @@
 /**
  * A fresh devicecloud for one test: its own store (SQLite in memory, or a PostgreSQL schema of its
- * own), the HTTP app driven through inject(), a clock the test controls, and helpers to create
- * users and records.
+ * own), the HTTP app driven through inject() (built once per file and lent from test to test,
+ * test/support/app-pool.ts), a clock the test controls, and helpers to create users and records.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { XMLParser } from 'fast-xml-parser';
-import { buildApp } from '../../src/api/app.ts';
 import type { RateLimits } from '../../src/api/plugins/rate-limit.ts';
 import type { Flavour } from '../../src/domain/flavours.ts';
 import type { Plan, Role, User } from '../../src/domain/users.ts';
@@ -22,6 +21,7 @@ import { type Database, openDatabase } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrations/index.ts';
 import { createStore } from '../../src/store/store.ts';
 import { type KeyRing, migrationSealers, fixedKeyRing, generateSecretKey } from '../../src/services/secret-box.ts';
+import { leaseApp } from './app-pool.ts';
 import { type Engine, POSTGRES_URL } from './engines.ts';
 
 export interface Harness {
@@ -111,8 +111,9 @@ export async function createHarness(
     keyRing,
     testOnlyPasswordCost: TEST_PASSWORD_COST,
   };
-  const app = await buildApp({ ctx, version: 'test', rateLimits: options.rateLimits, publicUrl: options.publicUrl });
-  await app.ready();
+  // Built for an earlier test of the file, most often (test/support/app-pool.ts).
+  const lease = await leaseApp(ctx, { rateLimits: options.rateLimits, publicUrl: options.publicUrl });
+  const app = lease.app;
   let userCount = 0;
 
   const harness: Harness = {
@@ -141,7 +142,7 @@ export async function createHarness(
       return testUser(app, user, user.apiKey);
     },
     async close() {
-      await app.close();
+      await lease.release();
       await database.close();
       fs.rmSync(blobRoot, { recursive: true, force: true });
       // The schema is dropped with the run's others by test/support/global-setup.ts.
