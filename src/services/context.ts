@@ -2,6 +2,7 @@
 import type { Flavour } from '../domain/flavours.ts';
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../domain/zip-limits.ts';
 import type { Notifier } from '../store/notifier.ts';
+import type { PasswordCost } from './credentials.ts';
 import type { KeyRing } from './secret-box.ts';
 import type { Senders } from './senders.ts';
 import type { BlobStore } from '../store/blobs.ts';
@@ -67,4 +68,10 @@ export interface Context {
   readonly keyRing: KeyRing;
   /** How notifications are sent (services/senders.ts); absent where nothing may be sent. */
   readonly senders?: Senders;
+  /**
+   * Tests only (test/support/harness.ts): hash passwords at this lower scrypt cost, because the
+   * suite creates thousands of accounts and each costs ~100 ms of CPU at the real one. Servers
+   * never set it and hash at PASSWORD_COST (test/integration/password-cost.test.ts checks both).
+   */
+  readonly testOnlyPasswordCost?: PasswordCost;
 }

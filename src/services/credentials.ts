@@ -32,14 +32,31 @@ export function sameSecret(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
+/** scrypt's cost parameters, written into every hash so that verifying needs nothing else. */
+export interface PasswordCost {
+  readonly N: number;
+  readonly r: number;
+  readonly p: number;
+}
+
 // N=2^15 costs ~50 ms here: slow for guessing, fine for a sign-in.
-const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
+export const PASSWORD_COST: PasswordCost = { N: 32768, r: 8, p: 1 };
+const MAX_MEMORY = 64 * 1024 * 1024;
 const KEY_LENGTH = 32;
 
-export async function hashPassword(password: string): Promise<string> {
+/** `cost` is lower only in tests (a setting of their context); servers hash at PASSWORD_COST. */
+export async function hashPassword(password: string, cost: PasswordCost = PASSWORD_COST): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await scryptAsync(password, salt, KEY_LENGTH, SCRYPT);
-  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+  const hash = await scryptAsync(password, salt, KEY_LENGTH, { ...cost, maxmem: MAX_MEMORY });
+  return `scrypt$${cost.N}$${cost.r}$${cost.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+/**
+ * A valid hash of no one's password at `cost`, checked when a sign-in names no user: it takes as
+ * long as checking a real user's password.
+ */
+export function noOnesPasswordHash(cost: PasswordCost = PASSWORD_COST): string {
+  return `scrypt$${cost.N}$${cost.r}$${cost.p}$${'A'.repeat(22)}==$${'A'.repeat(43)}=`;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -50,7 +67,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
     N: Number(n),
     r: Number(r),
     p: Number(p),
-    maxmem: SCRYPT.maxmem,
+    maxmem: MAX_MEMORY,
   });
   return timingSafeEqual(actual, expected);
 }

@@ -15,7 +15,7 @@ import {
 import type { Store } from '../store/store.ts';
 import type { ProfileChanges } from '../store/users.ts';
 import type { Context } from './context.ts';
-import { apiKeyHash, generateApiKey, hashPassword, verifyPassword } from './credentials.ts';
+import { apiKeyHash, generateApiKey, hashPassword, noOnesPasswordHash, verifyPassword } from './credentials.ts';
 import { startGuess } from './password-guesses.ts';
 import { apiKeyAssociatedData, open, seal } from './secret-box.ts';
 
@@ -33,7 +33,7 @@ export interface NewUserInput {
 /** Creates the account; the answer carries its API key, which is not kept anywhere in the clear. */
 export async function createUser(ctx: Context, input: NewUserInput): Promise<UserWithKey> {
   const email = normalizeEmail(input.email);
-  const passwordHash = await hashPassword(checkPassword(input.password));
+  const passwordHash = await hashPassword(checkPassword(input.password), ctx.testOnlyPasswordCost);
   if (input.apiKey !== undefined && !API_KEY_PATTERN.test(input.apiKey)) {
     throw new InvalidParameterError('apiKey', 'An API key must be 32 letters and digits');
   }
@@ -99,16 +99,13 @@ export async function verifyCredentials(ctx: Context, rawEmail: string, password
   }
   const user = email === undefined ? undefined : await ctx.store.users.findByEmail(email);
   const hash = user === undefined ? undefined : await ctx.store.users.passwordHashOf(user.id);
-  const matches = await verifyPassword(password, hash ?? DUMMY_PASSWORD_HASH);
+  const matches = await verifyPassword(password, hash ?? noOnesPasswordHash(ctx.testOnlyPasswordCost));
   if (user === undefined || hash === undefined || !matches || user.status !== 'ENABLED') return undefined;
   await guess.forget();
   const now = ctx.clock();
   await ctx.store.users.touchLogin(user.id, now);
   return { ...user, lastLoginTime: now };
 }
-
-/** A valid scrypt hash of no one's password, checked when the user does not exist. */
-const DUMMY_PASSWORD_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
 /**
  * Issues a new key; the old one, every OAuth token of the user and every dashboard session but
@@ -144,7 +141,7 @@ export async function changePassword(
     throw new InvalidParameterError('currentPassword', 'The current password is not right');
   }
   await guess.forget();
-  const passwordHash = await hashPassword(checkPassword(newPassword));
+  const passwordHash = await hashPassword(checkPassword(newPassword), ctx.testOnlyPasswordCost);
   await ctx.store.transaction(async (store) => {
     await store.users.setPasswordHash(user.id, passwordHash);
     await store.oauthTokens.revokeAllOf(user.id);

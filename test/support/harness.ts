@@ -1,14 +1,13 @@
 /**
  * A fresh devicecloud for one test: its own store (SQLite in memory, or a PostgreSQL schema of its
- * own), the HTTP app driven through inject(), a clock the test controls, and helpers to create
- * users and records.
+ * own), the HTTP app driven through inject() (built once per file and lent from test to test,
+ * test/support/app-pool.ts), a clock the test controls, and helpers to create users and records.
  */
 import { hookDestinationRules } from '../../src/domain/hook-destinations.ts';
 import { notificationSenders } from '../../src/jobs/notification-senders.ts';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { XMLParser } from 'fast-xml-parser';
-import { buildApp } from '../../src/api/app.ts';
 import type { RateLimits } from '../../src/api/plugins/rate-limit.ts';
 import type { Flavour } from '../../src/domain/flavours.ts';
 import type { Plan, Role, User } from '../../src/domain/users.ts';
@@ -18,11 +17,13 @@ import path from 'node:path';
 import { memoryNotifier } from '../../src/store/notifier.ts';
 import { type Context, DEFAULT_LIMITS, type Limits } from '../../src/services/context.ts';
 import { directoryBlobStore } from '../../src/store/blobs.ts';
+import type { PasswordCost } from '../../src/services/credentials.ts';
 import { createUser } from '../../src/services/users.ts';
 import { type Database, openDatabase } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrations/index.ts';
 import { createStore } from '../../src/store/store.ts';
 import { type KeyRing, migrationSealers, fixedKeyRing, generateSecretKey } from '../../src/services/secret-box.ts';
+import { leaseApp } from './app-pool.ts';
 import { type Engine, POSTGRES_URL } from './engines.ts';
 
 export interface Harness {
@@ -64,6 +65,12 @@ export interface Answer {
 }
 
 export const START_TIME = Date.UTC(2026, 0, 15, 12, 0, 0);
+
+/**
+ * scrypt at a trivial cost: at the real one each account the suite creates or signs in costs
+ * ~100 ms of CPU, minutes in all. Hashes still carry their cost, so verifying is the same code.
+ */
+export const TEST_PASSWORD_COST: PasswordCost = { N: 16, r: 1, p: 1 };
 
 export async function createHarness(
   engine: Engine,
@@ -113,9 +120,11 @@ export async function createHarness(
       rules: hookDestinationRules(limits.hookAllowNetworks),
       timeoutMs: 5000,
     }),
+    testOnlyPasswordCost: TEST_PASSWORD_COST,
   };
-  const app = await buildApp({ ctx, version: 'test', rateLimits: options.rateLimits, publicUrl: options.publicUrl });
-  await app.ready();
+  // Built for an earlier test of the file, most often (test/support/app-pool.ts).
+  const lease = await leaseApp(ctx, { rateLimits: options.rateLimits, publicUrl: options.publicUrl });
+  const app = lease.app;
   let userCount = 0;
 
   const harness: Harness = {
@@ -144,7 +153,7 @@ export async function createHarness(
       return testUser(app, user, user.apiKey);
     },
     async close() {
-      await app.close();
+      await lease.release();
       await database.close();
       fs.rmSync(blobRoot, { recursive: true, force: true });
       // The schema is dropped with the run's others by test/support/global-setup.ts.
