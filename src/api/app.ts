@@ -76,8 +76,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(formbody);
   await app.register(cookie);
   // Clients poll a run's status every few seconds: an answer that did not change is a 304 with no
-  // body (docs/api.md#conditional-requests). FNV-1a: API answers are small, and it is the fastest.
-  await app.register(etag, { algorithm: 'fnv1a' });
+  // body (docs/api.md#conditional-requests). SHA-1, the plug-in's default (its FNV-1a is deprecated).
+  await app.register(etag);
   // Files are read part by part in the upload handlers; limits are set per request there.
   await app.register(multipart);
   registerJsonParser(app);

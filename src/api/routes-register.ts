@@ -9,7 +9,12 @@ import type {} from '@fastify/swagger';
 import Type, { type TObject, type TSchema } from 'typebox';
 import { evaluateList } from '../domain/list-eval.ts';
 import { type ListQuery, parseListQuery } from '../domain/list-query.ts';
-import { InvalidParameterError, MethodNotAllowedError, NotFoundError } from '../domain/errors.ts';
+import {
+  InvalidParameterError,
+  MethodNotAllowedError,
+  NotFoundError,
+  RangeNotSatisfiableError,
+} from '../domain/errors.ts';
 import type { User } from '../domain/users.ts';
 import type { Context } from '../services/context.ts';
 import { type Stringify, jsonSerializer } from './encode/json.ts';
@@ -174,8 +179,12 @@ function registerOne(
             request.headers['if-range'] === undefined
               ? rangeAsked(request.headers.range, answer.length)
               : { kind: 'whole' as const };
-          if (asked.kind === 'unsatisfiable')
-            return reply.code(416).header('content-range', `bytes */${answer.length}`).type('text/plain').send('');
+          if (asked.kind === 'unsatisfiable') {
+            // The answer's own type no longer applies: the error is rendered in the negotiated format.
+            reply.removeHeader('content-disposition');
+            reply.header('content-range', `bytes */${answer.length}`);
+            throw new RangeNotSatisfiableError(answer.length);
+          }
           if (asked.kind === 'whole')
             return reply.code(outcome.status).header('content-length', answer.length).send(answer.open());
           const { start, end } = asked.range;

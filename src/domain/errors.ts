@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'STORAGE_QUOTA_EXCEEDED'
   | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'RANGE_NOT_SATISFIABLE'
   | 'RATE_LIMITED'
   | 'UNAVAILABLE'
   | 'INTERNAL';
@@ -137,6 +138,13 @@ export class UnavailableError extends AppError {
     options?: { cause?: unknown },
   ) {
     super('UNAVAILABLE', 503, message, options);
+  }
+}
+
+/** A Range request that starts beyond the end of the file (docs/api.md#files). */
+export class RangeNotSatisfiableError extends AppError {
+  constructor(readonly length: number) {
+    super('RANGE_NOT_SATISFIABLE', 416, `The range asked for starts beyond the end of the file (${length} bytes)`);
   }
 }
 

@@ -57,11 +57,21 @@ describe('ranged downloads of stored files', () => {
     expect(answer.bytes).toEqual(bytes.subarray(start, end + 1));
   });
 
-  it.each(['bytes=1000-', 'bytes=5000-6000', 'bytes=-0'])('answers %s, beyond the end, with 416', async (range) => {
-    const answer = await get(range);
-    expect(answer.status).toBe(416);
-    expect(answer.headers['content-range']).toBe('bytes */1000');
-  });
+  it.each(['bytes=1000-', 'bytes=5000-6000', 'bytes=-0'])(
+    'answers %s, beyond the end, with 416 in the negotiated format',
+    async (range) => {
+      const answer = await get(range, { accept: 'application/json' });
+      expect(answer.status).toBe(416);
+      expect(answer.headers['content-range']).toBe('bytes */1000');
+      expect(JSON.parse(answer.bytes.toString())).toEqual({
+        statusCode: 416,
+        message: 'The range asked for starts beyond the end of the file (1000 bytes)',
+      });
+      const xml = await get(range);
+      expect(xml.status).toBe(416);
+      expect(xml.bytes.toString()).toContain('<apiExceptionMessage>');
+    },
+  );
 
   it.each(['bytes=0-1,5-6', 'items=0-4', 'bytes=9-2', 'bytes=x-y'])(
     'answers %s, which it does not serve as a part, with the whole file',
