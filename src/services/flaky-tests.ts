@@ -11,6 +11,7 @@ export async function listFlakyTests(
   projectId: number,
   query: ListQuery<FlakyTestField>,
 ): Promise<{ total: number; items: FlakyTest[] }> {
-  const project = await requireProject(ctx, user, projectId);
+  // A project shared with the user is read like its results (docs/api.md#sharing).
+  const project = await requireProject(ctx, user, projectId, 'read');
   return ctx.store.flakyTests.list(project.id, query);
 }

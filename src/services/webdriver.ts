@@ -368,7 +368,7 @@ export async function deviceRunCommands(
   page: { offset: number; limit: number },
   scope?: DeviceRunScope,
 ): Promise<{ rows: WebDriverCommand[]; total: number; sessionId: string | null }> {
-  const deviceRun = await requireDeviceRun(ctx, user, id, scope);
+  const deviceRun = await requireDeviceRun(ctx, user, id, scope, 'read');
   const session = await ctx.store.webDriver.sessionOfDeviceRun(deviceRun.id);
   const { rows, total } = await ctx.store.webDriver.commands(deviceRun.id, page.offset, page.limit);
   return { rows, total, sessionId: session?.id ?? null };

@@ -89,6 +89,15 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
     steps: ['WAITING', 'PREPARING', 'INSTALL', 'RUNNING', 'SENDING_RESULTS'],
   });
   const [finished] = await h.ctx.store.deviceRuns.ofRuns([run.id]);
+  // A WebDriver command answered in that session (Appium client side): its command log lists it.
+  const command = await h.ctx.store.webDriver.insertCommand({
+    deviceRunId: finished!.id,
+    method: 'GET',
+    path: '/source',
+    body: '',
+    now: h.ctx.clock(),
+  });
+  await h.ctx.store.webDriver.answer(command, finished!.id, 200, '{"value":"<hierarchy/>"}', h.ctx.clock());
   // A device run that ended had started (an agent's claim sets it): the device-usage list reads it.
   await h.database.db
     .updateTable('device_runs')

@@ -541,6 +541,35 @@ const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
       },
       context(s),
     ),
+  presentCommand: async (s) =>
+    (await import('../../src/api/present/webdriver-command.ts')).presentCommand(
+      {
+        id: 1,
+        deviceRunId: 2,
+        method: s(),
+        path: s(),
+        body: s(),
+        state: 'ANSWERED',
+        status: 200,
+        answer: s(),
+        createTime: 1,
+        answerTime: 2,
+      },
+      s(),
+    ),
+  presentFlakyTest: async (s) =>
+    (await import('../../src/api/present/flaky-test.ts')).presentFlakyTest(
+      {
+        className: s(),
+        methodName: s(),
+        appSha256: s(),
+        passedCount: 1,
+        failedCount: 1,
+        lastSeenTime: 3,
+        history: [{ runId: 1, deviceSessionId: 2, deviceId: 3, deviceName: s(), result: 'FAILED', time: 3 }],
+      },
+      context(s),
+    ),
   presentRunStep: async (s) =>
     (await import('../../src/api/present/run-progress.ts')).presentRunStep(7, {
       type: 'RUNNING',

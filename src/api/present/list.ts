@@ -119,12 +119,19 @@ export function storedList<F extends string>(spec: ListSpec<F>, shownOnly: reado
 interface FieldSchema {
   readonly type?: string | readonly string[];
   readonly description?: string;
+  /** A union (`Type.Union([Type.Null(), Type.Integer()])`): its members' types. */
+  readonly anyOf?: readonly FieldSchema[];
 }
 
 function fieldType(name: string, schema: FieldSchema): FieldType | null {
-  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  const types = schema.anyOf
+    ? schema.anyOf.flatMap((member) => (Array.isArray(member.type) ? member.type : [member.type]))
+    : Array.isArray(schema.type)
+      ? schema.type
+      : [schema.type];
+  const described = schema.description ?? schema.anyOf?.find((member) => member.description)?.description;
   const type = types.find((t) => t !== 'null') ?? (types.includes('null') ? 'null' : undefined);
-  const isTime = /Time(stamp)?$/.test(name) || /milliseconds since/i.test(schema.description ?? '');
+  const isTime = /Time(stamp)?$/.test(name) || /milliseconds since/i.test(described ?? '');
   switch (type) {
     case 'string':
       return 'string';

@@ -66,6 +66,7 @@ const RUN_SHOWN_ONLY = [
 ];
 const SESSION_SHOWN_ONLY = [
   'config',
+  'video',
   'selfURI',
   'duration',
   'type',

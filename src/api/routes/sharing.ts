@@ -4,7 +4,6 @@
  * operators' list of every access group.
  */
 import Type from 'typebox';
-import { parseListQuery } from '../../domain/list-query.ts';
 import { ACCESS_GROUP_LIST, ACCESS_GROUP_MEMBER_LIST, SHARED_RESOURCE_LIST } from '../../domain/sharing.ts';
 import {
   addAccessGroupUser,
@@ -33,9 +32,9 @@ import {
   presentAccessGroupUser,
   presentSharedResource,
 } from '../present/access-group.ts';
-import { listSchema, presentList } from '../present/list.ts';
-import { type RouteSpec, created, noContent, ok, route } from '../route.ts';
-import { ListInput, NoInput, Text } from '../schemas.ts';
+import { listSchema, storedList } from '../present/list.ts';
+import { type RouteSpec, created, noContent, ok, page, route } from '../route.ts';
+import { NoInput, Text } from '../schemas.ts';
 
 const TAGS = ['Sharing'];
 const GROUP = '/me/access-groups/:accessGroupId';
@@ -57,11 +56,10 @@ export const sharingRoutes: readonly RouteSpec[] = [
     summary: "List the user's access groups",
     tags: TAGS,
     answers: { 200: listSchema(ApiAccessGroup) },
-    input: ListInput,
-    handle: async ({ ctx, user, input, listLinks }) => {
-      const query = parseListQuery(input, ACCESS_GROUP_LIST);
-      const page = await listAccessGroups(ctx, user, query);
-      return ok(presentList(page.items.map(presentAccessGroup), page.total, query, listLinks()));
+    list: storedList(ACCESS_GROUP_LIST, ['selfURI']),
+    handle: async ({ ctx, user, list }) => {
+      const found = await listAccessGroups(ctx, user, list);
+      return page(found.items.map(presentAccessGroup), found.total);
     },
   }),
   route({
@@ -110,17 +108,12 @@ export const sharingRoutes: readonly RouteSpec[] = [
     summary: "List an access group's members",
     tags: TAGS,
     answers: { 200: listSchema(ApiAccessGroupUser) },
-    input: ListInput,
-    handle: async ({ ctx, user, params, input, present, listLinks }) => {
-      const query = parseListQuery(input, ACCESS_GROUP_MEMBER_LIST);
-      const page = await listAccessGroupUsers(ctx, user, params.accessGroupId, query);
-      return ok(
-        presentList(
-          page.items.map((member) => presentAccessGroupUser(params.accessGroupId, member, present)),
-          page.total,
-          query,
-          listLinks(),
-        ),
+    list: storedList(ACCESS_GROUP_MEMBER_LIST, ['selfURI', 'name']),
+    handle: async ({ ctx, user, params, present, list }) => {
+      const found = await listAccessGroupUsers(ctx, user, params.accessGroupId, list);
+      return page(
+        found.items.map((member) => presentAccessGroupUser(params.accessGroupId, member, present)),
+        found.total,
       );
     },
   }),
@@ -169,17 +162,12 @@ export const sharingRoutes: readonly RouteSpec[] = [
     summary: 'List what is shared with an access group',
     tags: TAGS,
     answers: { 200: listSchema(ApiSharedResource) },
-    input: ListInput,
-    handle: async ({ ctx, user, params, input, present, listLinks }) => {
-      const query = parseListQuery(input, SHARED_RESOURCE_LIST);
-      const page = await listAccessGroupResources(ctx, user, params.accessGroupId, query);
-      return ok(
-        presentList(
-          page.items.map((share) => presentSharedResource(share, present)),
-          page.total,
-          query,
-          listLinks(),
-        ),
+    list: storedList(SHARED_RESOURCE_LIST, ['selfURI']),
+    handle: async ({ ctx, user, params, present, list }) => {
+      const found = await listAccessGroupResources(ctx, user, params.accessGroupId, list);
+      return page(
+        found.items.map((share) => presentSharedResource(share, present)),
+        found.total,
       );
     },
   }),
@@ -216,11 +204,10 @@ export const sharingRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     access: 'admin',
     answers: { 200: listSchema(ApiAccessGroup) },
-    input: ListInput,
-    handle: async ({ ctx, input, listLinks }) => {
-      const query = parseListQuery(input, ACCESS_GROUP_LIST);
-      const page = await listAllAccessGroups(ctx, query);
-      return ok(presentList(page.items.map(presentAccessGroup), page.total, query, listLinks()));
+    list: storedList(ACCESS_GROUP_LIST, ['selfURI']),
+    handle: async ({ ctx, list }) => {
+      const found = await listAllAccessGroups(ctx, list);
+      return page(found.items.map(presentAccessGroup), found.total);
     },
   }),
   route({
