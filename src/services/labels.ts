@@ -14,7 +14,7 @@ import {
 } from '../domain/labels.ts';
 import type { ListQuery } from '../domain/list-query.ts';
 import type { User } from '../domain/users.ts';
-import type { GroupMember } from '../store/devices.ts';
+import type { GroupMember } from '../store/device-groups.ts';
 import type { Context } from './context.ts';
 import { getDevice, getGroup, requireOwnedGroup } from './devices.ts';
 import type { Page } from './views.ts';
