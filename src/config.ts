@@ -10,9 +10,9 @@ import { type SecretKey, parseSecretKeys } from './domain/secret-keys.ts';
 import type { ZipLimits } from './domain/zip-limits.ts';
 import { FLAVOURS, type Flavour } from './domain/flavours.ts';
 import { parseNetwork } from './domain/hook-destinations.ts';
-import { parseS3Location, type S3Location } from './domain/storage-location.ts';
 import { parseSmtpUrl } from './domain/smtp-url.ts';
 import { AGENT_SETTINGS, type AgentConfig } from './config-agent.ts';
+import { BLOB_SETTINGS, type BlobConfig } from './config-blobs.ts';
 import {
   ConfigError,
   type Raw,
@@ -33,22 +33,10 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The settings of every role: the store and the server here, the agent role in config-agent.ts. */
-export interface Config extends AgentConfig {
+export interface Config extends AgentConfig, BlobConfig {
   readonly port: number;
   readonly host: string;
   readonly dataDir: string;
-  /** Where uploads and artifacts live; servers of one cloud share it. Default: dataDir/blobs. */
-  readonly blobDir: string | undefined;
-  /**
-   * `s3://bucket/prefix`: uploads and artifacts in an S3-compatible object store instead of a
-   * directory (store/blobs-s3.ts); credentials come from the AWS SDK's usual chain, never from here.
-   */
-  readonly blobUrl: S3Location | undefined;
-  /** The object store's endpoint when it is not AWS (http://minio.internal:9000). */
-  readonly s3Endpoint: string | undefined;
-  readonly s3Region: string;
-  /** Bucket in the path, not the host name: what most stores other than AWS need. */
-  readonly s3ForcePathStyle: boolean;
   /** postgres://… for PostgreSQL; absent for SQLite under dataDir. */
   readonly databaseUrl: string | undefined;
   readonly publicUrl: string | undefined;
@@ -115,50 +103,6 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
       if (host === '' || /[\s/]/.test(host)) throw new Error('must be a host name or IP address, e.g. 0.0.0.0');
       return host;
     },
-  },
-  blobDir: {
-    flag: '--blob-dir',
-    env: ['DEVICECLOUD_BLOB_DIR'],
-    fallback: undefined,
-    parse: (value) => {
-      const dir = text(value);
-      if (dir === '') throw new Error('must be a directory path');
-      return path.resolve(dir);
-    },
-  },
-  blobUrl: {
-    flag: '--blob-url',
-    env: ['DEVICECLOUD_BLOB_URL'],
-    fallback: undefined,
-    parse: (value) => parseS3Location(text(value)),
-  },
-  s3Endpoint: {
-    flag: '--s3-endpoint',
-    env: ['DEVICECLOUD_S3_ENDPOINT', 'AWS_ENDPOINT_URL_S3'],
-    fallback: undefined,
-    parse: (value) => {
-      const url = text(value).replace(/\/+$/, '');
-      if (url === '') return undefined;
-      if (!/^https?:\/\/[^/\s]+$/.test(url))
-        throw new Error('must be an http(s) URL with no path, e.g. http://minio:9000');
-      return url;
-    },
-  },
-  s3Region: {
-    flag: '--s3-region',
-    env: ['DEVICECLOUD_S3_REGION', 'AWS_REGION'],
-    fallback: 'us-east-1',
-    parse: (value) => {
-      const region = text(value);
-      if (!/^[a-z0-9-]{1,40}$/.test(region)) throw new Error('must be a region name such as eu-west-1');
-      return region;
-    },
-  },
-  s3ForcePathStyle: {
-    flag: '--s3-force-path-style',
-    env: ['DEVICECLOUD_S3_FORCE_PATH_STYLE'],
-    fallback: false,
-    parse: (value) => yesOrNo(value),
   },
   dataDir: {
     flag: '--data-dir',
@@ -364,6 +308,7 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     parse: (value) => yesOrNo(value),
   },
   ...AGENT_SETTINGS,
+  ...BLOB_SETTINGS,
 };
 
 export interface ConfigSources {
