@@ -13,30 +13,17 @@ import {
   outputFilesZip,
   resultDataZip,
 } from '../../services/result-zips.ts';
-import type { DeviceRunScope } from '../../services/runs.ts';
 import { zipAnswer } from '../downloads.ts';
 import { ApiUserFile, presentFile } from '../present/file.ts';
 import { itemList, listSchema } from '../present/list.ts';
 import { type RouteSpec, bytes, bytesOf, created, ok, route, whole } from '../route.ts';
-import { BASES } from './results.ts';
+import { BASES, type Base, RUN_PATHS, type RunPath, idOf, scopeOf } from './session-paths.ts';
 
 const TAGS = ['Results'];
 const FileList = listSchema(ApiUserFile);
 const INPUT_FILES = itemList(ApiUserFile, { entity: 'files', sort: [], search: ['name'] });
 const ZIP = bytesOf('application/zip', 'A zip, written as it is sent (chunked, no Content-Length)');
-const RUN_PATHS = ['/me/projects/:projectId/runs/:runId', '/me/runs/:runId', '/runs/:runId'] as const;
-type RunPath = '/me/projects/:projectId/runs/:runId';
-type Base = '/me/projects/:projectId/runs/:runId/device-sessions/:deviceSessionId';
 
-interface SessionParams {
-  readonly deviceSessionId?: number;
-  readonly deviceRunId?: number;
-  readonly projectId?: number;
-  readonly runId?: number;
-}
-
-const idOf = (params: SessionParams) => (params.deviceSessionId ?? params.deviceRunId)!;
-const scopeOf = (params: SessionParams): DeviceRunScope => ({ projectId: params.projectId, runId: params.runId });
 const TagInput = Type.Object({
   tag: Type.Optional(Type.Array(Type.String({ maxLength: 50 }), { maxItems: 20 })),
 });

@@ -6,7 +6,6 @@ import { Readable } from 'node:stream';
 import Type from 'typebox';
 import { OUTPUT_TAGS } from '../../domain/files.ts';
 import { displayName } from '../../domain/runs.ts';
-import type { DeviceRunScope } from '../../services/runs.ts';
 import { deviceRunSteps, getDeviceRun, requireRun } from '../../services/runs.ts';
 import { logFiles, openOutput, outputFiles, performance, testCaseRuns } from '../../services/results.ts';
 import { fileAnswer } from '../downloads.ts';
@@ -25,6 +24,7 @@ import {
   presentTestCaseRun,
 } from '../present/results.ts';
 import { type RouteSpec, bytes, bytesOf, ok, route, text, whole } from '../route.ts';
+import { BASES, type Base, idOf, scopeOf } from './session-paths.ts';
 
 const TAGS = ['Results'];
 const TestCaseRunList = listSchema(ApiTestCaseRun);
@@ -43,26 +43,6 @@ const STEPS = itemList(ApiDeviceSessionStep, { entity: 'steps', sort: BY_ID, sea
 const CommandList = listSchema(ApiDeviceSessionCommand);
 /** The command log is answered whole, up to this many commands (the oldest). */
 const COMMANDS_SHOWN = 10_000;
-
-export const BASES = [
-  '/me/device-sessions/:deviceSessionId',
-  '/device-sessions/:deviceSessionId',
-  '/me/projects/:projectId/runs/:runId/device-sessions/:deviceSessionId',
-  '/me/projects/:projectId/runs/:runId/device-runs/:deviceRunId',
-  '/me/runs/:runId/device-runs/:deviceRunId',
-  '/runs/:runId/device-runs/:deviceRunId',
-] as const;
-type Base = '/me/projects/:projectId/runs/:runId/device-sessions/:deviceSessionId';
-
-interface SessionParams {
-  readonly deviceSessionId?: number;
-  readonly deviceRunId?: number;
-  readonly projectId?: number;
-  readonly runId?: number;
-}
-
-const idOf = (params: SessionParams) => (params.deviceSessionId ?? params.deviceRunId)!;
-const scopeOf = (params: SessionParams): DeviceRunScope => ({ projectId: params.projectId, runId: params.runId });
 
 export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
   const path = base as Base;

@@ -4,7 +4,6 @@
  * under every path a client may use for them.
  */
 import { connectionsOf, currentStepOf, runDataAvailability, runStepsOf } from '../../services/run-progress.ts';
-import type { DeviceRunScope } from '../../services/runs.ts';
 import { ApiDeviceSessionStep, presentStep } from '../present/device-run.ts';
 import { itemList, listSchema } from '../present/list.ts';
 import {
@@ -15,24 +14,11 @@ import {
   presentRunStep,
 } from '../present/run-progress.ts';
 import { type RouteSpec, ok, route, whole } from '../route.ts';
-import { BASES } from './results.ts';
+import { BASES, type Base, RUN_PATHS, type RunPath, idOf, scopeOf } from './session-paths.ts';
 
 const TAGS = ['Test runs'];
-const RUN_PATHS = ['/me/projects/:projectId/runs/:runId', '/me/runs/:runId', '/runs/:runId'] as const;
-type RunPath = '/me/projects/:projectId/runs/:runId';
-type Base = '/me/projects/:projectId/runs/:runId/device-sessions/:deviceSessionId';
 const RUN_STEPS = itemList(ApiTestRunStep, { entity: 'steps', sort: [], search: ['type'] });
 const CONNECTIONS = itemList(ApiConnection, { entity: 'connections', sort: [], search: ['type', 'host'] });
-
-interface SessionParams {
-  readonly deviceSessionId?: number;
-  readonly deviceRunId?: number;
-  readonly projectId?: number;
-  readonly runId?: number;
-}
-
-const idOf = (params: SessionParams) => (params.deviceSessionId ?? params.deviceRunId)!;
-const scopeOf = (params: SessionParams): DeviceRunScope => ({ projectId: params.projectId, runId: params.runId });
 
 const runLevel = RUN_PATHS.flatMap((base) => {
   const path = base as RunPath;
