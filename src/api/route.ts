@@ -10,7 +10,6 @@ import type { ListQuery, ListSpec } from '../domain/list-query.ts';
 import type { User } from '../domain/users.ts';
 import type { ByteRange } from '../domain/byte-range.ts';
 import type { Context } from '../services/context.ts';
-import type { ListLinks } from './present/list.ts';
 import type { PresentContext } from './present/context.ts';
 import type { Rep } from './present/representation.ts';
 import type { Credential } from './plugins/auth.ts';
@@ -36,8 +35,6 @@ export interface Call<Params, Input, Who extends User | null, F extends string =
   readonly ctx: Context;
   readonly present: PresentContext;
   readonly request: FastifyRequest;
-  /** Links for a list answer at this request's path. */
-  listLinks(extra?: LinkParams): ListLinks;
   /**
    * The list parameters, parsed and checked against the route's `list` spec (docs/api.md#lists);
    * on a route without one, the whole list (offset 0, limit 0, no filter).

@@ -139,7 +139,6 @@ function registerOne(
         ctx: options.ctx,
         present,
         request,
-        listLinks: links,
         list,
       });
       switch (outcome.kind) {
