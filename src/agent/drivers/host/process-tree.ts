@@ -20,6 +20,7 @@ export interface GroupUsage {
 export interface ProcessStat {
   readonly pid: number;
   readonly state: string;
+  readonly parent: number;
   readonly session: number;
   readonly ticks: number;
   /** Clock ticks of its children that it waited for (they count once they have ended). */
@@ -36,6 +37,7 @@ function readStat(pid: string): ProcessStat | undefined {
     return {
       pid: Number(pid),
       state: fields[0]!,
+      parent: Number(fields[1]),
       session: Number(fields[3]),
       ticks: Number(fields[11]) + Number(fields[12]),
       childTicks: Number(fields[13]) + Number(fields[14]),
@@ -68,6 +70,23 @@ export function pidNamespaceOf(pid: number | string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The PID namespaces that children of the session's processes live in, other than ours: a
+ * sandbox's. Killing the session's bwrap ends such a namespace a moment later (--die-with-parent),
+ * so whoever must see it empty waits on these too.
+ */
+export function sandboxNamespacesOf(sid: number): Set<number> {
+  const ours = pidNamespaceOf(process.pid);
+  const members = new Set(sessionProcesses(sid).map((stat) => stat.pid));
+  const found = new Set<number>();
+  for (const stat of allPids().map(readStat)) {
+    if (stat === undefined || !members.has(stat.parent)) continue;
+    const namespace = pidNamespaceOf(stat.pid);
+    if (namespace !== undefined && namespace !== ours) found.add(namespace);
+  }
+  return found;
 }
 
 /** Every process of a PID namespace, zombies included (their CPU time has not reached a parent yet). */

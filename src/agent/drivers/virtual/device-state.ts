@@ -12,7 +12,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CleaningKind, DeviceSettings } from '../../../domain/flavours.ts';
-import { sessionProcesses, signalSession, startTimeOf } from '../host/process-tree.ts';
+import {
+  namespaceProcesses,
+  sandboxNamespacesOf,
+  sessionProcesses,
+  signalSession,
+  startTimeOf,
+} from '../host/process-tree.ts';
 
 /** A device as it comes: what cleaning puts back. */
 const FACTORY_SETTINGS = { locale: 'en_US', wifi: true, googleAccount: null as string | null };
@@ -108,10 +114,25 @@ export class DeviceState {
     if (startTime === null || startTimeOf(sid) !== startTime) return false;
     // SIGKILL takes effect when each process is next scheduled, and a shell may fork once more
     // meanwhile: signal again until the session is empty (a rare path: only after an agent crash).
+    // The tests themselves run in the sandbox's PID namespace, in a session of their own: they
+    // die with the session's bwrap, a moment later, and cleaning goes on only once they have.
+    const sandboxes = sandboxNamespacesOf(sid);
+    const living = () => [
+      ...sessionProcesses(sid),
+      ...[...sandboxes].flatMap((namespace) => namespaceProcesses(namespace).filter((stat) => stat.state !== 'Z')),
+    ];
     const pause = new Int32Array(new SharedArrayBuffer(4));
-    for (let attempt = 0; attempt < 100; attempt++) {
+    for (let attempt = 0; attempt < 250; attempt++) {
       signalSession(sid, 'SIGKILL');
-      if (sessionProcesses(sid).length === 0) break;
+      const left = living();
+      if (left.length === 0) break;
+      for (const { pid } of left) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone, or not ours to signal: the namespace ends with its PID 1 anyway
+        }
+      }
       Atomics.wait(pause, 0, 0, 20);
     }
     return true;
