@@ -319,7 +319,12 @@ export async function takeCommands(
 ): Promise<{ commands: Array<Pick<WebDriverCommand, 'id' | 'method' | 'path' | 'body'>>; ended: boolean }> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const wake = listen(ctx, commandTopic(deviceRunId), Math.min(deadline - Date.now(), RECHECK_MS * 5), signal);
+    const wake = listen(
+      ctx,
+      commandTopic(deviceRunId),
+      Math.max(0, Math.min(deadline - Date.now(), RECHECK_MS * 5)),
+      signal,
+    );
     try {
       const deviceRun = await requireHeldRun(ctx, agent, deviceRunId);
       const taken = await ctx.store.webDriver.takePending(deviceRunId);
