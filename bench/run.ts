@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only api,polling,listing,scheduling,overhead,memory,startup,screens]`: runs the
+ * `npm run bench [-- --quick] [-- --only api,polling,listing,scheduling,overhead,memory,startup,screens,webdriver]`: runs the
  * benchmark suites, prints a table and writes the figures as JSON under bench/results/.
  * These are measurements, not tests: nothing fails on a figure.
  */
@@ -12,6 +12,7 @@ import { polling } from './suites/polling.ts';
 import { scheduling } from './suites/scheduling.ts';
 import { screens } from './suites/screens.ts';
 import { startup } from './suites/startup.ts';
+import { webdriver } from './suites/webdriver.ts';
 import { type Figure, type Suite, machine, table, writeResults } from './support/report.ts';
 
 const SUITES: Record<string, Suite> = {
@@ -23,6 +24,7 @@ const SUITES: Record<string, Suite> = {
   memory,
   startup,
   screens,
+  webdriver,
 };
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/api/app.ts';
-import { memoryNotifier } from '../../src/store/notifier.ts';
+import { memoryNotifier, postgresNotifier } from '../../src/store/notifier.ts';
 import { type Context, DEFAULT_LIMITS } from '../../src/services/context.ts';
 import { directoryBlobStore } from '../../src/store/blobs.ts';
 import { openDatabase, postgresAnswers } from '../../src/store/db.ts';
@@ -35,7 +35,8 @@ export const postgresReachable = () => postgresAnswers(POSTGRES_URL);
 
 export async function openBenchContext(
   engine: Engine,
-  options: { sqliteFile?: string; poolSize?: number } = {},
+  /** listenNotify: on PostgreSQL, wake-ups go through LISTEN/NOTIFY as between servers in production. */
+  options: { sqliteFile?: string; poolSize?: number; listenNotify?: boolean } = {},
 ): Promise<BenchContext> {
   let statements = 0;
   // BENCH_PROFILE=1: time spent per SQL statement, printed on close.
@@ -62,7 +63,10 @@ export async function openBenchContext(
     store: createStore(database),
     clock: Date.now,
     blobs: directoryBlobStore(blobDir),
-    notifier: memoryNotifier(),
+    notifier:
+      options.listenNotify === true && schema !== undefined
+        ? await postgresNotifier({ url: POSTGRES_URL, schema, db: database.db, log: () => undefined })
+        : memoryNotifier(),
     limits: DEFAULT_LIMITS,
     flavour: 'private',
     keyRing: fixedKeyRing([generateSecretKey()], 'the bench'),
@@ -85,6 +89,7 @@ export async function openBenchContext(
           );
       }
       await app.close();
+      await ctx.notifier.close();
       await database.close();
       fs.rmSync(blobDir, { recursive: true, force: true });
       if (schema !== undefined) {

@@ -18,6 +18,7 @@ import secureJson from 'secure-json-parse';
 import type { Context } from '../services/context.ts';
 import { registerAgentProtocol } from './agent/routes.ts';
 import { registerWebDriverHub } from './webdriver.ts';
+import { webDriverChannels } from '../services/webdriver-channels.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { frameworkErrors, registerErrorHandling } from './plugins/errors.ts';
 import { registerPasswordGuesses } from './plugins/password-guesses.ts';
@@ -111,9 +112,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ctx: options.ctx,
     publicUrl: options.publicUrl,
   });
-  registerAgentProtocol(app, options.ctx);
+  // The hub hands commands to agents polling this server in memory (services/webdriver-channels.ts).
+  const channels = webDriverChannels(options.ctx.notifier);
+  registerAgentProtocol(app, options.ctx, channels);
   registerOAuth(app, options.ctx);
-  registerWebDriverHub(app, options.ctx);
+  registerWebDriverHub(app, options.ctx, channels);
   registerWebSession(app, options.ctx, options.publicUrl);
   // The dashboard: static files, public (its data comes from the API with the session cookie). Its
   // type checker's files (tsconfig.json, *.d.ts) are the build's, not the browser's.

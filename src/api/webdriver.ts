@@ -9,6 +9,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { WebDriverError, invalidArgument } from '../domain/webdriver.ts';
 import type { Context } from '../services/context.ts';
 import { type WebDriverAnswer, newSession, relay } from '../services/webdriver.ts';
+import type { WebDriverChannels } from '../services/webdriver-channels.ts';
 import { VERSION } from '../version.ts';
 
 export const HUB_PREFIX = '/wd/hub';
@@ -17,7 +18,7 @@ const schema = { hide: true };
 /** Commands carry screenshots and apps pushed to the device: larger than the API's forms. */
 const BODY_LIMIT = 64 * 1024 * 1024;
 
-export function registerWebDriverHub(app: FastifyInstance, ctx: Context): void {
+export function registerWebDriverHub(app: FastifyInstance, ctx: Context, channels: WebDriverChannels): void {
   app.register(async (scope) => {
     // Bodies are relayed as the client sent them; only newSession's is read here.
     scope.removeAllContentTypeParsers();
@@ -59,7 +60,7 @@ export function registerWebDriverHub(app: FastifyInstance, ctx: Context): void {
       const { sessionId } = request.params as { sessionId: string };
       const path = request.url.slice(HUB_PREFIX.length).split('?')[0]!;
       const body = typeof request.body === 'string' ? request.body : '';
-      return send(reply, await relay(ctx, sessionId, request.method, path, body, clientGone(reply)));
+      return send(reply, await relay(ctx, channels, sessionId, request.method, path, body, clientGone(reply)));
     };
     // No `access`: a session's commands are authorised by its id alone, and not counted against the
     // address's rate limit (a CI machine's sessions send thousands); newSession, which takes a key, is.

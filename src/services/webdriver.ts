@@ -6,9 +6,8 @@
  * servers). The server never dials a device host.
  */
 import { randomBytes } from 'node:crypto';
-import type { Agent } from '../domain/agents.ts';
 import type { Device } from '../domain/devices.ts';
-import { AppError, ConflictError } from '../domain/errors.ts';
+import { AppError } from '../domain/errors.ts';
 import { type DeviceRun, isFinal } from '../domain/runs.ts';
 import type { RunRequest } from '../domain/run-config.ts';
 import type { RunSettings } from '../domain/run-settings.ts';
@@ -23,6 +22,7 @@ import {
   sessionNotCreated,
 } from '../domain/webdriver.ts';
 import type { Context } from './context.ts';
+import { type SentCommand, type WebDriverChannels, commandTopic } from './webdriver-channels.ts';
 import { abortDeviceRuns, refreshRunState, wake } from './run-lifecycle.ts';
 import { queueStatuses } from './queue-status.ts';
 import { type DeviceRunScope, requireDeviceRun } from './runs.ts';
@@ -37,7 +37,9 @@ const JOIN_WINDOW_MS = 60 * 60_000;
 /** How long a command waits for the device's answer before the client gets an error. */
 const COMMAND_TIMEOUT_MS = 10 * 60_000;
 /** How often a waiting server looks at the device run, in case a wake-up was lost or it ended. */
-const RECHECK_MS = 1000;
+export const RECHECK_MS = 1000;
+/** How long a command sent in memory may wait for the agent to take it before it goes through the database. */
+const TAKE_MS = 2000;
 
 export interface WebDriverAnswer {
   readonly status: number;
@@ -45,8 +47,7 @@ export interface WebDriverAnswer {
   readonly body: string;
 }
 
-const commandTopic = (deviceRunId: number) => `wd-commands:${deviceRunId}`;
-const answerTopic = (commandId: number) => `wd-answer:${commandId}`;
+export const answerTopic = (commandId: number) => `wd-answer:${commandId}`;
 
 /** `POST /wd/hub/session`: queues a device run for the session and answers once the device's Appium server has started it. */
 export async function newSession(ctx: Context, body: unknown, signal: AbortSignal): Promise<WebDriverAnswer> {
@@ -235,31 +236,98 @@ async function endSession(ctx: Context, sessionId: string, deviceRunId: number):
   if (deviceRun !== undefined && !isFinal(deviceRun.state)) await abortDeviceRuns(ctx, [deviceRun]);
 }
 
-/** Any command of a started session, relayed to its device unchanged. */
+/** Any command of a started session, relayed to its device unchanged: in memory when its agent polls this server. */
 export async function relay(
   ctx: Context,
+  channels: WebDriverChannels,
   sessionId: string,
   method: string,
   path: string,
   body: string,
   signal: AbortSignal,
 ): Promise<WebDriverAnswer> {
-  const session = SESSION_ID.test(sessionId) ? await ctx.store.webDriver.session(sessionId) : undefined;
-  if (session === undefined || session.endTime !== null) throw invalidSessionId(sessionId);
-  const deviceRun = await ctx.store.deviceRuns.findById(session.deviceRunId);
-  if (deviceRun === undefined || deviceRun.state !== 'RUNNING') throw ended(sessionId, deviceRun);
-  const commandId = await ctx.store.webDriver.insertCommand({
-    deviceRunId: deviceRun.id,
-    method,
-    path,
-    body,
-    now: ctx.clock(),
-  });
-  const answer = await waitForAnswer(ctx, deviceRun.id, commandId, signal, async () => undefined);
-  if (method === 'DELETE' && path === `/session/${sessionId}`)
+  // A session whose agent polls this server was checked against the database before: its device
+  // run is RUNNING for as long as the agent serves it (an ended one stops polling, and its
+  // commands go to the database path below within TAKE_MS, where they meet the end).
+  const known = channels.deviceRunOf(sessionId);
+  let channel = known === undefined ? undefined : channels.live(known);
+  let deviceRunId = known;
+  if (channel === undefined) {
+    const session = SESSION_ID.test(sessionId) ? await ctx.store.webDriver.session(sessionId) : undefined;
+    if (session === undefined || session.endTime !== null) throw invalidSessionId(sessionId);
+    const deviceRun = await ctx.store.deviceRuns.findById(session.deviceRunId);
+    if (deviceRun === undefined || deviceRun.state !== 'RUNNING') throw ended(sessionId, deviceRun);
+    deviceRunId = deviceRun.id;
+    channel = channels.live(deviceRunId);
+    if (channel !== undefined) channels.remember(sessionId, deviceRunId);
+  }
+  const command = { deviceRunId: deviceRunId!, method, path, body };
+  const answer =
+    (channel &&
+      (await waitInMemory(
+        ctx,
+        channels.send(channel, { ...command, createTime: ctx.clock() }),
+        sessionId,
+        command,
+        signal,
+      ))) ??
+    (await waitForAnswer(
+      ctx,
+      command.deviceRunId,
+      await ctx.store.webDriver.insertCommand({ ...command, now: ctx.clock() }),
+      signal,
+      async () => undefined,
+    ));
+  if (method === 'DELETE' && path === `/session/${sessionId}`) {
+    channels.detach(command.deviceRunId);
     await ctx.store.webDriver.endSession(sessionId, ctx.clock());
+  }
   return answer;
 }
+
+/**
+ * The answer to a command sent in memory; undefined when the agent did not take it within TAKE_MS
+ * (it polls another server now, or stopped): the caller sends it through the database instead.
+ * While the device works on it, the device run is looked at every second, as in waitForAnswer.
+ */
+async function waitInMemory(
+  ctx: Context,
+  sent: SentCommand,
+  sessionId: string,
+  command: { deviceRunId: number },
+  signal: AbortSignal,
+): Promise<WebDriverAnswer | undefined> {
+  const started = Date.now();
+  try {
+    for (;;) {
+      const stop = new AbortController();
+      const tick = new Promise<undefined>((resolve) => {
+        const timer = setTimeout(() => resolve(undefined), RECHECK_MS);
+        stop.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve(undefined);
+        });
+      });
+      const answer = await Promise.race([sent.answer, tick, aborted(signal)]);
+      stop.abort();
+      if (answer !== undefined) return answer;
+      if (signal.aborted) throw new WebDriverError('unknown error', 500, 'The client went away');
+      if (Date.now() - started > TAKE_MS && sent.withdraw()) return undefined;
+      const deviceRun = await ctx.store.deviceRuns.findById(command.deviceRunId);
+      if (deviceRun === undefined || deviceRun.state !== 'RUNNING') throw ended(sessionId, deviceRun);
+      if (Date.now() - started > COMMAND_TIMEOUT_MS)
+        throw new WebDriverError('timeout', 500, `The device did not answer within ${COMMAND_TIMEOUT_MS / 1000} s`);
+    }
+  } finally {
+    sent.forget();
+  }
+}
+
+const aborted = (signal: AbortSignal) =>
+  new Promise<undefined>((resolve) => {
+    if (signal.aborted) resolve(undefined);
+    else signal.addEventListener('abort', () => resolve(undefined), { once: true });
+  });
 
 function ended(sessionId: string, deviceRun: DeviceRun | undefined): WebDriverError {
   const why = deviceRun?.failReason ?? (deviceRun ? `its device run is ${deviceRun.state}` : 'it is gone');
@@ -303,61 +371,10 @@ async function waitForAnswer(
  * Listens from now on, before the caller looks at the database: a wake-up that comes between the
  * look and the wait is not lost (it would cost the wait's whole timeout).
  */
-function listen(ctx: Context, topic: string, timeoutMs: number, signal: AbortSignal) {
+export function listen(ctx: Context, topic: string, timeoutMs: number, signal: AbortSignal) {
   const stop = new AbortController();
   const woken = ctx.notifier.wait(topic, timeoutMs, AbortSignal.any([signal, stop.signal]));
   return { woken, cancel: () => stop.abort() };
-}
-
-/** The agent's long poll for the commands of a session it holds; `ended` once the session is over. */
-export async function takeCommands(
-  ctx: Context,
-  agent: Agent,
-  deviceRunId: number,
-  waitMs: number,
-  signal: AbortSignal,
-): Promise<{ commands: Array<Pick<WebDriverCommand, 'id' | 'method' | 'path' | 'body'>>; ended: boolean }> {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    const wake = listen(ctx, commandTopic(deviceRunId), Math.min(deadline - Date.now(), RECHECK_MS * 5), signal);
-    try {
-      const deviceRun = await requireHeldRun(ctx, agent, deviceRunId);
-      const taken = await ctx.store.webDriver.takePending(deviceRunId);
-      const commands = taken.map(({ id, method, path, body }) => ({ id, method, path, body }));
-      const session = await ctx.store.webDriver.sessionOfDeviceRun(deviceRunId);
-      const over = deviceRun.state !== 'RUNNING' || session === undefined || session.endTime !== null;
-      if (commands.length > 0 || over || Date.now() >= deadline || signal.aborted) return { commands, ended: over };
-      await wake.woken;
-    } finally {
-      wake.cancel();
-    }
-  }
-}
-
-/** The device's answer to a command; a repeated answer changes nothing. */
-export async function answerCommand(
-  ctx: Context,
-  agent: Agent,
-  deviceRunId: number,
-  answer: { commandId: number; status: number; body: string },
-): Promise<{ ok: boolean }> {
-  await requireHeldRun(ctx, agent, deviceRunId);
-  const first = await ctx.store.webDriver.answer(
-    answer.commandId,
-    deviceRunId,
-    answer.status,
-    answer.body,
-    ctx.clock(),
-  );
-  if (first) ctx.notifier.notify(answerTopic(answer.commandId));
-  return { ok: first };
-}
-
-async function requireHeldRun(ctx: Context, agent: Agent, deviceRunId: number): Promise<DeviceRun> {
-  const deviceRun = await ctx.store.deviceRuns.findById(deviceRunId);
-  if (deviceRun === undefined || deviceRun.agentId !== agent.id)
-    throw new ConflictError(`Device run ${deviceRunId} is not held by this agent`);
-  return deviceRun;
 }
 
 /** The command log of a device session (GET …/device-sessions/{id}/commands). */

@@ -79,6 +79,33 @@ export function webDriverStore(db: Kysely<Tables>) {
       return Number(row.id);
     },
 
+    /** A command relayed in memory (services/webdriver-channels.ts), logged once answered. */
+    async insertAnswered(command: {
+      deviceRunId: number;
+      method: string;
+      path: string;
+      body: string;
+      status: number;
+      answer: string;
+      createTime: number;
+      answerTime: number;
+    }): Promise<void> {
+      await db
+        .insertInto('webdriver_commands')
+        .values({
+          device_run_id: command.deviceRunId,
+          method: command.method,
+          path: command.path,
+          body: command.body,
+          state: 'ANSWERED',
+          status: command.status,
+          answer: command.answer,
+          create_time: command.createTime,
+          answer_time: command.answerTime,
+        })
+        .execute();
+    },
+
     async command(id: number): Promise<WebDriverCommand | undefined> {
       const row = await db.selectFrom('webdriver_commands').selectAll().where('id', '=', id).executeTakeFirst();
       return row && toCommand(row as CommandRow);

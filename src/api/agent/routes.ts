@@ -30,7 +30,8 @@ import {
 } from '../../services/agent-reports.ts';
 import { addDevices, claim, heartbeat, hello } from '../../services/agent-session.ts';
 import type { Context } from '../../services/context.ts';
-import { answerCommand, takeCommands } from '../../services/webdriver.ts';
+import { answerCommand, takeCommands } from '../../services/webdriver-agent.ts';
+import type { WebDriverChannels } from '../../services/webdriver-channels.ts';
 import type { Agent } from '../../domain/agents.ts';
 
 const ID = /^[1-9]\d{0,15}$/;
@@ -69,7 +70,7 @@ const DeviceRunPath = Type.Object({ deviceRunId: Type.String() });
 const FilePath = Type.Object({ deviceRunId: Type.String(), fileId: Type.String() });
 const DevicePath = Type.Object({ deviceId: Type.String() });
 
-export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context): void {
+export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context, channels: WebDriverChannels): void {
   // Bodies, queries and paths are typed from their schemas, which Fastify has validated them against.
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   const agentOf = (request: FastifyRequest): Agent => request.agent!;
@@ -123,7 +124,7 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context): v
       reply.raw.once('close', () => poll.abort());
       try {
         const deviceRunId = id(request.params.deviceRunId, 'Device run');
-        return json(await takeCommands(ctx, agentOf(request), deviceRunId, request.body.waitMs, poll.signal));
+        return json(await takeCommands(ctx, channels, agentOf(request), deviceRunId, request.body.waitMs, poll.signal));
       } finally {
         polls.delete(poll);
       }
@@ -135,7 +136,15 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context): v
     `${PROTOCOL_PREFIX}/device-runs/:deviceRunId/webdriver/answers`,
     { config, bodyLimit, schema: { ...schema, params: DeviceRunPath, body: WebDriverAnswerReport } },
     async (request) =>
-      json(await answerCommand(ctx, agentOf(request), id(request.params.deviceRunId, 'Device run'), request.body)),
+      json(
+        await answerCommand(
+          ctx,
+          channels,
+          agentOf(request),
+          id(request.params.deviceRunId, 'Device run'),
+          request.body,
+        ),
+      ),
   );
   app.post(
     `${PROTOCOL_PREFIX}/device-runs/:deviceRunId/progress`,

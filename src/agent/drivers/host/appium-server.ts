@@ -15,6 +15,7 @@ import { sessionLogPath, sessionResult } from '../../webdriver-relay.ts';
 
 export interface AppiumServer {
   readonly url: string;
+  readonly pid: number;
   /** Relays a session's commands: the device's session id replaces the cloud's in every path. */
   readonly handle: WebDriverHandler;
   stop(): Promise<void>;
@@ -88,7 +89,7 @@ export async function startAppiumServer(options: AppiumOptions): Promise<AppiumS
       deviceSession = answer.value?.sessionId ?? (answer as { sessionId?: string }).sessionId ?? null;
     return { status: response.status, body: answer };
   };
-  return { url, handle, stop: () => stopProcess(child) };
+  return { url, pid: child.pid!, handle, stop: () => stopProcess(child) };
 }
 
 /** A real device's Appium client side session: an Appium server of its own for the session's length. */
@@ -100,6 +101,8 @@ export async function serveThroughAppium(
   if (context.webdriver === undefined) throw new Error('an Appium client side run without its WebDriver channel');
   const logPath = path.join(job.workDir, 'appium.log');
   const server = await startAppiumServer({ ...options, logPath });
+  // Its own process group outlives an agent killed with SIGKILL: whoever cleans up after one finds it here.
+  fs.writeFileSync(path.join(job.workDir, 'appium.pid'), String(server.pid));
   try {
     context.step('RUNNING');
     const end = await context.webdriver.serve(server.handle);

@@ -148,6 +148,8 @@ export function virtualWebDriver(device: VirtualDeviceSpec, app: VirtualApp | nu
         return elements.filter((e) => e.className === value);
       case 'xpath':
         return byXPath(value);
+      case 'css selector':
+        return byCss(value);
       default:
         return [];
     }
@@ -167,6 +169,20 @@ export function virtualWebDriver(device: VirtualDeviceSpec, app: VirtualApp | nu
       if (containsAttr !== undefined) return (attribute(element, containsAttr) ?? '').includes(contains!);
       return true;
     });
+  };
+
+  /**
+   * What Selenium's By.id, By.name and By.className send, since W3C has no such strategies
+   * (`*[id="x"]`, `*[name="x"]`, `.a\\.b`), and `#x`: the CSS UiAutomator2 also reads.
+   */
+  const byCss = (selector: string): Element[] => {
+    const css = selector.trim();
+    const unescape = (text: string) => text.replace(/\\(.)/g, '$1');
+    const byAttr = /^\*?\[(id|name)\s*=\s*(["'])(.*)\2\]$/.exec(css);
+    if (byAttr !== null) return find(byAttr[1] === 'id' ? 'id' : 'accessibility id', unescape(byAttr[3]!));
+    if (/^#\S+$/.test(css)) return find('id', unescape(css.slice(1)));
+    if (/^\.\S+$/.test(css)) return find('class name', unescape(css.slice(1)));
+    return [];
   };
 
   const click = (element: Element) => {

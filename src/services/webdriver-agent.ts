@@ -1,0 +1,133 @@
+/**
+ * The agent's side of Appium client side (docs/api.md#appium-client-side): its long poll for the
+ * commands of a session it holds, and its answers. Commands sent to this server while the agent
+ * polls here come in memory (services/webdriver-channels.ts); those sent to other servers, through
+ * the database, woken by the notifier.
+ */
+import type { Agent } from '../domain/agents.ts';
+import { ConflictError } from '../domain/errors.ts';
+import type { DeviceRun } from '../domain/runs.ts';
+import type { Context } from './context.ts';
+import { type WebDriverChannels, commandTopic } from './webdriver-channels.ts';
+import { RECHECK_MS, answerTopic, listen } from './webdriver.ts';
+
+/** How often a poll looks at the database when nothing wakes it, to see whether the session is over. */
+const LOOK_MS = RECHECK_MS * 5;
+
+interface PolledCommand {
+  readonly id: number;
+  readonly method: string;
+  readonly path: string;
+  readonly body: string;
+}
+
+/** The agent's long poll for the commands of a session it holds; `ended` once the session is over. */
+export async function takeCommands(
+  ctx: Context,
+  channels: WebDriverChannels,
+  agent: Agent,
+  deviceRunId: number,
+  waitMs: number,
+  signal: AbortSignal,
+): Promise<{ commands: PolledCommand[]; ended: boolean }> {
+  // The fast path, for an agent this server has checked: commands in memory, or a wait for them,
+  // as long as nothing waits in the database and it was looked at a moment ago.
+  const started = Date.now();
+  const known = channels.of(deviceRunId, agent.id);
+  if (known !== undefined && !known.dirty && started - known.checked < LOOK_MS) {
+    if (known.queue.length === 0 && waitMs > 0) {
+      const wait = new AbortController();
+      const quit = () => wait.abort();
+      signal.addEventListener('abort', quit, { once: true });
+      const timer = setTimeout(quit, Math.min(waitMs, LOOK_MS - (started - known.checked)));
+      known.wake = quit;
+      await new Promise((resolve) => wait.signal.addEventListener('abort', resolve, { once: true }));
+      clearTimeout(timer);
+      signal.removeEventListener('abort', quit);
+      known.wake = null;
+      known.lastSeen = Date.now();
+    }
+    if (known.queue.length > 0) return { commands: strip(channels.take(known)), ended: false };
+    if (signal.aborted) return { commands: [], ended: false };
+  }
+
+  const deadline = started + waitMs;
+  for (;;) {
+    const timeoutMs = Math.max(0, Math.min(deadline - Date.now(), LOOK_MS));
+    const wake = listen(ctx, commandTopic(deviceRunId), timeoutMs, signal);
+    let channel;
+    try {
+      const deviceRun = await requireHeldRun(ctx, agent, deviceRunId);
+      channel = channels.attach(deviceRunId, agent.id);
+      const local = new Promise<void>((resolve) => (channel!.wake = resolve));
+      channel.dirty = false;
+      channel.checked = Date.now();
+      const taken = await ctx.store.webDriver.takePending(deviceRunId);
+      const commands = [...taken, ...channels.take(channel)];
+      const session = await ctx.store.webDriver.sessionOfDeviceRun(deviceRunId);
+      const over = deviceRun.state !== 'RUNNING' || session === undefined || session.endTime !== null;
+      if (over) channels.detach(deviceRunId);
+      if (commands.length > 0 || over || Date.now() >= deadline || signal.aborted)
+        return { commands: strip(commands), ended: over };
+      await Promise.race([wake.woken, local]);
+    } finally {
+      wake.cancel();
+      if (channel !== undefined) {
+        channel.wake = null;
+        channel.lastSeen = Date.now();
+      }
+    }
+  }
+}
+
+const strip = (commands: readonly PolledCommand[]): PolledCommand[] =>
+  commands.map(({ id, method, path, body }) => ({ id, method, path, body }));
+
+/** The device's answer to a command; a repeated answer changes nothing. */
+export async function answerCommand(
+  ctx: Context,
+  channels: WebDriverChannels,
+  agent: Agent,
+  deviceRunId: number,
+  answer: { commandId: number; status: number; body: string },
+): Promise<{ ok: boolean }> {
+  const local = channels.answer(deviceRunId, agent.id, answer.commandId, { status: answer.status, body: answer.body });
+  if (local !== undefined) {
+    // The client has its answer already. The log is written behind it, in order: the agent's next
+    // poll waits only for the write before (a failed one fails this answer, which the agent
+    // retries), and the session's last command for its own, so that the log is whole when the
+    // device run ends.
+    const write = channels.logAfter(deviceRunId, () =>
+      ctx.store.webDriver.insertAnswered({
+        deviceRunId,
+        method: local.method,
+        path: local.path,
+        body: local.body,
+        status: answer.status,
+        answer: answer.body,
+        createTime: local.createTime,
+        answerTime: ctx.clock(),
+      }),
+    );
+    const last = local.method === 'DELETE' && /^\/session\/[^/]+$/.test(local.path);
+    await (last ? write.this : write.previous);
+    return { ok: true };
+  }
+  await requireHeldRun(ctx, agent, deviceRunId);
+  const first = await ctx.store.webDriver.answer(
+    answer.commandId,
+    deviceRunId,
+    answer.status,
+    answer.body,
+    ctx.clock(),
+  );
+  if (first) ctx.notifier.notify(answerTopic(answer.commandId));
+  return { ok: first };
+}
+
+async function requireHeldRun(ctx: Context, agent: Agent, deviceRunId: number): Promise<DeviceRun> {
+  const deviceRun = await ctx.store.deviceRuns.findById(deviceRunId);
+  if (deviceRun === undefined || deviceRun.agentId !== agent.id)
+    throw new ConflictError(`Device run ${deviceRunId} is not held by this agent`);
+  return deviceRun;
+}

@@ -1,0 +1,187 @@
+/**
+ * The WebDriver relay's fast path (docs/api.md#appium-client-side): when the agent holding a
+ * session's device long-polls THIS server, a command the client sent here is handed to that poll
+ * in memory and its answer comes back in memory, instead of crossing the database and a
+ * notification each way (36 ms per command on SQLite, 96 ms on PostgreSQL before, see
+ * docs/benchmarks.md). The command is logged once answered. Everything else (a command that
+ * reaches another server, an agent that polls elsewhere or stopped polling) takes the database
+ * path of services/webdriver.ts, which works across servers. One per server process, built with
+ * its app; nothing here survives a restart, and nothing needs to: an agent that loses its server
+ * polls another, where the database path serves it.
+ */
+import type { Notifier } from '../store/notifier.ts';
+import type { WebDriverAnswer } from './webdriver.ts';
+
+/** Commands of a device run were written to the database (by any server). */
+export const commandTopic = (deviceRunId: number) => `wd-commands:${deviceRunId}`;
+
+/** A command waiting for the device, as the agent takes it. */
+export interface LocalCommand {
+  readonly id: number;
+  readonly method: string;
+  readonly path: string;
+  readonly body: string;
+  readonly createTime: number;
+}
+
+/** How long after its last poll here an agent is still taken as polling here (it is between two polls). */
+const LIVE_MS = 2000;
+/** How long a channel no agent polls is kept. */
+const FORGET_MS = 15 * 60_000;
+
+interface Channel {
+  readonly deviceRunId: number;
+  readonly agentId: number;
+  /** Sent, not yet taken. */
+  readonly queue: LocalCommand[];
+  /** Taken (or queued), waiting for their answer. */
+  readonly waiting: Map<number, { command: LocalCommand; resolve: (answer: WebDriverAnswer) => void }>;
+  /** Wakes the agent's poll waiting here. */
+  wake: (() => void) | null;
+  lastSeen: number;
+  /** The command log's last write: one at a time, in order, behind the answers. */
+  logged: Promise<void>;
+  /** Commands may wait in the database (a notification came since the agent's poll last looked there). */
+  dirty: boolean;
+  /** When the agent's poll last looked at the database (for commands, and whether the session is over). */
+  checked: number;
+  readonly stop: AbortController;
+}
+
+export interface SentCommand {
+  readonly id: number;
+  readonly answer: Promise<WebDriverAnswer>;
+  /** Takes the command back if the agent has not taken it yet: true when it was still queued. */
+  withdraw(): boolean;
+  /** Gives up waiting for the answer (the client went away, the device run ended). */
+  forget(): void;
+}
+
+export type WebDriverChannels = ReturnType<typeof webDriverChannels>;
+
+export function webDriverChannels(notifier: Notifier) {
+  const channels = new Map<number, Channel>();
+  /** Sessions whose commands reached this server, and their device runs (a session never changes device run). */
+  const sessions = new Map<string, number>();
+  // Ids count down from the top of the safe integers, where database ids never get to: an answer
+  // names its command by id, and must not be taken for another one's.
+  let nextId = Number.MAX_SAFE_INTEGER;
+
+  /**
+   * Notes every notification of the device run's database commands, so that the agent's poll only
+   * looks at the database when there is something there, or to see whether the session is over.
+   */
+  async function watch(channel: Channel): Promise<void> {
+    while (!channel.stop.signal.aborted) {
+      if (await notifier.wait(commandTopic(channel.deviceRunId), 60_000, channel.stop.signal)) {
+        channel.dirty = true;
+        channel.wake?.();
+      }
+    }
+  }
+
+  return {
+    /** The agent holding the device run polls here (checked by the caller): its channel. */
+    attach(deviceRunId: number, agentId: number): Channel {
+      // Channels of agents that died without a word, and their sessions, go after a while.
+      for (const [id, stale] of channels)
+        if (stale.wake === null && Date.now() - stale.lastSeen > FORGET_MS) this.detach(id);
+      let channel = channels.get(deviceRunId);
+      if (channel === undefined || channel.agentId !== agentId) {
+        channel = {
+          deviceRunId,
+          agentId,
+          queue: [],
+          waiting: new Map(),
+          wake: null,
+          lastSeen: Date.now(),
+          logged: Promise.resolve(),
+          dirty: true,
+          checked: 0,
+          stop: new AbortController(),
+        };
+        channels.set(deviceRunId, channel);
+        void watch(channel);
+      }
+      channel.lastSeen = Date.now();
+      return channel;
+    },
+
+    /** The agent's channel if it already polled here for this device run. */
+    of(deviceRunId: number, agentId: number): Channel | undefined {
+      const channel = channels.get(deviceRunId);
+      return channel?.agentId === agentId ? channel : undefined;
+    },
+
+    /** The session's device run, once a command of it was checked against the database here. */
+    deviceRunOf: (sessionId: string) => sessions.get(sessionId),
+    remember: (sessionId: string, deviceRunId: number) => void sessions.set(sessionId, deviceRunId),
+
+    /** The channel of an agent polling here now, or a moment ago (it is sending an answer). */
+    live(deviceRunId: number): Channel | undefined {
+      const channel = channels.get(deviceRunId);
+      if (channel === undefined) return undefined;
+      if (channel.wake !== null || Date.now() - channel.lastSeen < LIVE_MS) return channel;
+      return undefined;
+    },
+
+    send(channel: Channel, command: Omit<LocalCommand, 'id'>): SentCommand {
+      const sent: LocalCommand = { ...command, id: nextId-- };
+      let resolve!: (answer: WebDriverAnswer) => void;
+      const answer = new Promise<WebDriverAnswer>((done) => (resolve = done));
+      channel.waiting.set(sent.id, { command: sent, resolve });
+      channel.queue.push(sent);
+      channel.wake?.();
+      return {
+        id: sent.id,
+        answer,
+        withdraw() {
+          const index = channel.queue.indexOf(sent);
+          if (index < 0) return false;
+          channel.queue.splice(index, 1);
+          channel.waiting.delete(sent.id);
+          return true;
+        },
+        forget: () => void channel.waiting.delete(sent.id),
+      };
+    },
+
+    /** What the agent's poll takes: the queued commands, oldest first. */
+    take(channel: Channel): LocalCommand[] {
+      channel.lastSeen = Date.now();
+      return channel.queue.splice(0);
+    },
+
+    /** The agent's answer to a command sent in memory: its command, or undefined when it is not one. */
+    answer(deviceRunId: number, agentId: number, commandId: number, answer: WebDriverAnswer): LocalCommand | undefined {
+      const channel = channels.get(deviceRunId);
+      const entry = channel?.agentId === agentId ? channel.waiting.get(commandId) : undefined;
+      if (channel === undefined || entry === undefined) return undefined;
+      channel.waiting.delete(commandId);
+      channel.lastSeen = Date.now();
+      entry.resolve(answer);
+      return entry.command;
+    },
+
+    /**
+     * Writes to the command log behind the device run's earlier writes, in order; resolves once
+     * the earlier ones are done (rejects if one failed), so that at most one is outstanding.
+     */
+    logAfter(deviceRunId: number, write: () => Promise<void>): { previous: Promise<void>; this: Promise<void> } {
+      const channel = channels.get(deviceRunId);
+      const previous = channel?.logged ?? Promise.resolve();
+      const next = previous.then(write, write);
+      // Its failure is surfaced by whoever awaits it: the next answer, or the session's last.
+      next.catch(() => undefined);
+      if (channel !== undefined) channel.logged = next;
+      return { previous, this: next };
+    },
+
+    /** The session is over: what is still waiting stays unanswered here (its waiter sees the device run end). */
+    detach(deviceRunId: number): void {
+      channels.get(deviceRunId)?.stop.abort();
+      channels.delete(deviceRunId);
+      for (const [sessionId, of] of sessions) if (of === deviceRunId) sessions.delete(sessionId);
+    },
+  };
+}
