@@ -23,6 +23,7 @@ import {
   type ResultResponse,
   type StopList,
   type WebDriverAnswerReport,
+  type WebDriverAnswerResponse,
   type WebDriverPollResponse,
 } from '../protocol/v1.ts';
 
@@ -141,8 +142,14 @@ export function protocolClient(options: ClientOptions) {
         policy,
         policy.signal,
       ),
+    /** With `waitMs`, also the next poll (a long poll then: the caller retries). */
     webdriverAnswer: (deviceRunId: number, answer: WebDriverAnswerReport, policy: RetryPolicy) =>
-      post<{ ok: boolean }>(`${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/webdriver/answers`, answer, policy),
+      post<WebDriverAnswerResponse>(
+        `${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/webdriver/answers`,
+        answer,
+        policy,
+        policy.signal,
+      ),
     cleaned: (deviceId: number, report: CleanedReport, policy: RetryPolicy) =>
       post<{ state: string }>(`${PROTOCOL_PREFIX}/devices/${deviceId}/cleaned`, report, policy),
 

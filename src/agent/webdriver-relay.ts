@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_NEW_COMMAND_TIMEOUT_SECONDS } from '../domain/webdriver.ts';
-import type { WebDriverCommandMessage } from '../protocol/v1.ts';
+import type { WebDriverCommandMessage, WebDriverPollResponse } from '../protocol/v1.ts';
 import { type ProtocolClient, sleep } from './client.ts';
 import type { Artifact, ExecutionResult, SessionEnd, WebDriverHandler, WebDriverReply } from './driver.ts';
 
@@ -127,35 +127,55 @@ export async function serveSession(options: RelayOptions, handle: WebDriverHandl
     return { reason, passed: verdict.passed, message: verdict.message, commands, artifacts };
   };
 
+  /** How long the next poll may wait: until the idle timeout, at most POLL_MS. */
+  const pollWindow = () => {
+    const idleLeft = idleMs === 0 ? POLL_MS : idleMs - (Date.now() - lastCommand);
+    return Math.max(0, Math.min(POLL_MS, idleLeft));
+  };
+  // The next commands, when the last answer brought them (it carries the next poll).
+  let next: WebDriverPollResponse | null = null;
   for (;;) {
     if (signal.aborted) return end('stopped', null);
-    const idleLeft = idleMs === 0 ? POLL_MS : idleMs - (Date.now() - lastCommand);
-    if (idleLeft <= 0)
+    if (idleMs !== 0 && idleMs - (Date.now() - lastCommand) <= 0)
       return end('idle', `no command for ${idleMs / 1000} s (newCommandTimeout): the client stopped or vanished`);
-    let poll;
+    let poll = next;
+    next = null;
     try {
-      poll = await client.webdriverCommands(deviceRunId, Math.max(0, Math.min(POLL_MS, idleLeft)), {
-        maxElapsedMs: options.patienceMs,
-        signal,
-      });
+      poll ??= await client.webdriverCommands(deviceRunId, pollWindow(), { maxElapsedMs: options.patienceMs, signal });
     } catch (error) {
       if (signal.aborted) return end('stopped', null);
       options.log(`device run ${deviceRunId}: WebDriver commands: ${(error as Error).message}`);
       await sleep(1000, signal);
       continue;
     }
-    for (const command of poll.commands) {
+    for (const [index, command] of poll.commands.entries()) {
       lastCommand = Date.now();
       commands += 1;
       const { reply, done } = await run(command);
-      await client.webdriverAnswer(
-        deviceRunId,
-        { commandId: command.id, status: reply.status, body: JSON.stringify(reply.body ?? { value: null }) },
-        { maxElapsedMs: options.patienceMs, signal },
-      );
+      // The idle time counts from here: the answer's request may wait for the next command.
       lastCommand = Date.now();
       fs.appendFileSync(logFile, `${new Date().toISOString()} ${command.method} ${command.path} -> ${reply.status}\n`);
+      // The last answer of the batch asks for the next commands in the same round trip.
+      const ask = done === null && index === poll.commands.length - 1 && !poll.ended;
+      let response;
+      try {
+        response = await client.webdriverAnswer(
+          deviceRunId,
+          {
+            commandId: command.id,
+            status: reply.status,
+            body: JSON.stringify(reply.body ?? { value: null }),
+            ...(ask && { waitMs: pollWindow() }),
+          },
+          { maxElapsedMs: options.patienceMs, signal },
+        );
+      } catch (error) {
+        if (signal.aborted) return end('stopped', null);
+        throw error;
+      }
       if (done !== null) return end(done, null);
+      if (ask && response.commands !== undefined)
+        next = { commands: response.commands, ended: response.ended ?? false };
     }
     if (poll.ended) return end('ended', started ? 'the session was ended by the cloud' : null);
   }

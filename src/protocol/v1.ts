@@ -260,5 +260,13 @@ export const WebDriverAnswerReport = Type.Object({
   status: Type.Integer({ minimum: 100, maximum: 599 }),
   /** JSON text, relayed to the client unchanged. */
   body: Type.String({ maxLength: 64 * 1024 * 1024 }),
+  /**
+   * The next poll, in the same request: the answer's response then carries the session's next
+   * commands as a poll's would (one round trip per command instead of two).
+   */
+  waitMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000 })),
 });
 export type WebDriverAnswerReport = Static<typeof WebDriverAnswerReport>;
+
+/** `ok`: the answer was the command's first; with `waitMs`, the poll's `commands` and `ended` too. */
+export type WebDriverAnswerResponse = { ok: boolean } & Partial<WebDriverPollResponse>;

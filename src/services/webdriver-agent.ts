@@ -7,6 +7,7 @@
 import type { Agent } from '../domain/agents.ts';
 import { ConflictError } from '../domain/errors.ts';
 import type { DeviceRun } from '../domain/runs.ts';
+import type { WebDriverAnswerResponse } from '../protocol/v1.ts';
 import type { Context } from './context.ts';
 import { type WebDriverChannels, commandTopic } from './webdriver-channels.ts';
 import { RECHECK_MS, answerTopic, listen } from './webdriver.ts';
@@ -83,8 +84,24 @@ export async function takeCommands(
 const strip = (commands: readonly PolledCommand[]): PolledCommand[] =>
   commands.map(({ id, method, path, body }) => ({ id, method, path, body }));
 
-/** The device's answer to a command; a repeated answer changes nothing. */
+/**
+ * The device's answer to a command; a repeated answer changes nothing. With `waitMs`, the agent's
+ * next poll too, answered as takeCommands would.
+ */
 export async function answerCommand(
+  ctx: Context,
+  channels: WebDriverChannels,
+  agent: Agent,
+  deviceRunId: number,
+  answer: { commandId: number; status: number; body: string; waitMs?: number },
+  signal: AbortSignal,
+): Promise<WebDriverAnswerResponse> {
+  const { ok } = await record(ctx, channels, agent, deviceRunId, answer);
+  if (answer.waitMs === undefined) return { ok };
+  return { ok, ...(await takeCommands(ctx, channels, agent, deviceRunId, answer.waitMs, signal)) };
+}
+
+async function record(
   ctx: Context,
   channels: WebDriverChannels,
   agent: Agent,
@@ -93,10 +110,9 @@ export async function answerCommand(
 ): Promise<{ ok: boolean }> {
   const local = channels.answer(deviceRunId, agent.id, answer.commandId, { status: answer.status, body: answer.body });
   if (local !== undefined) {
-    // The client has its answer already. The log is written behind it, in order: the agent's next
-    // poll waits only for the write before (a failed one fails this answer, which the agent
-    // retries), and the session's last command for its own, so that the log is whole when the
-    // device run ends.
+    // The client has its answer already. The log is written behind it, in order, while the agent
+    // goes on; a failed write fails a later answer (which the agent retries), and the session's
+    // last command waits for its own, so that the log is whole when the device run ends.
     const write = channels.logAfter(deviceRunId, () =>
       ctx.store.webDriver.insertAnswered({
         deviceRunId,
@@ -110,7 +126,7 @@ export async function answerCommand(
       }),
     );
     const last = local.method === 'DELETE' && /^\/session\/[^/]+$/.test(local.path);
-    await (last ? write.this : write.previous);
+    await (last ? write.this : write.room());
     return { ok: true };
   }
   await requireHeldRun(ctx, agent, deviceRunId);

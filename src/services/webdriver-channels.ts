@@ -26,6 +26,8 @@ export interface LocalCommand {
 
 /** How long after its last poll here an agent is still taken as polling here (it is between two polls). */
 const LIVE_MS = 2000;
+/** How many command log writes may be outstanding before an answer waits for them. */
+const LOG_BACKLOG = 16;
 /** How long a channel no agent polls is kept. */
 const FORGET_MS = 15 * 60_000;
 
@@ -41,6 +43,10 @@ interface Channel {
   lastSeen: number;
   /** The command log's last write: one at a time, in order, behind the answers. */
   logged: Promise<void>;
+  /** The command log's writes not done yet, oldest first. */
+  readonly backlog: Promise<void>[];
+  /** A write of the command log that failed, not yet reported. */
+  failed?: unknown;
   /** Commands may wait in the database (a notification came since the agent's poll last looked there). */
   dirty: boolean;
   /** When the agent's poll last looked at the database (for commands, and whether the session is over). */
@@ -96,6 +102,7 @@ export function webDriverChannels(notifier: Notifier) {
           wake: null,
           lastSeen: Date.now(),
           logged: Promise.resolve(),
+          backlog: [],
           dirty: true,
           checked: 0,
           stop: new AbortController(),
@@ -164,17 +171,34 @@ export function webDriverChannels(notifier: Notifier) {
     },
 
     /**
-     * Writes to the command log behind the device run's earlier writes, in order; resolves once
-     * the earlier ones are done (rejects if one failed), so that at most one is outstanding.
+     * Writes to the command log behind the device run's earlier writes, in order. `this` settles
+     * with this write; `room` once fewer than LOG_BACKLOG writes are ahead of it (it rejects if
+     * one of them failed), so that a slow database slows the agent down rather than piling up.
      */
-    logAfter(deviceRunId: number, write: () => Promise<void>): { previous: Promise<void>; this: Promise<void> } {
+    logAfter(deviceRunId: number, write: () => Promise<void>): { room: () => Promise<void>; this: Promise<void> } {
       const channel = channels.get(deviceRunId);
       const previous = channel?.logged ?? Promise.resolve();
       const next = previous.then(write, write);
-      // Its failure is surfaced by whoever awaits it: the next answer, or the session's last.
-      next.catch(() => undefined);
-      if (channel !== undefined) channel.logged = next;
-      return { previous, this: next };
+      if (channel === undefined) {
+        next.catch(() => undefined);
+        return { room: () => previous, this: next };
+      }
+      // A failure is surfaced by the next answer that makes room, or by the session's last.
+      next.catch((error: unknown) => (channel.failed ??= error));
+      channel.logged = next;
+      channel.backlog.push(next);
+      const done = () => void channel.backlog.splice(channel.backlog.indexOf(next), 1);
+      next.then(done, done);
+      const ahead = channel.backlog.length - 1;
+      return {
+        room: async () => {
+          if (ahead >= LOG_BACKLOG) await channel.backlog[ahead - LOG_BACKLOG]?.catch(() => undefined);
+          const failed = channel.failed;
+          channel.failed = undefined;
+          if (failed !== undefined) throw failed;
+        },
+        this: next,
+      };
     },
 
     /** The session is over: what is still waiting stays unanswered here (its waiter sees the device run end). */

@@ -11,7 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { remote } from 'webdriverio';
+import { startTimeOf } from '../../src/agent/drivers/host/process-tree.ts';
 import { issueAgentToken } from '../../src/services/agents.ts';
+import { appiumPidFile } from '../support/appium-host.ts';
 import { until } from '../support/cloud.ts';
 import { ENGINES } from '../support/engines.ts';
 import * as fixtures from '../support/fixtures.ts';
@@ -50,24 +52,13 @@ describe.each(ENGINES)('Appium client side through a real Appium 3 server (%s)',
     const file = path.join(dataDir, 'cleaned.log');
     return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
   };
-  /** The Appium servers this host started (appium-server.ts leaves their pids in the work folders). */
+  /** The Appium server of the session running now (appium-server.ts keeps its pid while it runs). */
   const appiumPids = () => {
-    const work = path.join(dataDir, 'work');
-    if (!fs.existsSync(work)) return [];
-    return fs
-      .readdirSync(work)
-      .map((id) => path.join(work, id, 'run', 'appium.pid'))
-      .filter((file) => fs.existsSync(file))
-      .map((file) => Number(fs.readFileSync(file, 'utf8')));
+    const file = appiumPidFile(dataDir);
+    return fs.existsSync(file) ? [Number(fs.readFileSync(file, 'utf8').split(' ')[0])] : [];
   };
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  /** Not a zombie either: an orphan's parent may be slow to reap it. */
+  const alive = (pid: number) => startTimeOf(pid) !== undefined;
 
   beforeEach(async () => {
     h = await createHarness(engine, { limits: { heartbeatMs: 200, claimWaitMs: 200 } });
@@ -218,6 +209,8 @@ describe.each(ENGINES)('Appium client side through a real Appium 3 server (%s)',
       const session = (await h.ctx.store.webDriver.session(driver.sessionId))!;
       expect(await driver.getPageSource()).toContain('Hello from the fake app');
       const cleanedBefore = cleanings();
+      const [orphan] = appiumPids();
+      expect(alive(orphan!)).toBe(true);
 
       const gone = new Promise((resolve) => host.once('exit', resolve));
       host.kill('SIGKILL');
@@ -236,6 +229,11 @@ describe.each(ENGINES)('Appium client side through a real Appium 3 server (%s)',
       expect(['WARNING', 'FAILED']).toContain(deviceSession.state);
       await until(deviceState, (state) => state === 'IDLE', 60_000);
       expect(cleanings()).toBeGreaterThan(cleanedBefore);
+      // The Appium server the killed host left running was stopped by the cleaning.
+      expect(fs.readFileSync(path.join(dataDir, 'cleaned.log'), 'utf8')).toContain(
+        `stopped the Appium server (pid ${orphan})`,
+      );
+      expect(alive(orphan!)).toBe(false);
     },
     BUDGET,
   );

@@ -135,16 +135,18 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context, ch
   app.post(
     `${PROTOCOL_PREFIX}/device-runs/:deviceRunId/webdriver/answers`,
     { config, bodyLimit, schema: { ...schema, params: DeviceRunPath, body: WebDriverAnswerReport } },
-    async (request) =>
-      json(
-        await answerCommand(
-          ctx,
-          channels,
-          agentOf(request),
-          id(request.params.deviceRunId, 'Device run'),
-          request.body,
-        ),
-      ),
+    async (request, reply) => {
+      // With waitMs it is the next poll as well: a long poll like the commands'.
+      const poll = new AbortController();
+      polls.add(poll);
+      reply.raw.once('close', () => poll.abort());
+      try {
+        const deviceRunId = id(request.params.deviceRunId, 'Device run');
+        return json(await answerCommand(ctx, channels, agentOf(request), deviceRunId, request.body, poll.signal));
+      } finally {
+        polls.delete(poll);
+      }
+    },
   );
   app.post(
     `${PROTOCOL_PREFIX}/device-runs/:deviceRunId/progress`,

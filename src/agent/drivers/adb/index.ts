@@ -7,6 +7,7 @@
  * (server-side.ts), the crawler (crawler.ts). Cleaning: cleaning.ts.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeviceDescription, Driver, Health } from '../../driver.ts';
 import { Adb } from './adbkit.ts';
@@ -18,7 +19,7 @@ import { DeviceIo } from './device-io.ts';
 import { parseBattery } from './device-output.ts';
 import { describeDevice } from './devices.ts';
 import { runInstrumentation } from './instrumentation-run.ts';
-import { serveThroughAppium } from '../host/appium-server.ts';
+import { serveThroughAppium, stopLeftoverAppium } from '../host/appium-server.ts';
 import type { Sandbox } from '../host/sandbox.ts';
 import { type AdbServerAddress, runServerSide } from './server-side.ts';
 import { type AdbDevice, infra } from './session.ts';
@@ -92,6 +93,8 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
 
   const ios = new Map<string, DeviceIo>();
   const descriptions = new Map<string, DeviceDescription>();
+  /** The pid of the phone's Appium server while a client side session runs (serial: an adb serial, or host:port). */
+  const appiumPidFile = (serial: string) => path.join(options.dataDir, `appium-${serial.replace(/[^\w.-]/g, '_')}.pid`);
   const ioOf = (serial: string) => {
     let io = ios.get(serial);
     if (io === undefined) ios.set(serial, (io = new DeviceIo(client, serial)));
@@ -221,6 +224,7 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
               ...(job.app !== null && { 'appium:app': job.app.path }),
             },
             env: options.hostEnv,
+            pidFile: appiumPidFile(job.serial),
           });
         default:
           return infra(`Android phones on the adb driver do not run ${job.kind} tests`);
@@ -232,8 +236,10 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
       if (problem !== null) return { ok: false, report: `cannot clean: ${problem}` };
       const io = ioOf(serial);
       try {
+        const leftover = await stopLeftoverAppium(appiumPidFile(serial));
         await waitForBoot(io, tracker, bootTimeoutMs, null);
-        return await cleanDevice(io, tracker, await baselineOf(serial), bootTimeoutMs, kind, uiOf(serial));
+        const cleaned = await cleanDevice(io, tracker, await baselineOf(serial), bootTimeoutMs, kind, uiOf(serial));
+        return leftover === null ? cleaned : { ...cleaned, report: `${leftover}; ${cleaned.report}` };
       } catch (error) {
         return { ok: false, report: (error as Error).message };
       }

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { ExecutionContext, ExecutionResult, Job, WebDriverHandler } from '../../driver.ts';
+import { startTimeOf } from './process-tree.ts';
 import { sessionLogPath, sessionResult } from '../../webdriver-relay.ts';
 
 export interface AppiumServer {
@@ -96,13 +97,21 @@ export async function startAppiumServer(options: AppiumOptions): Promise<AppiumS
 export async function serveThroughAppium(
   job: Job,
   context: ExecutionContext,
-  options: { command: string; capabilities: Readonly<Record<string, unknown>>; env?: NodeJS.ProcessEnv },
+  options: {
+    command: string;
+    capabilities: Readonly<Record<string, unknown>>;
+    env?: NodeJS.ProcessEnv;
+    /** Where the server's pid is kept while it runs: the device's cleaning stops one an agent crash left (stopLeftoverAppium). */
+    pidFile: string;
+  },
 ): Promise<ExecutionResult> {
   if (context.webdriver === undefined) throw new Error('an Appium client side run without its WebDriver channel');
   const logPath = path.join(job.workDir, 'appium.log');
+  await stopLeftoverAppium(options.pidFile);
   const server = await startAppiumServer({ ...options, logPath });
-  // Its own process group outlives an agent killed with SIGKILL: whoever cleans up after one finds it here.
-  fs.writeFileSync(path.join(job.workDir, 'appium.pid'), String(server.pid));
+  // Its own process group outlives an agent killed with SIGKILL; the start time tells it from a
+  // later process that got the same pid.
+  fs.writeFileSync(options.pidFile, `${server.pid} ${startTimeOf(server.pid) ?? 0}\n`);
   try {
     context.step('RUNNING');
     const end = await context.webdriver.serve(server.handle);
@@ -110,7 +119,32 @@ export async function serveThroughAppium(
     return { ...result, artifacts: [...result.artifacts, { kind: 'log', path: logPath, name: 'appium.log' }] };
   } finally {
     await server.stop();
+    fs.rmSync(options.pidFile, { force: true });
   }
+}
+
+/**
+ * Stops the Appium server an agent killed mid-session left running (its whole process group), if
+ * its pid file names one still alive; a report for the cleaning's log, or null when there was none.
+ */
+export async function stopLeftoverAppium(pidFile: string): Promise<string | null> {
+  let recorded: string;
+  try {
+    recorded = fs.readFileSync(pidFile, 'utf8');
+  } catch {
+    return null;
+  }
+  fs.rmSync(pidFile, { force: true });
+  const [pid, startTime] = recorded.trim().split(' ').map(Number) as [number, number];
+  if (!Number.isSafeInteger(pid) || pid <= 1 || startTimeOf(pid) !== startTime) return null;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    return null;
+  }
+  for (let attempt = 0; attempt < 100 && startTimeOf(pid) === startTime; attempt++)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  return `stopped the Appium server (pid ${pid}) an earlier agent left running`;
 }
 
 async function waitForStatus(url: string, timeoutMs: number, exited: Promise<string>): Promise<void> {

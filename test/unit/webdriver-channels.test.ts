@@ -1,0 +1,87 @@
+/**
+ * The WebDriver relay's in-memory channel (src/services/webdriver-channels.ts): what an agent
+ * polling this server takes and answers, what is taken back for the database path, who may
+ * answer, and the command log written behind the answers, in order, its failures reported.
+ */
+import { describe, expect, it } from 'vitest';
+import { commandTopic, webDriverChannels } from '../../src/services/webdriver-channels.ts';
+import { memoryNotifier } from '../../src/store/notifier.ts';
+
+const command = (path: string) => ({ method: 'GET', path, body: '', createTime: 1 });
+
+describe('WebDriver channels', () => {
+  it('hands a command to the agent that polls here, and only its answer resolves the client', async () => {
+    const channels = webDriverChannels(memoryNotifier());
+    const channel = channels.attach(7, 1);
+    let woken = false;
+    channel.wake = () => (woken = true);
+    const sent = channels.send(channel, command('/session/a/source'));
+    expect(woken).toBe(true);
+    // Above every database id, so an answer never names the wrong command.
+    expect(sent.id).toBeGreaterThan(2 ** 52);
+    expect(channels.take(channel).map((each) => each.path)).toEqual(['/session/a/source']);
+    expect(sent.withdraw()).toBe(false);
+
+    expect(channels.answer(7, 2, sent.id, { status: 200, body: 'stolen' })).toBeUndefined();
+    expect(channels.answer(8, 1, sent.id, { status: 200, body: 'elsewhere' })).toBeUndefined();
+    expect(channels.answer(7, 1, sent.id, { status: 200, body: '{"value":"<x/>"}' })?.path).toBe('/session/a/source');
+    expect(await sent.answer).toEqual({ status: 200, body: '{"value":"<x/>"}' });
+    // A repeated answer is not the in-memory command's any more.
+    expect(channels.answer(7, 1, sent.id, { status: 200, body: 'again' })).toBeUndefined();
+    channels.detach(7);
+  });
+
+  it('takes back a command no poll took, for the database path; a detached channel is not live', () => {
+    const channels = webDriverChannels(memoryNotifier());
+    const channel = channels.attach(7, 1);
+    expect(channels.live(7)).toBe(channel);
+    const sent = channels.send(channel, command('/session/a/title'));
+    expect(sent.withdraw()).toBe(true);
+    expect(channels.take(channel)).toEqual([]);
+    channels.remember('a', 7);
+    channels.detach(7);
+    expect(channels.live(7)).toBeUndefined();
+    expect(channels.deviceRunOf('a')).toBeUndefined();
+  });
+
+  it('is told when commands wait in the database, so that the poll looks there', async () => {
+    const notifier = memoryNotifier();
+    const channels = webDriverChannels(notifier);
+    const channel = channels.attach(7, 1);
+    channel.dirty = false;
+    const woken = new Promise<void>((resolve) => (channel.wake = resolve));
+    // The watcher listens from the next tick on.
+    await new Promise((resolve) => setImmediate(resolve));
+    notifier.notify(commandTopic(7));
+    await woken;
+    expect(channel.dirty).toBe(true);
+    channels.detach(7);
+  });
+
+  it('writes the log in order behind the answers, and reports a failed write to a later answer', async () => {
+    const channels = webDriverChannels(memoryNotifier());
+    channels.attach(7, 1);
+    const written: string[] = [];
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const first = channels.logAfter(7, async () => {
+      await slow;
+      written.push('first');
+    });
+    const failing = channels.logAfter(7, async () => {
+      throw new Error('the database went away');
+    });
+    const third = channels.logAfter(7, async () => void written.push('third'));
+    // Nothing is ahead enough to wait for: the agent goes on.
+    await first.room();
+    expect(written).toEqual([]);
+    release();
+    await third.this;
+    expect(written).toEqual(['first', 'third']);
+    await expect(failing.this).rejects.toThrow('the database went away');
+    const fourth = channels.logAfter(7, async () => undefined);
+    await expect(fourth.room()).rejects.toThrow('the database went away');
+    await expect(channels.logAfter(7, async () => undefined).room()).resolves.toBeUndefined();
+    channels.detach(7);
+  });
+});
