@@ -4,7 +4,7 @@
  */
 import type { FieldSpec, ListSpec } from './list-query.ts';
 import { OS_TYPES } from './projects.ts';
-import { DEVICE_RUN_LIST, RETRY_STATES, RUN_LIST } from './runs.ts';
+import { DEVICE_RUN_LIST, LEGACY_RUN_STATUSES, RETRY_STATES, RUN_LIST } from './runs.ts';
 
 /** A run's counters over its current device runs and their test cases, as the run shows them. */
 export const RUN_COUNT_FIELDS = [
@@ -101,6 +101,19 @@ export const USER_DEVICE_SESSION_LIST: ListSpec<
   | 'testCaseFailedNo'
   | 'testCaseSkippedNo'
   | 'testCaseCount'
+  | 'type'
+  | 'testRunName'
+  | 'projectName'
+  | 'accountId'
+  | 'deviceInstanceId'
+  | 'name'
+  | 'duration'
+  | 'deviceTime'
+  | 'billable'
+  | 'config'
+  | 'clientSideId'
+  | 'externalId'
+  | 'deviceLogFirstTimestamp'
 > = {
   entity: 'device sessions',
   fields: {
@@ -128,6 +141,21 @@ export const USER_DEVICE_SESSION_LIST: ListSpec<
     testCaseFailedNo: { type: 'number' },
     testCaseSkippedNo: { type: 'number' },
     testCaseCount: { type: 'number' },
+    type: { type: 'string' },
+    testRunName: { type: 'string' },
+    projectName: { type: 'string' },
+    accountId: { type: 'number' },
+    deviceInstanceId: { type: 'number' },
+    name: { type: 'string' },
+    // Milliseconds so far while the session runs, as shown.
+    duration: { type: 'number' },
+    deviceTime: { type: 'number' },
+    billable: { type: 'boolean' },
+    // Kept for the clients, always null here: `isnull` finds every session.
+    config: { type: 'string' },
+    clientSideId: { type: 'string' },
+    externalId: { type: 'string' },
+    deviceLogFirstTimestamp: { type: 'date' },
   },
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };
@@ -141,3 +169,19 @@ export const RUN_DEVICE_SESSION_LIST: typeof USER_DEVICE_SESSION_LIST = {
   ...USER_DEVICE_SESSION_LIST,
   defaultSort: DEVICE_RUN_LIST.defaultSort,
 };
+
+/** The legacy view of a run's device runs (`…/device-runs`): also its own names of the status and time. */
+export const RUN_DEVICE_RUN_LIST: ListSpec<
+  keyof (typeof USER_DEVICE_SESSION_LIST)['fields'] | 'runStatus' | 'runTime' | 'interruptedByState'
+> = {
+  ...RUN_DEVICE_SESSION_LIST,
+  fields: {
+    ...RUN_DEVICE_SESSION_LIST.fields,
+    runStatus: { type: 'enum', values: LEGACY_RUN_STATUSES },
+    runTime: { type: 'number' },
+    interruptedByState: { type: 'string' },
+  },
+};
+
+/** Every field a list of device runs may be filtered on, whichever view lists them. */
+export type DeviceRunListField = keyof (typeof RUN_DEVICE_RUN_LIST)['fields'];

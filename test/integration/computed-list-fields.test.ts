@@ -141,6 +141,30 @@ describe.each(ENGINES)('computed list fields (%s)', (engine) => {
     });
   });
 
+  it("filters device sessions on their run's and project's names, durations and legacy status", async () => {
+    const sessions = (await get(alice, '/api/v2/me/device-sessions?limit=0&sort=id_a')).body.data as Item[];
+    expect(sessions).toHaveLength(4);
+    const mixed = sessions.filter((session) => session.testRunId === ids.mixed).map((session) => session.id);
+    const byName = await idsOf(alice, `/api/v2/me/device-sessions?filter=testRunName_eq_Test Run 2&sort=id_a`);
+    expect(byName).toEqual(mixed);
+    expect(await idsOf(alice, '/api/v2/me/device-sessions?filter=projectName_eq_Untouched')).toEqual([]);
+    expect(
+      await idsOf(alice, '/api/v2/me/device-sessions?filter=projectName_contains_green;type_eq_AUTOMATIC'),
+    ).toHaveLength(4);
+    const longest = await get(alice, '/api/v2/me/device-sessions?sort=duration_d:id_a&limit=0');
+    const durations = (longest.body.data as Item[]).map((session) => session.duration as number);
+    expect(durations).toEqual([...durations].sort((a, b) => b - a));
+    const legacy = `/api/v2/me/projects/${ids.good}/runs/${ids.mixed}/device-runs`;
+    expect((await get(alice, `${legacy}?filter=runStatus_eq_FAILED`)).body.data).toEqual([
+      expect.objectContaining({ runStatus: 'FAILED' }),
+    ]);
+    expect((await get(alice, `${legacy}?filter=runStatus_eq_DONE`)).status).toBe(400);
+    // Bob reads Alice's shared project, but his own sessions list holds only his.
+    for (const query of ['filter=projectName_contains_green', `filter=testRunId_eq_${ids.mixed}`, 'sort=duration_d'])
+      for (const session of (await get(bob, `/api/v2/me/device-sessions?${query}`)).body.data as Item[])
+        expect(session.testRunId, query).toBe(ids.bobsRun);
+  });
+
   it('filters device groups on their device count, owner and sharing, seen from the caller', async () => {
     expect(await idsOf(alice, '/api/v2/me/device-groups?filter=deviceCount_eq_2')).toEqual([ids.group]);
     expect(await idsOf(alice, '/api/v2/me/device-groups?filter=shared_eq_true')).toEqual([ids.group]);

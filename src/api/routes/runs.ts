@@ -5,6 +5,7 @@
 import { legacyRunStatus } from '../../domain/runs.ts';
 import {
   PROJECT_RUN_LIST,
+  RUN_DEVICE_RUN_LIST,
   RUN_DEVICE_SESSION_LIST,
   USER_DEVICE_SESSION_LIST,
   USER_RUN_LIST,
@@ -43,26 +44,8 @@ const StateList = listSchema(ApiDeviceRunState);
  * place in the live queue, which the scheduler works out rather than the runs table holding it.
  */
 const RUN_SHOWN_ONLY = ['selfURI', 'uiLink', 'message', 'queuePosition'];
-const SESSION_SHOWN_ONLY = [
-  'config',
-  'video',
-  'selfURI',
-  'duration',
-  'type',
-  'uiLink',
-  'testRunName',
-  'projectName',
-  'userEmail',
-  'accountId',
-  'deviceInstanceId',
-  'name',
-  'deviceTime',
-  'billable',
-  'clientSideId',
-  'externalId',
-  'deviceLogFirstTimestamp',
-];
-const LEGACY_SHOWN_ONLY = ['selfURI', 'runStatus', 'runTime', 'interruptedByState'];
+const SESSION_SHOWN_ONLY = ['selfURI', 'uiLink', 'video', 'userEmail'];
+const LEGACY_SHOWN_ONLY = ['selfURI'];
 
 export const runRoutes: readonly RouteSpec[] = [
   route({
@@ -149,7 +132,7 @@ export const runRoutes: readonly RouteSpec[] = [
       summary: 'List the device runs of a test run (legacy view)',
       tags: TAGS,
       answers: { 200: DeviceRunList },
-      list: storedList(RUN_DEVICE_SESSION_LIST, LEGACY_SHOWN_ONLY),
+      list: storedList(RUN_DEVICE_RUN_LIST, LEGACY_SHOWN_ONLY),
       handle: async ({ ctx, user, params, present, list }) => {
         const found = await listDeviceRuns(ctx, user, params.runId, params.projectId, list);
         return page(
