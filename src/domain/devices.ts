@@ -122,7 +122,19 @@ export const DEVICE_LIST: ListSpec<
   defaultSort: [{ field: 'displayName', direction: 'asc' }],
 };
 
-export const DEVICE_GROUP_LIST: ListSpec<'id' | 'displayName' | 'osType' | 'createTime' | 'name' | 'userId'> = {
+export const DEVICE_GROUP_LIST: ListSpec<
+  | 'id'
+  | 'displayName'
+  | 'osType'
+  | 'createTime'
+  | 'name'
+  | 'userId'
+  | 'deviceCount'
+  | 'userEmail'
+  | 'shared'
+  | 'isPublic'
+  | 'creditsPrice'
+> = {
   entity: 'device groups',
   fields: {
     id: { type: 'number' },
@@ -131,6 +143,12 @@ export const DEVICE_GROUP_LIST: ListSpec<'id' | 'displayName' | 'osType' | 'crea
     createTime: { type: 'date' },
     name: { type: 'string' },
     userId: { type: 'number' },
+    deviceCount: { type: 'number' },
+    userEmail: { type: 'string' },
+    // Seen from the caller: a group another user shared with them is shared (docs/api.md#sharing).
+    shared: { type: 'boolean' },
+    isPublic: { type: 'boolean' },
+    creditsPrice: { type: 'number' },
   },
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };

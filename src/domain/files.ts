@@ -67,7 +67,18 @@ export function safeFileName(name: string): string {
 }
 
 export const FILE_LIST: ListSpec<
-  'id' | 'name' | 'size' | 'createTime' | 'state' | 'direction' | 'inputType' | 'mimetype' | 'userId' | 'duplicate'
+  | 'id'
+  | 'name'
+  | 'size'
+  | 'createTime'
+  | 'state'
+  | 'direction'
+  | 'inputType'
+  | 'mimetype'
+  | 'userId'
+  | 'duplicate'
+  | 'userEmail'
+  | 'shared'
 > = {
   entity: 'files',
   fields: {
@@ -81,6 +92,8 @@ export const FILE_LIST: ListSpec<
     mimetype: { type: 'string' },
     userId: { type: 'number' },
     duplicate: { type: 'boolean' },
+    userEmail: { type: 'string' },
+    shared: { type: 'boolean' },
   },
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };

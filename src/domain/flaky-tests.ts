@@ -44,3 +44,8 @@ export interface FlakyTest {
 }
 
 export const HISTORY_LIMIT = 50;
+
+/** One test (class and method) as a key, to match a session's test cases with its flaky tests. */
+export function flakyTestKey(className: string, methodName: string): string {
+  return JSON.stringify([className, methodName]);
+}

@@ -6,7 +6,8 @@
  */
 import { InvalidParameterError } from './errors.ts';
 
-export type FieldType = 'string' | 'number' | 'date' | 'boolean' | 'enum';
+/** `number` is a whole number (ids, counts); `decimal` may have a fraction (ratios, 0..1). */
+export type FieldType = 'string' | 'number' | 'decimal' | 'date' | 'boolean' | 'enum';
 
 export interface FieldSpec {
   readonly type: FieldType;
@@ -88,6 +89,23 @@ const TYPE_PREFIXES = new Set(['s', 'n', 'd', 'b', 'ls', 'ln']);
 const OPERAND_SET: ReadonlySet<string> = new Set(OPERANDS);
 
 /** Which operands make sense for which field type. */
+const NUMBER_OPERANDS: ReadonlySet<Operand> = new Set([
+  'eq',
+  'noteq',
+  'gt',
+  'lt',
+  'after',
+  'before',
+  'afterorequal',
+  'beforeorequal',
+  'afterornull',
+  'beforeornull',
+  'isnull',
+  'isnotnull',
+  'in',
+  'notin',
+  'inornull',
+]);
 const OPERANDS_BY_TYPE: Record<FieldType, ReadonlySet<Operand>> = {
   string: new Set([
     'eq',
@@ -104,23 +122,8 @@ const OPERANDS_BY_TYPE: Record<FieldType, ReadonlySet<Operand>> = {
   ]),
   enum: new Set(['eq', 'noteq', 'isnull', 'isnotnull', 'in', 'notin', 'inornull']),
   boolean: new Set(['eq', 'noteq', 'isnull', 'isnotnull']),
-  number: new Set([
-    'eq',
-    'noteq',
-    'gt',
-    'lt',
-    'after',
-    'before',
-    'afterorequal',
-    'beforeorequal',
-    'afterornull',
-    'beforeornull',
-    'isnull',
-    'isnotnull',
-    'in',
-    'notin',
-    'inornull',
-  ]),
+  number: NUMBER_OPERANDS,
+  decimal: NUMBER_OPERANDS,
   date: new Set([
     'eq',
     'noteq',
@@ -217,13 +220,21 @@ function parseSort<F extends string>(text: string, spec: ListSpec<F>, fields: Ma
         `Sort item '${clip(item)}' must be <field>_a or <field>_d (e.g. createTime_d)`,
       );
     }
-    const field = lookupField('sort', match[1]!, spec, fields);
+    const field = lookupField('sort', withoutTypePrefix(match[1]!, fields), spec, fields);
     return {
       field,
       direction: match[2]!.toLowerCase() === 'a' ? 'asc' : 'desc',
       caseInsensitive: spec.fields[field].type === 'string',
     };
   });
+}
+
+/** A sort item may carry a filter's type prefix (`n_finishedDeviceCount_d`), as some clients send it. */
+function withoutTypePrefix<F extends string>(name: string, fields: Map<string, F>): string {
+  const split = name.indexOf('_');
+  if (split < 0 || fields.has(name.toLowerCase())) return name;
+  const rest = name.slice(split + 1);
+  return TYPE_PREFIXES.has(name.slice(0, split).toLowerCase()) && fields.has(rest.toLowerCase()) ? rest : name;
 }
 
 function parseFilter<F extends string>(item: string, spec: ListSpec<F>, fields: Map<string, F>): Filter<F> {
@@ -302,6 +313,17 @@ function convertValue(text: string, field: string, spec: FieldSpec): FilterValue
       if (text.trim() === '' || !Number.isSafeInteger(value)) {
         const what = spec.type === 'date' ? 'a date in epoch milliseconds' : 'a whole number';
         throw new InvalidParameterError('filter', `Filter value '${clip(text)}' for '${field}' must be ${what}`);
+      }
+      return value;
+    }
+    case 'decimal': {
+      // A plain decimal (0.5, -1, 2.25): the columns behind these fields are computed NUMERIC/REAL values.
+      const value = Number(text);
+      if (!/^-?\d+(\.\d+)?$/.test(text.trim()) || !Number.isFinite(value)) {
+        throw new InvalidParameterError(
+          'filter',
+          `Filter value '${clip(text)}' for '${field}' must be a decimal number`,
+        );
       }
       return value;
     }

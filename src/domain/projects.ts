@@ -137,7 +137,25 @@ function generatedName(now: number): string {
 }
 
 export const PROJECT_LIST: ListSpec<
-  'id' | 'name' | 'description' | 'type' | 'osType' | 'createTime' | 'archiveTime' | 'archivingStrategy' | 'userId'
+  | 'id'
+  | 'name'
+  | 'description'
+  | 'type'
+  | 'osType'
+  | 'createTime'
+  | 'archiveTime'
+  | 'archivingStrategy'
+  | 'archivingItemCount'
+  | 'common'
+  | 'shared'
+  | 'sharedWithCaller'
+  | 'sharedById'
+  | 'sharedByEmail'
+  | 'readOnly'
+  | 'successRatio'
+  | 'userId'
+  | 'userEmail'
+  | 'testRunCount'
 > = {
   entity: 'projects',
   fields: {
@@ -149,7 +167,18 @@ export const PROJECT_LIST: ListSpec<
     createTime: { type: 'date' },
     archiveTime: { type: 'date' },
     archivingStrategy: { type: 'enum', values: ARCHIVING_STRATEGIES },
+    archivingItemCount: { type: 'number' },
+    common: { type: 'boolean' },
+    // Seen from the caller: a project another user shared with them (docs/api.md#sharing).
+    shared: { type: 'boolean' },
+    sharedWithCaller: { type: 'boolean' },
+    sharedById: { type: 'number' },
+    sharedByEmail: { type: 'string' },
+    readOnly: { type: 'boolean' },
+    successRatio: { type: 'decimal' },
     userId: { type: 'number' },
+    userEmail: { type: 'string' },
+    testRunCount: { type: 'number' },
   },
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };

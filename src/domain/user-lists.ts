@@ -2,9 +2,29 @@
  * The lists across all of a user's runs (`/me/runs`, `/me/device-sessions`): the fields of a
  * project's run list and of a run's device-run list, and what each item belongs to.
  */
-import type { ListSpec } from './list-query.ts';
+import type { FieldSpec, ListSpec } from './list-query.ts';
 import { OS_TYPES } from './projects.ts';
-import { DEVICE_RUN_LIST, RETRY_STATES, RUN_LIST } from './runs.ts';
+import { DEVICE_RUN_LIST, LEGACY_RUN_STATUSES, RETRY_STATES, RUN_LIST } from './runs.ts';
+
+/** A run's counters over its current device runs and their test cases, as the run shows them. */
+export const RUN_COUNT_FIELDS = [
+  'waitingDeviceCount',
+  'runningDeviceCount',
+  'finishedDeviceCount',
+  'succeededDeviceCount',
+  'failedDeviceCount',
+  'warningDeviceCount',
+  'errorsDeviceCount',
+  'excludedDeviceCount',
+  'abortedDeviceCount',
+  'timeoutedDeviceCount',
+  'totalDeviceCount',
+  'testCaseCount',
+  'executedTestCaseCount',
+  'successfulTestCaseCount',
+  'failedTestCaseCount',
+] as const;
+export type RunCountField = (typeof RUN_COUNT_FIELDS)[number];
 
 /**
  * A user's runs across all their projects (`/me/runs`): a project's run fields, and which project
@@ -22,6 +42,11 @@ export const USER_RUN_LIST: ListSpec<
   | 'deviceCount'
   | 'executionRatio'
   | 'successRatio'
+  | RunCountField
+  | 'startedByDisplayName'
+  | 'billable'
+  | 'logsFileId'
+  | 'screenshotsFileId'
 > = {
   entity: 'test runs',
   fields: {
@@ -34,8 +59,16 @@ export const USER_RUN_LIST: ListSpec<
     startedById: { type: 'number' },
     userId: { type: 'number' },
     deviceCount: { type: 'number' },
-    executionRatio: { type: 'number' },
-    successRatio: { type: 'number' },
+    executionRatio: { type: 'decimal' },
+    successRatio: { type: 'decimal' },
+    ...(Object.fromEntries(RUN_COUNT_FIELDS.map((field) => [field, { type: 'number' }])) as Record<
+      RunCountField,
+      FieldSpec
+    >),
+    startedByDisplayName: { type: 'string' },
+    billable: { type: 'boolean' },
+    logsFileId: { type: 'number' },
+    screenshotsFileId: { type: 'number' },
   },
   defaultSort: RUN_LIST.defaultSort,
 };
@@ -68,6 +101,19 @@ export const USER_DEVICE_SESSION_LIST: ListSpec<
   | 'testCaseFailedNo'
   | 'testCaseSkippedNo'
   | 'testCaseCount'
+  | 'type'
+  | 'testRunName'
+  | 'projectName'
+  | 'accountId'
+  | 'deviceInstanceId'
+  | 'name'
+  | 'duration'
+  | 'deviceTime'
+  | 'billable'
+  | 'config'
+  | 'clientSideId'
+  | 'externalId'
+  | 'deviceLogFirstTimestamp'
 > = {
   entity: 'device sessions',
   fields: {
@@ -84,7 +130,7 @@ export const USER_DEVICE_SESSION_LIST: ListSpec<
     projectId: { type: 'number' },
     userId: { type: 'number' },
     deviceName: { type: 'string' },
-    successRatio: { type: 'number' },
+    successRatio: { type: 'decimal' },
     // The names the clients' models give the same values (the legacy device run's and the session's).
     deviceRunId: { type: 'number' },
     deviceSessionId: { type: 'number' },
@@ -95,6 +141,21 @@ export const USER_DEVICE_SESSION_LIST: ListSpec<
     testCaseFailedNo: { type: 'number' },
     testCaseSkippedNo: { type: 'number' },
     testCaseCount: { type: 'number' },
+    type: { type: 'string' },
+    testRunName: { type: 'string' },
+    projectName: { type: 'string' },
+    accountId: { type: 'number' },
+    deviceInstanceId: { type: 'number' },
+    name: { type: 'string' },
+    // Milliseconds so far while the session runs, as shown.
+    duration: { type: 'number' },
+    deviceTime: { type: 'number' },
+    billable: { type: 'boolean' },
+    // Kept for the clients, always null here: `isnull` finds every session.
+    config: { type: 'string' },
+    clientSideId: { type: 'string' },
+    externalId: { type: 'string' },
+    deviceLogFirstTimestamp: { type: 'date' },
   },
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };
@@ -108,3 +169,19 @@ export const RUN_DEVICE_SESSION_LIST: typeof USER_DEVICE_SESSION_LIST = {
   ...USER_DEVICE_SESSION_LIST,
   defaultSort: DEVICE_RUN_LIST.defaultSort,
 };
+
+/** The legacy view of a run's device runs (`…/device-runs`): also its own names of the status and time. */
+export const RUN_DEVICE_RUN_LIST: ListSpec<
+  keyof (typeof USER_DEVICE_SESSION_LIST)['fields'] | 'runStatus' | 'runTime' | 'interruptedByState'
+> = {
+  ...RUN_DEVICE_SESSION_LIST,
+  fields: {
+    ...RUN_DEVICE_SESSION_LIST.fields,
+    runStatus: { type: 'enum', values: LEGACY_RUN_STATUSES },
+    runTime: { type: 'number' },
+    interruptedByState: { type: 'string' },
+  },
+};
+
+/** Every field a list of device runs may be filtered on, whichever view lists them. */
+export type DeviceRunListField = keyof (typeof RUN_DEVICE_RUN_LIST)['fields'];

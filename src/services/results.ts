@@ -4,7 +4,9 @@ import type { UserFile } from '../domain/files.ts';
 import type { User } from '../domain/users.ts';
 import type { StoredSample } from '../domain/runs.ts';
 import type { StoredTestCase } from '../domain/test-cases.ts';
+import { flakyTestKey } from '../domain/flaky-tests.ts';
 import type { Context } from './context.ts';
+import type { TestCaseRunView } from './views.ts';
 import { type Download, openFile } from './files.ts';
 import { type DeviceRunScope, requireDeviceRun } from './runs.ts';
 
@@ -16,6 +18,23 @@ export async function testCaseRuns(
 ): Promise<StoredTestCase[]> {
   const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope, 'read');
   return ctx.store.results.testCases(deviceRun.id);
+}
+
+/** The session's test case results with their `flaky` flag, computed as the project's flaky-tests list is. */
+export async function testCaseRunViews(
+  ctx: Context,
+  user: User,
+  deviceRunId: number,
+  scope?: DeviceRunScope,
+): Promise<TestCaseRunView[]> {
+  const deviceRun = await requireDeviceRun(ctx, user, deviceRunId, scope, 'read');
+  const cases = await ctx.store.results.testCases(deviceRun.id);
+  if (cases.length === 0) return [];
+  const flaky = await ctx.store.flakyTests.flakyInSession(deviceRun.projectId, deviceRun.id);
+  return cases.map((testCase) => ({
+    testCase,
+    flaky: flaky.has(flakyTestKey(testCase.className, testCase.methodName)),
+  }));
 }
 
 export async function performance(

@@ -3,7 +3,7 @@ import { checkRunChanges } from '../domain/edits.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import type { ListQuery } from '../domain/list-query.ts';
 import { type DeviceRun, type Step, runStats } from '../domain/runs.ts';
-import { type USER_DEVICE_SESSION_LIST, type USER_RUN_LIST } from '../domain/user-lists.ts';
+import { type DeviceRunListField, type USER_RUN_LIST } from '../domain/user-lists.ts';
 import type { User } from '../domain/users.ts';
 import type { RunRecord } from '../store/test-runs.ts';
 import type { Context } from './context.ts';
@@ -12,7 +12,6 @@ import { type Access, requireProject } from './projects.ts';
 import type { DeviceRunView, Page, RunView } from './views.ts';
 
 type UserRunField = keyof (typeof USER_RUN_LIST)['fields'];
-type UserSessionField = keyof (typeof USER_DEVICE_SESSION_LIST)['fields'];
 
 export async function listRuns(
   ctx: Context,
@@ -35,9 +34,9 @@ export async function listUserRuns(ctx: Context, user: User, query: ListQuery<Us
 export async function listUserDeviceSessions(
   ctx: Context,
   user: User,
-  query: ListQuery<UserSessionField>,
+  query: ListQuery<DeviceRunListField>,
 ): Promise<Page<DeviceRunView>> {
-  const page = await ctx.store.deviceRuns.listOfUser(user.id, query);
+  const page = await ctx.store.deviceRuns.listOfUser(user.id, query, ctx.clock());
   return { total: page.total, items: await withDevices(ctx, page.items) };
 }
 
@@ -87,10 +86,10 @@ export async function listDeviceRuns(
   user: User,
   runId: number,
   projectId: number | undefined,
-  query: ListQuery<UserSessionField>,
+  query: ListQuery<DeviceRunListField>,
 ): Promise<Page<DeviceRunView>> {
   const { run } = await requireRun(ctx, user, runId, projectId, 'read');
-  const page = await ctx.store.deviceRuns.listOfRun(run.id, query);
+  const page = await ctx.store.deviceRuns.listOfRun(run.id, query, ctx.clock());
   return { total: page.total, items: await withDevices(ctx, page.items) };
 }
 

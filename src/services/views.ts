@@ -5,6 +5,7 @@
 import type { Device } from '../domain/devices.ts';
 import type { Project } from '../domain/projects.ts';
 import type { DeviceRun, RunStats } from '../domain/runs.ts';
+import type { StoredTestCase } from '../domain/test-cases.ts';
 import type { ProjectFigures } from '../store/projects.ts';
 import type { RunRecord } from '../store/test-runs.ts';
 import type { QueueStatus } from './queue-status.ts';
@@ -36,4 +37,10 @@ export interface ProjectView {
   readonly figures: ProjectFigures;
   /** Present in the project listing: the newest runs, newest first. */
   readonly testRuns?: readonly RunView[];
+}
+
+/** A test case result, and whether the test is flaky on the session's build (docs/api.md#flaky-tests). */
+export interface TestCaseRunView {
+  readonly testCase: StoredTestCase;
+  readonly flaky: boolean;
 }

@@ -15,18 +15,34 @@ import { sharedWith } from './sharing.ts';
 
 type GroupField = keyof (typeof DEVICE_GROUP_LIST)['fields'];
 
-const GROUP_SQL: ListSql<GroupField> = {
-  columns: {
-    id: 'g.id',
-    displayName: 'g.display_name',
-    osType: 'g.os_type',
-    createTime: 'g.create_time',
-    name: 'g.display_name',
-    userId: 'g.user_id',
-  },
-  searchColumns: ['g.display_name'],
-  tieBreaker: 'g.id',
-};
+/** Added devices, plus those the selectors take besides: a group without selectors costs what it always did. */
+const DEVICE_COUNT = sql<number>`((SELECT COUNT(*) FROM device_group_devices m WHERE m.group_id = g.id) + CASE
+      WHEN EXISTS (SELECT 1 FROM device_group_selectors s WHERE s.group_id = g.id)
+      THEN (SELECT COUNT(*) FROM devices d WHERE ${selectedSql('g', 'd')} AND NOT ${addedSql('g', 'd')})
+      ELSE 0 END)`;
+const OWNER_EMAIL = '(SELECT u.email FROM users u WHERE u.id = g.user_id)';
+
+/** The listing's fields as SQL, seen from the caller: whether a group is shared depends on who asks. */
+function groupSql(userId: number): ListSql<GroupField> {
+  return {
+    columns: {
+      id: 'g.id',
+      displayName: 'g.display_name',
+      osType: 'g.os_type',
+      createTime: 'g.create_time',
+      name: 'g.display_name',
+      userId: 'g.user_id',
+      deviceCount: DEVICE_COUNT,
+      userEmail: OWNER_EMAIL,
+      shared: sql`(CASE WHEN g.shared = 1 OR (g.user_id IS NOT NULL AND g.user_id <> ${userId}) THEN 1 ELSE 0 END)`,
+      isPublic: '(CASE WHEN g.user_id IS NULL THEN 1 ELSE 0 END)',
+      // Nothing is billed here (a bare 0 would be a column position in ORDER BY).
+      creditsPrice: 'CAST(0 AS INTEGER)',
+    },
+    searchColumns: ['g.display_name'],
+    tieBreaker: 'g.id',
+  };
+}
 
 /** A device of a group, and how it is in it: added by hand, taken by the group's selectors, or both. */
 export interface GroupMember {
@@ -41,13 +57,9 @@ export function deviceGroupQueries(db: Kysely<Tables>, dialect: Dialect) {
     'g.display_name',
     'g.os_type',
     'g.shared',
-    // Added devices, plus those the selectors take besides: a group without selectors costs what it always did.
-    sql<number>`((SELECT COUNT(*) FROM device_group_devices m WHERE m.group_id = g.id) + CASE
-      WHEN EXISTS (SELECT 1 FROM device_group_selectors s WHERE s.group_id = g.id)
-      THEN (SELECT COUNT(*) FROM devices d WHERE ${selectedSql('g', 'd')} AND NOT ${addedSql('g', 'd')})
-      ELSE 0 END)`.as('device_count'),
+    DEVICE_COUNT.as('device_count'),
     // The owner's, for `userEmail` when the group is read by whom it is shared with (docs/api.md#sharing).
-    sql<string | null>`(SELECT u.email FROM users u WHERE u.id = g.user_id)`.as('owner_email'),
+    sql<string | null>`${sql.raw(OWNER_EMAIL)}`.as('owner_email'),
   ] as const;
 
   /**
@@ -177,6 +189,7 @@ export function deviceGroupQueries(db: Kysely<Tables>, dialect: Dialect) {
       withPublic: boolean,
       query: ListQuery<GroupField>,
     ): Promise<{ total: number; items: DeviceGroup[] }> {
+      const spec = groupSql(userId);
       const base = db
         .selectFrom('device_groups as g')
         .where((eb) =>
@@ -186,8 +199,8 @@ export function deviceGroupQueries(db: Kysely<Tables>, dialect: Dialect) {
             ...(withPublic ? [eb('g.user_id', 'is', null)] : []),
           ]),
         )
-        .where((eb) => eb.and(listConditions(dialect, query, GROUP_SQL)));
-      const { total, rows } = await pageOf(base, (q) => q.select(groupColumns), query, GROUP_SQL);
+        .where((eb) => eb.and(listConditions(dialect, query, spec)));
+      const { total, rows } = await pageOf(base, (q) => q.select(groupColumns), query, spec);
       return { total, items: rows.map(toGroup) };
     },
 

@@ -1,5 +1,5 @@
 /** Uploaded (INPUT) and produced (OUTPUT) files; their bytes live in the blob store. */
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { FILE_LIST, FileDirection, FileInputType, FileState, ProjectFileSlot, UserFile } from '../domain/files.ts';
 import type { ListQuery } from '../domain/list-query.ts';
 import type { Dialect } from './db.ts';
@@ -8,22 +8,30 @@ import { type ListSql, flag, inIds, listConditions, pageOf } from './sql.ts';
 
 type FileField = keyof (typeof FILE_LIST)['fields'];
 
-const LIST_SQL: ListSql<FileField> = {
-  columns: {
-    id: 'id',
-    name: 'name',
-    size: 'size',
-    createTime: 'create_time',
-    state: 'state',
-    direction: 'direction',
-    inputType: 'input_type',
-    mimetype: 'mimetype',
-    userId: 'user_id',
-    duplicate: 'duplicate',
-  },
-  searchColumns: ['name'],
-  tieBreaker: 'id',
-};
+/**
+ * The listing's fields as SQL, seen from the caller as the presenter shows them: the owner's
+ * e-mail only to the owner, and a file not the caller's is one shared with them.
+ */
+function listSql(userId: number): ListSql<FileField> {
+  return {
+    columns: {
+      id: 'id',
+      name: 'name',
+      size: 'size',
+      createTime: 'create_time',
+      state: 'state',
+      direction: 'direction',
+      inputType: 'input_type',
+      mimetype: 'mimetype',
+      userId: 'user_id',
+      duplicate: 'duplicate',
+      userEmail: sql`(CASE WHEN files.user_id = ${userId} THEN (SELECT u.email FROM users u WHERE u.id = files.user_id) END)`,
+      shared: sql`(CASE WHEN files.user_id <> ${userId} THEN 1 ELSE 0 END)`,
+    },
+    searchColumns: ['name'],
+    tieBreaker: 'id',
+  };
+}
 
 /** A file to insert: a UserFile without its id; project and device run are optional. */
 export type NewFile = Omit<UserFile, 'id' | 'projectId' | 'projectSlot' | 'deviceRunId'> &
@@ -104,12 +112,13 @@ export function filesStore(db: Kysely<Tables>, dialect: Dialect) {
     },
 
     async list(userId: number, query: ListQuery<FileField>): Promise<{ total: number; items: UserFile[] }> {
+      const spec = listSql(userId);
       const base = db
         .selectFrom('files')
         .where('user_id', '=', userId)
         .where('device_run_id', 'is', null)
-        .where((eb) => eb.and(listConditions(dialect, query, LIST_SQL)));
-      const { total, rows } = await pageOf(base, (q) => q.selectAll(), query, LIST_SQL);
+        .where((eb) => eb.and(listConditions(dialect, query, spec)));
+      const { total, rows } = await pageOf(base, (q) => q.selectAll(), query, spec);
       return { total, items: rows.map(toFile) };
     },
 

@@ -5,7 +5,7 @@
  */
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { FlakyOutcome, FlakyTest, FlakyTestField } from '../domain/flaky-tests.ts';
-import { HISTORY_LIMIT } from '../domain/flaky-tests.ts';
+import { HISTORY_LIMIT, flakyTestKey } from '../domain/flaky-tests.ts';
 import type { ListQuery } from '../domain/list-query.ts';
 import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
@@ -110,6 +110,20 @@ export function flakyTestsStore(db: Kysely<Tables>, dialect: Dialect) {
           history: history.get(keyOf(row)) ?? [],
         })),
       };
+    },
+
+    /**
+     * Which of one device session's tests are flaky on the build its run installs (the same rule as
+     * the list): `flakyTestKey`s of those that both passed and failed on it somewhere in the project.
+     */
+    async flakyInSession(projectId: number, deviceRunId: number): Promise<Set<string>> {
+      const rows = await sql<{ class_name: string; method_name: string }>`WITH ${flakyOf(dialect, projectId)}
+        SELECT ft.class_name, ft.method_name FROM ft
+        WHERE ft.app = (SELECT ${appOfRun(dialect)} FROM device_runs dr JOIN test_runs tr ON tr.id = dr.test_run_id
+            WHERE dr.id = ${deviceRunId})
+          AND EXISTS (SELECT 1 FROM test_case_runs x WHERE x.device_run_id = ${deviceRunId}
+            AND x.class_name = ft.class_name AND x.method_name = ft.method_name)`.execute(db);
+      return new Set(rows.rows.map((row) => flakyTestKey(row.class_name, row.method_name)));
     },
 
     /** The outcomes of the page's tests, newest first, grouped by test and build. */

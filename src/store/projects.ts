@@ -10,7 +10,7 @@ import type {
   ProjectChanges,
   ProjectType,
 } from '../domain/projects.ts';
-import { isCurrentDeviceRun } from './current-device-runs.ts';
+import { currentDeviceRunText, isCurrentDeviceRun } from './current-device-runs.ts';
 import type { Dialect } from './db.ts';
 import type { ProjectsTable, Tables } from './schema.ts';
 import { sharedWith } from './sharing.ts';
@@ -18,21 +18,44 @@ import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
 
 type ProjectField = keyof (typeof PROJECT_LIST)['fields'];
 
-const LIST_SQL: ListSql<ProjectField> = {
-  columns: {
-    id: 'id',
-    name: 'name',
-    description: 'description',
-    type: 'type',
-    osType: 'os_type',
-    createTime: 'create_time',
-    archiveTime: 'archive_time',
-    archivingStrategy: 'archiving_strategy',
-    userId: 'user_id',
-  },
-  searchColumns: ['name', 'description'],
-  tieBreaker: 'id',
-};
+/** The owner's e-mail, as the record's `userEmail` shows it. */
+const OWNER_EMAIL_SQL = '(SELECT u.email FROM users u WHERE u.id = projects.user_id)';
+
+/**
+ * The listing's fields as SQL, seen from the caller: the sharing flags depend on who asks, and the
+ * figures are those `figures` gives (a shared project's figures are the project's, as shown to its
+ * sharees). Every subquery is keyed by the listed project's id, so it never reaches another
+ * project's rows.
+ */
+function listSql(userId: number): ListSql<ProjectField> {
+  const foreign = sql`projects.user_id <> ${userId}`;
+  return {
+    columns: {
+      id: 'id',
+      name: 'name',
+      description: 'description',
+      type: 'type',
+      osType: 'os_type',
+      createTime: 'create_time',
+      archiveTime: 'archive_time',
+      archivingStrategy: 'archiving_strategy',
+      archivingItemCount: 'archiving_item_count',
+      common: 'common',
+      shared: sql`(CASE WHEN projects.shared = 1 OR ${foreign} THEN 1 ELSE 0 END)`,
+      sharedWithCaller: sql`(CASE WHEN ${foreign} THEN 1 ELSE 0 END)`,
+      sharedById: sql`(CASE WHEN ${foreign} THEN projects.user_id END)`,
+      sharedByEmail: sql`(CASE WHEN ${foreign} THEN ${sql.raw(OWNER_EMAIL_SQL)} END)`,
+      readOnly: 'read_only',
+      successRatio: `(SELECT COALESCE(SUM(CASE WHEN d.state = 'SUCCEEDED' THEN 1 ELSE 0 END) * 1.0 / NULLIF(COUNT(*), 0), 0)
+        FROM device_runs d WHERE d.project_id = projects.id AND d.state <> 'EXCLUDED' AND ${currentDeviceRunText('d')})`,
+      userId: 'user_id',
+      userEmail: OWNER_EMAIL_SQL,
+      testRunCount: '(SELECT COUNT(*) FROM test_runs t WHERE t.project_id = projects.id)',
+    },
+    searchColumns: ['name', 'description'],
+    tieBreaker: 'id',
+  };
+}
 
 export interface ProjectFigures {
   readonly testRunCount: number;
@@ -144,12 +167,13 @@ export function projectsStore(db: Kysely<Tables>, dialect: Dialect) {
 
     /** The user's projects and those shared with them (docs/api.md#sharing). */
     async list(userId: number, query: ListQuery<ProjectField>): Promise<{ total: number; items: Project[] }> {
-      const conditions = listConditions(dialect, query, LIST_SQL);
+      const spec = listSql(userId);
+      const conditions = listConditions(dialect, query, spec);
       const base = db
         .selectFrom('projects')
         .where((eb) => eb.or([eb('user_id', '=', userId), eb('id', 'in', sharedWith(db, 'project_id', userId))]))
         .where((eb) => eb.and(conditions));
-      const { total, rows } = await pageOf(base, (q) => q.selectAll().select(OWNER_EMAIL), query, LIST_SQL);
+      const { total, rows } = await pageOf(base, (q) => q.selectAll().select(OWNER_EMAIL), query, spec);
       return { total, items: rows.map(toProject) };
     },
 
@@ -191,7 +215,7 @@ export function projectsStore(db: Kysely<Tables>, dialect: Dialect) {
 }
 
 /** The owner's e-mail, for the record's `userEmail` and `sharedByEmail` when the reader is a sharee. */
-const OWNER_EMAIL = sql<string>`(SELECT u.email FROM users u WHERE u.id = projects.user_id)`.as('owner_email');
+const OWNER_EMAIL = sql<string>`${sql.raw(OWNER_EMAIL_SQL)}`.as('owner_email');
 
 function toProject(row: Selectable<ProjectsTable> & { owner_email?: string }): Project {
   return {

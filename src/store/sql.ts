@@ -15,10 +15,18 @@ import {
 import type { Dialect } from './db.ts';
 
 /**
- * Maps each listable field to a column or SQL expression. These strings are written in the store
- * modules, never taken from requests, so they may be spliced in raw.
+ * A column or SQL expression. Strings are written in the store modules, never taken from requests,
+ * so they may be spliced in raw; an expression that depends on the caller (whether a record is
+ * shared with them) is a RawBuilder binding the caller's id as a parameter.
  */
-export type ColumnMap<F extends string> = Readonly<Record<F, string>>;
+export type Column = string | RawBuilder<unknown>;
+
+/** Maps each listable field to its column or expression. */
+export type ColumnMap<F extends string> = Readonly<Record<F, Column>>;
+
+function expression(column: Column): RawBuilder<unknown> {
+  return typeof column === 'string' ? sql.raw(column) : column;
+}
 
 export interface ListSql<F extends string> {
   readonly columns: ColumnMap<F>;
@@ -30,10 +38,10 @@ export interface ListSql<F extends string> {
 
 const DAY_MS = 86_400_000;
 
-export function ilike(dialect: Dialect, expression: string, pattern: string): RawBuilder<SqlBool> {
+export function ilike(dialect: Dialect, column: Column, pattern: string): RawBuilder<SqlBool> {
   // SQLite's LIKE is already case-insensitive (for ASCII); PostgreSQL needs ILIKE.
   const operator = sql.raw(dialect === 'postgres' ? 'ILIKE' : 'LIKE');
-  return sql<SqlBool>`${sql.raw(expression)} ${operator} ${pattern} ESCAPE '\\'`;
+  return sql<SqlBool>`${expression(column)} ${operator} ${pattern} ESCAPE '\\'`;
 }
 
 /** `column IN (ids)` with the whole set bound as one parameter. */
@@ -63,8 +71,8 @@ function bind(value: FilterValue): string | number {
   return typeof value === 'boolean' ? (value ? 1 : 0) : value;
 }
 
-function filterCondition(dialect: Dialect, filter: Filter, column: string): RawBuilder<SqlBool> {
-  const c = sql.raw(column);
+function filterCondition(dialect: Dialect, filter: Filter, column: Column): RawBuilder<SqlBool> {
+  const c = expression(column);
   const [first] = filter.values;
   const v = first === undefined ? null : bind(first);
   const list = () => sql.join(filter.values.map(bind));
@@ -115,8 +123,9 @@ function filterCondition(dialect: Dialect, filter: Filter, column: string): RawB
 /** ORDER BY items for a sort, with nulls and letter case ordered the same way on both engines. */
 export function orderItems<F extends string>(sort: readonly SortKey<F>[], spec: ListSql<F>): RawBuilder<unknown>[] {
   const items = sort.map(({ field, direction, caseInsensitive }) => {
-    const column = caseInsensitive ? `LOWER(${spec.columns[field]})` : spec.columns[field];
-    return sql.raw(`${column} ${direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST'}`);
+    const column = expression(spec.columns[field]);
+    const ordered = caseInsensitive ? sql`LOWER(${column})` : column;
+    return sql`${ordered} ${sql.raw(direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST')}`;
   });
   items.push(sql.raw(`${spec.tieBreaker} ${sort[0]?.direction === 'asc' ? 'ASC' : 'DESC'}`));
   return items;

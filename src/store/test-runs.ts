@@ -12,7 +12,7 @@ import {
   type TestRunState,
   displayName,
 } from '../domain/runs.ts';
-import type { USER_RUN_LIST } from '../domain/user-lists.ts';
+import type { RunCountField, USER_RUN_LIST } from '../domain/user-lists.ts';
 import { currentDeviceRunText, isCurrentDeviceRun } from './current-device-runs.ts';
 import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
@@ -30,6 +30,32 @@ const ratioOf = (states: readonly string[]) =>
   currentDeviceRuns(
     `COALESCE(SUM(CASE WHEN x.state IN (${states.map((state) => `'${state}'`).join(', ')}) THEN 1 ELSE 0 END) * 1.0 / NULLIF(COUNT(*), 0), 0)`,
   );
+/** How many current device runs are in one of `states`. */
+const inStates = (states: Iterable<string>) =>
+  currentDeviceRuns(
+    `COALESCE(SUM(CASE WHEN x.state IN (${[...states].map((state) => `'${state}'`).join(', ')}) THEN 1 ELSE 0 END), 0)`,
+  );
+const testCases = (column: string) => currentDeviceRuns(`COALESCE(SUM(${column}), 0)`);
+
+/** The counters runStats (domain/runs.ts) adds up from the same device runs. */
+const COUNT_COLUMNS: Record<RunCountField, string> = {
+  waitingDeviceCount: inStates(['WAITING']),
+  runningDeviceCount: inStates(['RUNNING', 'FINISHING']),
+  finishedDeviceCount: inStates(FINAL_DEVICE_RUN_STATES),
+  succeededDeviceCount: inStates(['SUCCEEDED']),
+  failedDeviceCount: inStates(['FAILED']),
+  warningDeviceCount: inStates(['WARNING']),
+  errorsDeviceCount: inStates(['WARNING', 'TIMEOUT']),
+  excludedDeviceCount: inStates(['EXCLUDED']),
+  abortedDeviceCount: inStates(['ABORTED']),
+  timeoutedDeviceCount: inStates(['TIMEOUT']),
+  totalDeviceCount: currentDeviceRuns('COUNT(*)'),
+  testCaseCount: testCases('x.test_case_all_count'),
+  executedTestCaseCount: testCases('x.test_case_passed_count + x.test_case_failed_count'),
+  successfulTestCaseCount: testCases('x.test_case_passed_count'),
+  failedTestCaseCount: testCases('x.test_case_failed_count'),
+};
+
 /** The framework's name is code, not data: a CASE over the table, so it sorts and filters like a column. */
 const FRAMEWORK_NAME = `CASE tr.framework_id ${FRAMEWORKS.map(
   (framework) => `WHEN ${framework.id} THEN '${framework.name.replace(/'/g, "''")}'`,
@@ -64,6 +90,13 @@ const USER_LIST_SQL: ListSql<UserRunField> = {
     deviceCount: currentDeviceRuns('COUNT(*)'),
     executionRatio: ratioOf([...FINAL_DEVICE_RUN_STATES]),
     successRatio: ratioOf(['SUCCEEDED']),
+    ...COUNT_COLUMNS,
+    startedByDisplayName: 'u.email',
+    // Constants as the presenter shows them: nothing is billed, result zips are made on request. A
+    // bare 0 would be a column position in ORDER BY.
+    billable: 'CAST(0 AS INTEGER)',
+    logsFileId: 'CAST(NULL AS BIGINT)',
+    screenshotsFileId: 'CAST(NULL AS BIGINT)',
   },
   searchColumns: [...LIST_SQL.searchColumns, 'p.name'],
   tieBreaker: LIST_SQL.tieBreaker,

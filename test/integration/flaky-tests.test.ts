@@ -114,6 +114,20 @@ describe.each(ENGINES)('flaky tests (%s)', (engine) => {
     const xml = await alice.call('GET', path);
     expect(xml.status).toBe(200);
     expect(xml.text).toContain('<methodName>login</methodName>');
+
+    // Each test case run says whether its test is flaky on the build its session tested.
+    const flakyOf = async (sessionId: number | undefined, filter = '') => {
+      const url = `/api/me/device-sessions/${sessionId}/test-case-runs${filter}`;
+      const answer = await alice.call('GET', url, { json: true });
+      expect(answer.status, answer.text).toBe(200);
+      return Object.fromEntries(
+        (answer.body.data as Array<{ methodName: string; flaky: boolean }>).map((c) => [c.methodName, c.flaky]),
+      );
+    };
+    expect(await flakyOf(first.sessions.get('a2'))).toEqual({ login: true, logout: false, skipped: false });
+    expect(await flakyOf(first.sessions.get('a1'))).toEqual({ login: true, logout: false });
+    expect(await flakyOf(second.sessions.get('a1'))).toEqual({ search: true });
+    expect(await flakyOf(first.sessions.get('a2'), '?filter=b_flaky_eq_true')).toEqual({ login: true });
   });
 
   it('is empty for a project without flaky tests, refuses a bad filter by name, and hides a foreign project', async () => {
@@ -124,6 +138,10 @@ describe.each(ENGINES)('flaky tests (%s)', (engine) => {
     const bad = await alice.call('GET', `${path}?filter=s_colour_eq_red`, { json: true });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain('colour');
+
+    const session = only.sessions.get('a1');
+    const cases = await alice.call('GET', `/api/me/device-sessions/${session}/test-case-runs`, { json: true });
+    expect(cases.body.data).toEqual([expect.objectContaining({ methodName: 'login', flaky: false })]);
 
     const mallory = await h.user();
     const foreign = await mallory.call('GET', path, { json: true });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidParameterError } from '../../src/domain/errors.ts';
 import { type ListSpec, parseListQuery, searchPattern } from '../../src/domain/list-query.ts';
 
-const SPEC: ListSpec<'id' | 'name' | 'createTime' | 'state' | 'online'> = {
+const SPEC: ListSpec<'id' | 'name' | 'createTime' | 'state' | 'online' | 'ratio'> = {
   entity: 'things',
   fields: {
     id: { type: 'number' },
@@ -10,6 +10,7 @@ const SPEC: ListSpec<'id' | 'name' | 'createTime' | 'state' | 'online'> = {
     createTime: { type: 'date' },
     state: { type: 'enum', values: ['WAITING', 'RUNNING'] },
     online: { type: 'boolean' },
+    ratio: { type: 'decimal' },
   },
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };
@@ -49,6 +50,24 @@ describe('list query grammar', () => {
       { field: 'name', direction: 'asc', caseInsensitive: true },
       { field: 'createTime', direction: 'desc', caseInsensitive: false },
     ]);
+  });
+
+  it("takes a filter's type prefix on a sort item, as some clients send it", () => {
+    expect(parseListQuery({ sort: 'n_id_d:s_name_a' }, SPEC).sort).toEqual([
+      { field: 'id', direction: 'desc', caseInsensitive: false },
+      { field: 'name', direction: 'asc', caseInsensitive: true },
+    ]);
+    rejects({ sort: 'n_password_a' }, 'sort', "Unknown sort field 'n_password'");
+  });
+
+  it('takes fractions on decimal fields only, as plain decimals', () => {
+    expect(parseListQuery({ filter: 'n_ratio_gt_0.5;ratio_in_0|1|-0.25' }, SPEC).filters).toEqual([
+      { field: 'ratio', op: 'gt', values: [0.5] },
+      { field: 'ratio', op: 'in', values: [0, 1, -0.25] },
+    ]);
+    rejects({ filter: 'id_gt_0.5' }, 'filter', 'must be a whole number');
+    for (const value of ['half', '1e3', '.5', '0x1', '', 'Infinity'])
+      rejects({ filter: `ratio_gt_${value}` }, 'filter', 'must be a decimal number');
   });
 
   it('names unknown sort fields and malformed items', () => {

@@ -477,7 +477,8 @@ const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
       { id: 1, userId: 1, createTime: 1, endTime: null },
       s(),
     ),
-  presentTestCaseRun: async (s) => (await import('../../src/api/present/results.ts')).presentTestCaseRun(testCase(s)),
+  presentTestCaseRun: async (s) =>
+    (await import('../../src/api/present/results.ts')).presentTestCaseRun({ testCase: testCase(s), flaky: false }),
   presentSamples: async (s) =>
     (await import('../../src/api/present/results.ts')).presentSamples([
       { timestamp: 1, cpuUsage: 0.5, memUsage: 2, packageName: s() },

@@ -138,8 +138,9 @@ function fieldType(name: string, schema: FieldSchema): FieldType | null {
     case 'boolean':
       return 'boolean';
     case 'integer':
-    case 'number':
       return isTime ? 'date' : 'number';
+    case 'number':
+      return isTime ? 'date' : 'decimal';
     // Always null here (a field kept for the clients): still filterable, e.g. with isnull.
     case 'null':
       return isTime ? 'date' : 'string';

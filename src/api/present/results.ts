@@ -1,6 +1,6 @@
 import type { UserFile } from '../../domain/files.ts';
 import type { StoredSample } from '../../domain/runs.ts';
-import type { StoredTestCase } from '../../domain/test-cases.ts';
+import type { TestCaseRunView } from '../../services/views.ts';
 import { PLAIN_ARRAY } from '../encode/json.ts';
 import { type PresentContext, userPath } from './context.ts';
 import Type from 'typebox';
@@ -20,6 +20,7 @@ export const ApiTestCaseRun = entitySchema('apiTestCaseRun', {
   selfURI: AlwaysNull,
   createTime: AlwaysNull,
   steps: AlwaysNull,
+  flaky: Type.Boolean({ description: 'Both passed and failed on the build this session tested (flaky-tests)' }),
 });
 
 export const ApiDeviceRunPerformance = entitySchema('apiDeviceRunPerformance', {
@@ -46,7 +47,7 @@ export const ApiScreenshot = entitySchema('apiScreenshot', {
   type: AlwaysNull,
 });
 
-export function presentTestCaseRun(testCase: StoredTestCase): Rep {
+export function presentTestCaseRun({ testCase, flaky }: TestCaseRunView): Rep {
   return entity(ApiTestCaseRun, {
     id: testCase.id,
     deviceSessionId: testCase.deviceRunId,
@@ -61,6 +62,7 @@ export function presentTestCaseRun(testCase: StoredTestCase): Rep {
     selfURI: null,
     createTime: null,
     steps: null,
+    flaky,
   });
 }
 

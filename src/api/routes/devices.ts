@@ -123,7 +123,7 @@ export const deviceRoutes: readonly RouteSpec[] = [
     tags: TAGS,
     answers: { 200: listSchema(ApiDeviceGroup) },
     input: Type.Object({ withPublic: Type.Optional(Type.Boolean()) }),
-    list: storedList(DEVICE_GROUP_LIST, ['selfURI', 'deviceCount', 'userEmail', 'shared', 'isPublic', 'creditsPrice']),
+    list: storedList(DEVICE_GROUP_LIST, ['selfURI']),
     handle: async ({ ctx, user, input, list, present }) => {
       const withPublic = input.withPublic === true;
       const found = await listGroups(ctx, user, withPublic, list);

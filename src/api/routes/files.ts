@@ -71,7 +71,7 @@ export const fileRoutes: readonly RouteSpec[] = [
     summary: 'List uploaded files',
     tags: TAGS,
     answers: { 200: listSchema(ApiUserFile) },
-    list: storedList(FILE_LIST, ['selfURI', 'directUrl', 'iconDirectUrl', 'userEmail', 'shared']),
+    list: storedList(FILE_LIST, ['selfURI', 'directUrl', 'iconDirectUrl']),
     handle: async ({ ctx, user, present, list }) => {
       const found = await listFiles(ctx, user, list);
       return page(

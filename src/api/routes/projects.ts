@@ -42,19 +42,7 @@ export const projectRoutes: readonly RouteSpec[] = [
         Type.String({ maxLength: 10, description: 'Runs embedded per project, 0..100 (default 10)' }),
       ),
     }),
-    list: storedList(PROJECT_LIST, [
-      'selfURI',
-      'archivingItemCount',
-      'common',
-      'shared',
-      'sharedWithCaller',
-      'sharedById',
-      'sharedByEmail',
-      'readOnly',
-      'successRatio',
-      'userEmail',
-      'testRunCount',
-    ]),
+    list: storedList(PROJECT_LIST, ['selfURI']),
     handle: async ({ ctx, user, input, present, list }) => {
       const found = await listProjects(ctx, user, list, parseEmbedRuns(input.embedRuns));
       const extra = input.embedRuns === undefined ? undefined : { embedRuns: String(input.embedRuns) };

@@ -7,7 +7,14 @@ import Type from 'typebox';
 import { OUTPUT_TAGS } from '../../domain/files.ts';
 import { displayName } from '../../domain/runs.ts';
 import { deviceRunSteps, getDeviceRun, requireRun } from '../../services/runs.ts';
-import { logFiles, openOutput, outputFiles, performance, testCaseRuns } from '../../services/results.ts';
+import {
+  logFiles,
+  openOutput,
+  outputFiles,
+  performance,
+  testCaseRunViews,
+  testCaseRuns,
+} from '../../services/results.ts';
 import { fileAnswer } from '../downloads.ts';
 import { ApiDeviceSessionStep, presentStep } from '../present/device-run.ts';
 import { ApiUserFile, presentFile } from '../present/file.ts';
@@ -55,7 +62,7 @@ export const resultRoutes: readonly RouteSpec[] = BASES.flatMap((base) => {
       answers: { 200: TestCaseRunList },
       list: TEST_CASE_RUNS,
       handle: async ({ ctx, user, params }) =>
-        whole((await testCaseRuns(ctx, user, idOf(params), scopeOf(params))).map(presentTestCaseRun)),
+        whole((await testCaseRunViews(ctx, user, idOf(params), scopeOf(params))).map(presentTestCaseRun)),
     }),
     route({
       method: 'GET',
