@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { type Child, rssOf, startChild, watchRss } from '../support/processes.ts';
+import { type Child, cpuMsOf, rssOf, startChild, watchRss } from '../support/processes.ts';
 import { POSTGRES_URL, postgresReachable } from '../support/context.ts';
 import type { Figure, Suite } from '../support/report.ts';
 
@@ -24,12 +24,22 @@ interface Load {
   readonly requestsPerSecond: number;
   readonly p99Ms: number;
   readonly errors: number;
+  readonly requests: number;
+  /** CPU time the server used meanwhile. */
+  readonly cpuMs: number;
 }
 
-async function load(url: string, headers: Record<string, string>, seconds: number): Promise<Load> {
+async function load(url: string, headers: Record<string, string>, seconds: number, pid: number): Promise<Load> {
+  const cpuBefore = cpuMsOf(pid);
   const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: seconds });
   const errors = result.errors + result.timeouts + result.non2xx;
-  return { requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, errors };
+  return {
+    requestsPerSecond: result.requests.average,
+    p99Ms: result.latency.p99,
+    errors,
+    requests: result.requests.total,
+    cpuMs: cpuMsOf(pid) - cpuBefore,
+  };
 }
 
 /** A database of its own on the benchmarks' PostgreSQL server, dropped by `drop`. */
@@ -128,14 +138,14 @@ async function engineRun(
         const headers = { authorization: auth, accept };
         // Alternating halves, so that a change in the machine's load falls on both sides.
         const measured = { ours: [] as Load[], hand: [] as Load[], bare: [] as Load[] };
-        await load(`${url}${route}`, headers, 1); // warm-up
-        await load(`${handUrl}${route}`, headers, 1);
-        await load(`${bareUrl}${route}`, headers, 1);
-        for (let half = 0; half < 2; half++) {
-          measured.ours.push(await load(`${url}${route}`, headers, seconds / 2));
-          measured.hand.push(await load(`${handUrl}${route}`, headers, seconds / 2));
-          measured.bare.push(await load(`${bareUrl}${route}`, headers, seconds / 2));
-        }
+        const servers = [
+          [measured.ours, `${url}${route}`, ours.process.pid!],
+          [measured.hand, `${handUrl}${route}`, hand.process.pid!],
+          [measured.bare, `${bareUrl}${route}`, bare.process.pid!],
+        ] as const;
+        for (const [, target, pid] of servers) await load(target, headers, 1, pid); // warm-up
+        for (let half = 0; half < 2; half++)
+          for (const [into, target, pid] of servers) into.push(await load(target, headers, seconds / 2, pid));
         const [ourLoad, handLoad, bareLoad] = [measured.ours, measured.hand, measured.bare].map(merge) as [
           Load,
           Load,
@@ -147,8 +157,13 @@ async function engineRun(
           );
         const ratio = ourLoad.requestsPerSecond / handLoad.requestsPerSecond;
         const bareRatio = ourLoad.requestsPerSecond / bareLoad.requestsPerSecond;
+        // CPU per request, as a ratio like the throughput's (by hand / ours: above 1 is cheaper).
+        const [ourCpu, handCpu] = [ourLoad, handLoad].map((one) => (one.cpuMs * 1000) / one.requests) as [
+          number,
+          number,
+        ];
         log(
-          `${label} ${format} (${bytes} bytes; by hand ${handBytes[format]}): ${Math.round(ourLoad.requestsPerSecond)} req/s, by hand ${Math.round(handLoad.requestsPerSecond)} (ratio ${ratio.toFixed(2)}), bare ${Math.round(bareLoad.requestsPerSecond)} (ratio ${bareRatio.toFixed(2)})`,
+          `${label} ${format} (${bytes} bytes; by hand ${handBytes[format]}): ${Math.round(ourLoad.requestsPerSecond)} req/s, by hand ${Math.round(handLoad.requestsPerSecond)} (ratio ${ratio.toFixed(2)}), bare ${Math.round(bareLoad.requestsPerSecond)} (ratio ${bareRatio.toFixed(2)}); CPU per request ${Math.round(ourCpu)} µs, by hand ${Math.round(handCpu)} µs (ratio ${(handCpu / ourCpu).toFixed(2)})`,
         );
         figures.push(
           {
@@ -168,6 +183,16 @@ async function engineRun(
             unit: 'req/s',
             baseline: bareLoad.requestsPerSecond,
             ratio: bareRatio,
+          },
+          {
+            suite: 'api',
+            name: `${label} ${format} server CPU per request / by hand`,
+            value: ourCpu,
+            unit: 'µs',
+            baseline: handCpu,
+            ratio: handCpu / ourCpu,
+            goal: `ratio >= ${GOAL}`,
+            met: handCpu / ourCpu >= GOAL,
           },
           {
             suite: 'api',
@@ -200,5 +225,7 @@ function merge(loads: readonly Load[]): Load {
     requestsPerSecond: loads.reduce((sum, one) => sum + one.requestsPerSecond, 0) / loads.length,
     p99Ms: Math.max(...loads.map((one) => one.p99Ms)),
     errors: loads.reduce((sum, one) => sum + one.errors, 0),
+    requests: loads.reduce((sum, one) => sum + one.requests, 0),
+    cpuMs: loads.reduce((sum, one) => sum + one.cpuMs, 0),
   };
 }
