@@ -38,8 +38,18 @@ export function ilike(dialect: Dialect, expression: string, pattern: string): Ra
 
 /** `column IN (ids)` with the whole set bound as one parameter. */
 export function inIds(dialect: Dialect, column: string, ids: readonly number[]): RawBuilder<SqlBool> {
-  if (dialect === 'postgres') return sql<SqlBool>`${sql.raw(column)} = ANY(${[...ids]}::bigint[])`;
-  return sql<SqlBool>`${sql.raw(column)} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+  return inIdsParameter(dialect, column, idsParameter(dialect, ids));
+}
+
+/** The one parameter that carries a set of ids: an array for PostgreSQL, JSON text for SQLite. */
+export function idsParameter(dialect: Dialect, ids: readonly number[]): unknown {
+  return dialect === 'postgres' ? [...ids] : JSON.stringify(ids);
+}
+
+/** `column IN (ids)` with the set already made a parameter (idsParameter): prepared statements take it so. */
+export function inIdsParameter(dialect: Dialect, column: string, ids: unknown): RawBuilder<SqlBool> {
+  if (dialect === 'postgres') return sql<SqlBool>`${sql.raw(column)} = ANY(${ids}::bigint[])`;
+  return sql<SqlBool>`${sql.raw(column)} IN (SELECT value FROM json_each(${ids}))`;
 }
 
 /** The WHERE conditions of a list query: its search term and each filter. */
