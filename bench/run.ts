@@ -3,6 +3,7 @@
  * benchmark suites, prints a table and writes the figures as JSON under bench/results/.
  * These are measurements, not tests: nothing fails on a figure.
  */
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { apiRead } from './suites/api-read.ts';
 import { listing } from './suites/listing.ts';
@@ -37,14 +38,20 @@ if (unknown.length > 0) {
 
 const started = performance.now();
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+// The machine's load beside every suite: on a shared machine a figure means little without it.
+const load = () =>
+  `load ${os
+    .loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ')}`;
 const { cores, node } = machine();
-log(`${cores} cores, Node ${node}${values.quick ? ', quick' : ''}`);
+log(`${cores} cores, Node ${node}${values.quick ? ', quick' : ''}, ${load()}`);
 const figures: Figure[] = [];
 for (const name of chosen) {
   const suiteStarted = performance.now();
   log(`${name}…`);
   figures.push(...(await SUITES[name]!({ quick: values.quick, log })));
-  log(`${name} took ${((performance.now() - suiteStarted) / 1000).toFixed(1)} s`);
+  log(`${name} took ${((performance.now() - suiteStarted) / 1000).toFixed(1)} s, ${load()}`);
 }
 process.stdout.write(`\n${table(figures)}\n\n`);
 const file = writeResults(figures, { quick: values.quick });

@@ -3,7 +3,9 @@
  * `npm start` runs them), a trivial test package, runs started one after another: first on one
  * device, then on four at once. Per device run: time from the run's start to the device run's end,
  * minus the time the test script itself ran (measured by the script). What is left is queueing,
- * wake-up, downloads, install, result upload.
+ * wake-up, downloads, install, result upload. Beside it, the CPU time the server (this process)
+ * and the agent (with its children: test processes, ffmpeg) spent per device run: on a shared
+ * machine the wall times follow the machine's load, the CPU does not.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,6 +16,7 @@ import { loadConfig } from '../../src/config.ts';
 import { type RunningServer, startServer } from '../../src/server/start.ts';
 import { issueAgentToken } from '../../src/services/agents.ts';
 import { zip } from '../../test/support/zips.ts';
+import { childrenOf, cpuMsOf } from '../support/processes.ts';
 import { seedUser } from '../support/seed.ts';
 import { type Figure, type Suite, percentile } from '../support/report.ts';
 
@@ -55,6 +58,14 @@ export const overhead: Suite = async ({ quick, log }) => {
   });
   try {
     await agent.ready;
+    const [agentPid] = childrenOf(process.pid).filter((pid) =>
+      fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('\0agent\0'),
+    );
+    if (agentPid === undefined) throw new Error('the agent process was not found');
+    const cpuMs = () =>
+      cpuMsOf(agentPid, { withChildren: true }) + process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000;
+    // BENCH_OVERHEAD_VIDEO=0: runs without a video, to see what recording costs.
+    const video = process.env.BENCH_OVERHEAD_VIDEO !== '0';
     const user = await seedUser(server.ctx, 'overhead');
     const client = createClient({ url: server.localUrl, apiKey: user.apiKey });
     const packagePath = path.join(dir, 'tests.zip');
@@ -70,6 +81,7 @@ export const overhead: Suite = async ({ quick, log }) => {
     const figures: Figure[] = [];
     for (const count of counts) {
       const deviceIds = android.slice(0, count).map((device) => device.id);
+      const cpuBefore = cpuMs();
       const { overheads, breakdown } = await measure({
         server,
         client,
@@ -77,10 +89,12 @@ export const overhead: Suite = async ({ quick, log }) => {
         ledger,
         deviceIds,
         runs: quick ? 10 : 40,
+        video,
       });
+      const cpuPerDeviceRun = (cpuMs() - cpuBefore) / overheads.length;
       const p50 = percentile(overheads, 50);
       log(
-        `${count} device(s) at once, ${overheads.length} device runs: overhead p50 ${p50.toFixed(1)} ms, p90 ${percentile(overheads, 90).toFixed(1)} ms`,
+        `${count} device(s) at once, ${overheads.length} device runs${video ? '' : ', no video'}: overhead p50 ${p50.toFixed(1)} ms, p90 ${percentile(overheads, 90).toFixed(1)} ms; CPU (server, agent, tests, ffmpeg) ${cpuPerDeviceRun.toFixed(1)} ms per device run`,
       );
       figures.push(
         {
@@ -92,6 +106,12 @@ export const overhead: Suite = async ({ quick, log }) => {
           met: p50 < 50,
         },
         { suite: 'overhead', name: '  the same, p90', value: percentile(overheads, 90), unit: 'ms' },
+        {
+          suite: 'overhead',
+          name: `  CPU per device run (server, agent, test processes${video ? ', ffmpeg' : ''})`,
+          value: cpuPerDeviceRun,
+          unit: 'ms',
+        },
         ...[...breakdown].map(([phase, values]) => ({
           suite: 'overhead',
           name: `  of which ${phase}, p50`,
@@ -117,6 +137,7 @@ interface Setup {
   readonly ledger: string;
   readonly deviceIds: readonly number[];
   readonly runs: number;
+  readonly video: boolean;
 }
 
 /** Starts `runs` runs on the devices, one after another: each device run's overhead, and where it went. */
@@ -127,6 +148,7 @@ async function measure({
   ledger,
   deviceIds,
   runs,
+  video,
 }: Setup): Promise<{ overheads: number[]; breakdown: Map<string, number[]> }> {
   // Every device clean and idle first, as between the runs of a CI pipeline: cleaning is not overhead.
   const untilIdle = async () => {
@@ -147,6 +169,7 @@ async function measure({
       deviceIds: [...deviceIds],
       files,
       testRunParameters: [{ key: 'LEDGER', value: ledger }],
+      videoRecordingEnabled: video,
     });
     let finished = await client.run(run.id);
     while (finished.state !== 'FINISHED') {

@@ -253,4 +253,6 @@ export interface TestRunConfig {
   /** Retries of device runs that end WARNING (infrastructure), 0..5. */
   readonly maxAutoRetriesCount?: number;
   readonly scheduler?: 'PARALLEL' | 'SERIAL' | 'SINGLE';
+  /** Whether the device sessions record a video (docs/api.md#videos); left out, the project's setting. */
+  readonly videoRecordingEnabled?: boolean;
 }

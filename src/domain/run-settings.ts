@@ -9,7 +9,8 @@
  * a server of the previous release, still running during a rolling upgrade, reads new rows too.
  */
 import Type, { type Static, type TSchema } from 'typebox';
-import Value from 'typebox/value';
+import { Compile } from 'typebox/compile';
+import type { Validator } from 'typebox/compile';
 import { FILE_ACTIONS } from './files.ts';
 import type { DeviceSettings } from './flavours.ts';
 import { LIMITATION_TYPES, SCHEDULERS } from './project-config.ts';
@@ -164,9 +165,17 @@ function parse(json: string, what: string): unknown {
   }
 }
 
+/**
+ * Validators compiled once per schema: every run read checks its settings, and typebox's
+ * interpreted `Value.Check` took a quarter of the CPU of a 20-run list (docs/benchmarks.md).
+ */
+const validators = new WeakMap<TSchema, Validator>();
+
 function checked<S extends TSchema>(schema: S, value: unknown, what: string): Static<S> {
-  if (Value.Check(schema, value)) return value;
-  const [first] = Value.Errors(schema, value);
+  let validator = validators.get(schema);
+  if (validator === undefined) validators.set(schema, (validator = Compile(schema) as unknown as Validator));
+  if (validator.Check(value)) return value as Static<S>;
+  const [first] = validator.Errors(value);
   // Only where and what rule: the value itself may hold what must not reach a log.
   throw new StoredValueError(
     `${what} does not have the stored shape (${first?.instancePath || '/'} ${first?.message ?? 'is invalid'})`,

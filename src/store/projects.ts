@@ -14,7 +14,8 @@ import { currentDeviceRunText, isCurrentDeviceRun } from './current-device-runs.
 import type { Dialect } from './db.ts';
 import type { ProjectsTable, Tables } from './schema.ts';
 import { sharedWith } from './sharing.ts';
-import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
+import { prepared } from './prepared.ts';
+import { type ListSql, idsParameter, inIdsParameter, listConditions, pageOf } from './sql.ts';
 
 type ProjectField = keyof (typeof PROJECT_LIST)['fields'];
 
@@ -66,6 +67,35 @@ export interface ProjectFigures {
 export type ProjectsStore = ReturnType<typeof projectsStore>;
 
 export function projectsStore(db: Kysely<Tables>, dialect: Dialect) {
+  // Every read of a project, and of anything in it, runs the first; every project shown, the others.
+  const readable = prepared(db, 2, (userId: number, id: number) =>
+    db
+      .selectFrom('projects')
+      .selectAll()
+      .select(OWNER_EMAIL)
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('user_id', '=', userId), eb('id', 'in', sharedWith(db, 'project_id', userId))])),
+  );
+  const runCountsOf = prepared(db, 1, (ids: unknown) =>
+    db
+      .selectFrom('test_runs')
+      .select(['project_id', (eb) => eb.fn.countAll<number>().as('count')])
+      .where(inIdsParameter(dialect, 'project_id', ids))
+      .groupBy('project_id'),
+  );
+  const outcomesOf = prepared(db, 1, (ids: unknown) =>
+    db
+      .selectFrom('device_runs')
+      .select([
+        'project_id',
+        (eb) => eb.fn.countAll<number>().as('all'),
+        sql<number>`SUM(CASE WHEN state = 'SUCCEEDED' THEN 1 ELSE 0 END)`.as('succeeded'),
+      ])
+      .where(inIdsParameter(dialect, 'project_id', ids))
+      .where('state', '<>', 'EXCLUDED')
+      .where(isCurrentDeviceRun())
+      .groupBy('project_id'),
+  );
   return {
     async insert(userId: number, project: NewProject, now: number, archivingItemCount: number): Promise<Project> {
       const row = await db
@@ -109,13 +139,7 @@ export function projectsStore(db: Kysely<Tables>, dialect: Dialect) {
      * shared one carries its owner's e-mail.
      */
     async findReadable(userId: number, id: number): Promise<Project | undefined> {
-      const row = await db
-        .selectFrom('projects')
-        .selectAll()
-        .select(OWNER_EMAIL)
-        .where('id', '=', id)
-        .where((eb) => eb.or([eb('user_id', '=', userId), eb('id', 'in', sharedWith(db, 'project_id', userId))]))
-        .executeTakeFirst();
+      const [row] = await readable(userId, id);
       return row && toProject(row);
     },
 
@@ -181,24 +205,9 @@ export function projectsStore(db: Kysely<Tables>, dialect: Dialect) {
     async figures(projectIds: readonly number[]): Promise<Map<number, ProjectFigures>> {
       const figures = new Map<number, ProjectFigures>();
       if (projectIds.length === 0) return figures;
-      const runCounts = await db
-        .selectFrom('test_runs')
-        .select(['project_id', (eb) => eb.fn.countAll<number>().as('count')])
-        .where(inIds(dialect, 'project_id', projectIds))
-        .groupBy('project_id')
-        .execute();
-      const outcomes = await db
-        .selectFrom('device_runs')
-        .select([
-          'project_id',
-          (eb) => eb.fn.countAll<number>().as('all'),
-          sql<number>`SUM(CASE WHEN state = 'SUCCEEDED' THEN 1 ELSE 0 END)`.as('succeeded'),
-        ])
-        .where(inIds(dialect, 'project_id', projectIds))
-        .where('state', '<>', 'EXCLUDED')
-        .where(isCurrentDeviceRun())
-        .groupBy('project_id')
-        .execute();
+      const ids = idsParameter(dialect, projectIds);
+      const runCounts = await runCountsOf(ids);
+      const outcomes = await outcomesOf(ids);
       const runsByProject = new Map(runCounts.map((row) => [row.project_id, Number(row.count)]));
       const outcomesByProject = new Map(outcomes.map((row) => [row.project_id, row]));
       for (const id of projectIds) {

@@ -3,7 +3,7 @@
  * conditions and ordering, case-insensitive matching, and "id in this set" as a single parameter
  * (so a listing costs the same number of statements whatever its size).
  */
-import { type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import {
   type Filter,
   type FilterValue,
@@ -13,6 +13,7 @@ import {
   searchPattern,
 } from '../domain/list-query.ts';
 import type { Dialect } from './db.ts';
+import { prepared } from './prepared.ts';
 
 /**
  * A column or SQL expression. Strings are written in the store modules, never taken from requests,
@@ -46,8 +47,18 @@ export function ilike(dialect: Dialect, column: Column, pattern: string): RawBui
 
 /** `column IN (ids)` with the whole set bound as one parameter. */
 export function inIds(dialect: Dialect, column: string, ids: readonly number[]): RawBuilder<SqlBool> {
-  if (dialect === 'postgres') return sql<SqlBool>`${sql.raw(column)} = ANY(${[...ids]}::bigint[])`;
-  return sql<SqlBool>`${sql.raw(column)} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+  return inIdsParameter(dialect, column, idsParameter(dialect, ids));
+}
+
+/** The one parameter that carries a set of ids: an array for PostgreSQL, JSON text for SQLite. */
+export function idsParameter(dialect: Dialect, ids: readonly number[]): unknown {
+  return dialect === 'postgres' ? [...ids] : JSON.stringify(ids);
+}
+
+/** `column IN (ids)` with the set already made a parameter (idsParameter): prepared statements take it so. */
+export function inIdsParameter(dialect: Dialect, column: string, ids: unknown): RawBuilder<SqlBool> {
+  if (dialect === 'postgres') return sql<SqlBool>`${sql.raw(column)} = ANY(${ids}::bigint[])`;
+  return sql<SqlBool>`${sql.raw(column)} IN (SELECT value FROM json_each(${ids}))`;
 }
 
 /** The WHERE conditions of a list query: its search term and each filter. */
@@ -148,6 +159,54 @@ export async function pageOf<DB, TB extends keyof DB, Row, F extends string>(
   if (query.limit > 0 || query.offset > 0) page = page.limit(query.limit > 0 ? query.limit : Number.MAX_SAFE_INTEGER);
   if (query.offset > 0) page = page.offset(query.offset);
   return { total: Number(counted.total), rows: await page.execute() };
+}
+
+/**
+ * pageOf for a list's plain query (no filter, search or sort given: how CI polls), its statements
+ * prepared once (store/prepared.ts); undefined for any other query, which pageOf answers. `base`
+ * must use the owner's id only as a parameter.
+ */
+export function plainPages<K, DB, TB extends keyof DB, Row, F extends string>(
+  db: Kysely<K>,
+  base: (owner: number) => SelectQueryBuilder<DB, TB, object>,
+  select: (query: SelectQueryBuilder<DB, TB, object>) => SelectQueryBuilder<DB, TB, Row>,
+  spec: ListSql<F>,
+): (owner: number, query: ListQuery<F>) => Promise<{ total: number; rows: Row[] }> | undefined {
+  const count = prepared(db, 1, (owner: number) => base(owner).select(sql<number>`COUNT(*)`.as('total')));
+  let pages:
+    | {
+        all: (owner: number) => Promise<Row[]>;
+        limited: (owner: number, limit: number) => Promise<Row[]>;
+        skipped: (owner: number, limit: number, offset: number) => Promise<Row[]>;
+      }
+    | undefined;
+  return (owner, query) => {
+    if (query.raw.sort !== '' || query.filters.length > 0 || query.search !== '') return undefined;
+    // Without a sort given, every query has the list's default one.
+    const ordered = (id: number) => {
+      let page = select(base(id));
+      for (const item of orderItems(query.sort, spec)) page = page.orderBy(item);
+      return page;
+    };
+    pages ??= {
+      all: prepared(db, 1, (id: number) => ordered(id)),
+      limited: prepared(db, 2, (id: number, limit: number) => ordered(id).limit(limit)),
+      skipped: prepared(db, 3, (id: number, limit: number, offset: number) => ordered(id).limit(limit).offset(offset)),
+    };
+    const { all, limited, skipped } = pages;
+    return (async () => {
+      const [counted] = (await count(owner)) as Array<{ total: number }>;
+      // As pageOf: limit=0 means all, and SQLite takes OFFSET only after a LIMIT.
+      const limit = query.limit > 0 ? query.limit : Number.MAX_SAFE_INTEGER;
+      const rows =
+        query.offset > 0
+          ? await skipped(owner, limit, query.offset)
+          : query.limit > 0
+            ? await limited(owner, limit)
+            : await all(owner);
+      return { total: Number(counted?.total ?? 0), rows };
+    })();
+  };
 }
 
 export function flag(value: boolean): number {

@@ -17,7 +17,7 @@ import { currentDeviceRunText, isCurrentDeviceRun } from './current-device-runs.
 import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
 import { sharedWith } from './sharing.ts';
-import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
+import { type ListSql, inIds, listConditions, pageOf, plainPages } from './sql.ts';
 
 type RunField = 'id' | 'number' | 'displayName' | 'state' | 'createTime' | 'startTime' | 'endTime';
 /** The fields of the list across a user's runs: the domain's list spec says which. */
@@ -144,6 +144,13 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
   const withNames = <Q extends ReturnType<typeof joined>>(query: Q) =>
     query.selectAll('tr').select(['p.name as project_name', 'u.email as started_by_email']);
   const records = () => withNames(joined());
+  // A project's runs as CI polls them, every few seconds.
+  const plainProjectPages = plainPages(
+    db,
+    (projectId: number) => joined().where('tr.project_id', '=', projectId),
+    withNames,
+    PROJECT_LIST_SQL,
+  );
 
   return {
     /**
@@ -200,10 +207,16 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
     },
 
     async list(projectId: number, query: ListQuery<UserRunField>): Promise<{ total: number; items: RunRecord[] }> {
-      const base = joined()
-        .where('tr.project_id', '=', projectId)
-        .where((eb) => eb.and(listConditions(dialect, query, PROJECT_LIST_SQL)));
-      const { total, rows } = await pageOf(base, withNames, query, PROJECT_LIST_SQL);
+      const { total, rows } =
+        (await plainProjectPages(projectId, query)) ??
+        (await pageOf(
+          joined()
+            .where('tr.project_id', '=', projectId)
+            .where((eb) => eb.and(listConditions(dialect, query, PROJECT_LIST_SQL))),
+          withNames,
+          query,
+          PROJECT_LIST_SQL,
+        ));
       return { total, items: rows.map(toRecord) };
     },
 

@@ -8,6 +8,7 @@ import {
   type User,
   type UserStatus,
 } from '../domain/users.ts';
+import { prepared } from './prepared.ts';
 import type { Tables, UsersTable } from './schema.ts';
 
 export interface NewUserRow {
@@ -49,6 +50,10 @@ export type UsersStore = ReturnType<typeof usersStore>;
 
 export function usersStore(db: Kysely<Tables>) {
   const byId = (id: number) => db.selectFrom('users').selectAll().where('id', '=', id);
+  // Every request authenticated by API key runs it.
+  const byApiKeyHash = prepared(db, 1, (hash: string) =>
+    db.selectFrom('users').selectAll().where('api_key_hash', '=', hash),
+  );
   return {
     async insert(row: NewUserRow): Promise<User> {
       const inserted = await db
@@ -80,7 +85,7 @@ export function usersStore(db: Kysely<Tables>) {
     },
 
     async findByApiKeyHash(hash: string): Promise<User | undefined> {
-      const row = await db.selectFrom('users').selectAll().where('api_key_hash', '=', hash).executeTakeFirst();
+      const [row] = await byApiKeyHash(hash);
       return row && toUser(row);
     },
 
