@@ -1,10 +1,11 @@
 /**
- * `npm run bench [-- --quick] [-- --only api,polling,listing,scheduling,overhead,memory,startup,screens]`: runs the
+ * `npm run bench [-- --quick] [-- --only api,polling,listing,scheduling,overhead,memory,startup,screens,fleet]`: runs the
  * benchmark suites, prints a table and writes the figures as JSON under bench/results/.
  * These are measurements, not tests: nothing fails on a figure.
  */
 import { parseArgs } from 'node:util';
 import { apiRead } from './suites/api-read.ts';
+import { fleet } from './suites/fleet.ts';
 import { listing } from './suites/listing.ts';
 import { memory } from './suites/memory.ts';
 import { overhead } from './suites/overhead.ts';
@@ -23,6 +24,7 @@ const SUITES: Record<string, Suite> = {
   memory,
   startup,
   screens,
+  fleet,
 };
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
