@@ -191,7 +191,8 @@ async function claimOnce(
     );
   }
   const taken = new Set(assignments.map((assignment) => assignment.deviceId));
-  for (const deviceId of deviceIds.filter((id) => !taken.has(id))) {
+  const withWork = await ctx.store.queue.withWaitingWork(deviceIds.filter((id) => !taken.has(id)));
+  for (const deviceId of deviceIds.filter((id) => withWork.has(id))) {
     const assignment = await ctx.store.transaction(async (store) => {
       const deviceRun = await store.queue.claimNext(deviceId, agent.id, now, now + ctx.limits.leaseMs);
       if (deviceRun === undefined) return undefined;
@@ -208,7 +209,11 @@ async function claimOnce(
       const assignment = await buildAssignment(store, ctx.keyRing, deviceRun, inputs);
       // The run's state follows from its device runs, like every other change of them: this one,
       // RUNNING now, makes it RUNNING. Last, so that the run's row lock (PostgreSQL) is held only until the commit.
-      await refreshRunState(store, deviceRun.testRunId, now, { unfinished: true, started: true });
+      // A run already RUNNING (as the other devices' claims of it left it) stays so without its lock:
+      // it cannot finish while this device run is unfinished, nor be reopened while it is not
+      // FINISHED. Only the run's first claim takes the lock, which results of the run wait on too.
+      if ((await store.testRuns.stateOf(deviceRun.testRunId)) !== 'RUNNING')
+        await refreshRunState(store, deviceRun.testRunId, now, { unfinished: true, started: true });
       return assignment;
     });
     if (assignment !== undefined) assignments.push(assignment);
