@@ -72,9 +72,13 @@ function sizeOf(quick: boolean): Size {
 function startActors() {
   const child: ChildProcess = fork(ACTORS, [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
   let done = 0;
+  let lost = 0;
   const waiting = new Map<string, Array<(message: ChildMessage) => void>>();
   child.on('message', (message: ChildMessage) => {
-    if (message.type === 'progress') done = message.done;
+    if (message.type === 'progress') {
+      done = message.done;
+      lost = message.lost;
+    }
     for (const resolve of waiting.get(message.type)?.splice(0) ?? []) resolve(message);
   });
   const next = <T extends ChildMessage['type']>(type: T) =>
@@ -84,6 +88,7 @@ function startActors() {
   return {
     pid: child.pid!,
     done: () => done,
+    lost: () => lost,
     send: (message: ParentMessage) => child.send(message),
     next,
     async report(): Promise<ActorReport> {
@@ -346,6 +351,11 @@ export const fleet: Suite = async ({ quick, log }) => {
         throw new Error(`fleet: stuck at ${done} of ${size.deviceRuns} device runs for a minute`);
     }
     const seconds = (performance.now() - started) / 1000;
+    const leasesLost = agentChildren.reduce((sum, child) => sum + child.lost(), 0);
+    if (leasesLost > 0)
+      log(
+        `fleet: ${leasesLost} device runs lost their lease before their result: the machine is too slow for this size`,
+      );
     const after = cpuReading(serverPids, postgresPid, actorPids);
     const busy = await statements(monitor, database);
     const dispatch = cpuBetween(before, after);
@@ -405,6 +415,7 @@ export const fleet: Suite = async ({ quick, log }) => {
         value: (dispatch.postgres / size.deviceRuns) * 1000,
         unit: 's',
       },
+      { suite: 'fleet', name: `${name}: results after the lease ran out`, value: leasesLost, unit: '' },
       { suite: 'fleet', name: `${name}: machine busy during dispatch`, value: dispatch.machineCores, unit: 'cores' },
       ...(busy === undefined
         ? []

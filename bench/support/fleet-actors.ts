@@ -48,7 +48,7 @@ export interface ActorReport {
 
 export type ChildMessage =
   | { type: 'registered'; devices: number }
-  | { type: 'progress'; done: number }
+  | { type: 'progress'; done: number; lost: number }
   | { type: 'report'; report: ActorReport };
 
 const send = (message: ChildMessage) => process.send!(message);
@@ -72,6 +72,8 @@ const stopping = new AbortController();
 let paused = true;
 const resumed: Array<() => void> = [];
 let done = 0;
+/** Device runs whose result came after their lease ran out (the server had ended them). */
+let lost = 0;
 let registeredDevices = 0;
 /** Every agent's current claim, aborted to claim again (a device freed) or to pause. */
 const rounds = new Set<AbortController>();
@@ -131,7 +133,12 @@ async function runAgent(plan: AgentPlan, heartbeatMs: number, claimWaitMs: numbe
       });
       done += 1;
     } catch (error) {
-      noteError(error);
+      // Its lease ran out before the result came (the machine too slow for the size): it ended,
+      // as a WARNING the server retries or keeps; counted apart, so that the end is still seen.
+      if ((error as Error).message.includes(': 409 ')) {
+        lost += 1;
+        done += 1;
+      } else noteError(error);
     } finally {
       running.delete(assignment.deviceRunId);
     }
@@ -220,7 +227,7 @@ async function runPoller(plan: PollerPlan): Promise<void> {
 }
 
 const agentLoops: Array<Promise<unknown>> = [];
-const progress = setInterval(() => send({ type: 'progress', done }), 250);
+const progress = setInterval(() => send({ type: 'progress', done, lost }), 250);
 
 process.on('message', (message: ParentMessage) => {
   switch (message.type) {
