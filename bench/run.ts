@@ -1,11 +1,12 @@
 /**
- * `npm run bench [-- --quick] [-- --only api,polling,listing,scheduling,overhead,memory,startup,screens,webdriver]`: runs the
+ * `npm run bench [-- --quick] [-- --only api,polling,listing,scheduling,overhead,memory,startup,screens,webdriver,fleet]`: runs the
  * benchmark suites, prints a table and writes the figures as JSON under bench/results/.
  * These are measurements, not tests: nothing fails on a figure.
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { apiRead } from './suites/api-read.ts';
+import { fleet } from './suites/fleet.ts';
 import { listing } from './suites/listing.ts';
 import { memory } from './suites/memory.ts';
 import { overhead } from './suites/overhead.ts';
@@ -26,6 +27,7 @@ const SUITES: Record<string, Suite> = {
   startup,
   screens,
   webdriver,
+  fleet,
 };
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });

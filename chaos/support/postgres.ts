@@ -21,8 +21,13 @@ export interface PrivatePostgres {
   destroy(): Promise<void>;
 }
 
-/** The server, or why there cannot be one here (the caller says so and skips what needs it). */
-export async function startPrivatePostgres(): Promise<PrivatePostgres | { unavailable: string }> {
+/**
+ * The server, or why there cannot be one here (the caller says so and skips what needs it).
+ * `settings` are more `-c name=value` of the server's (the fleet benchmark preloads pg_stat_statements).
+ */
+export async function startPrivatePostgres(
+  settings: readonly string[] = [],
+): Promise<PrivatePostgres | { unavailable: string }> {
   const bin = findBinaries();
   if (bin === undefined) return { unavailable: 'no PostgreSQL server binaries under /usr/lib/postgresql' };
   const asRoot = process.getuid?.() === 0;
@@ -31,7 +36,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres | { unavai
   const port = await freePort();
   const as = (command: string, args: string[]) =>
     asRoot ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200${settings.map((setting) => ` -c ${setting}`).join('')}`;
   const ctl = (...args: string[]) =>
     as(path.join(bin, 'pg_ctl'), ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', ...args]);
   try {

@@ -24,6 +24,7 @@ import { assignmentOf } from '../domain/assignment.ts';
 import type { RunSecrets } from '../domain/run-settings.ts';
 import { agentTopic } from '../store/notifier.ts';
 import type { Store } from '../store/store.ts';
+import type { ClaimTurn, ClaimTurns } from './claim-turns.ts';
 import type { Context } from './context.ts';
 import { type Wakeups, endDeviceRun, refreshRunState, wake } from './run-lifecycle.ts';
 import { runSecretsOf } from './run-secrets.ts';
@@ -135,6 +136,7 @@ export async function claim(
   agent: Agent,
   request: ClaimRequest,
   signal: AbortSignal,
+  turns?: ClaimTurns,
 ): Promise<ClaimResponse> {
   // A wall-clock wait, not domain time: the clock of the context may be a test's.
   const deadline = performance.now() + Math.min(request.waitMs ?? ctx.limits.claimWaitMs, ctx.limits.claimWaitMs);
@@ -149,7 +151,13 @@ export async function claim(
       stopWaiting.signal,
     );
     try {
-      const assignments = await claimOnce(ctx, agent, request.deviceIds, request.running);
+      const turn = await turns?.take(agent.id);
+      let assignments: Assignment[];
+      try {
+        assignments = await claimOnce(ctx, agent, request.deviceIds, request.running, turn);
+      } finally {
+        turn?.release();
+      }
       // This answer may never arrive (the agent hung up to claim again with more devices, or this
       // server dies now). A newer claim of the agent that looked for undelivered work before this
       // commit is waiting: wake it to look again.
@@ -178,6 +186,7 @@ async function claimOnce(
   agent: Agent,
   deviceIds: readonly number[],
   running: readonly number[],
+  turn: ClaimTurn | undefined,
 ): Promise<Assignment[]> {
   const now = ctx.clock();
   await ctx.store.agents.seen(agent.id, now);
@@ -191,7 +200,9 @@ async function claimOnce(
     );
   }
   const taken = new Set(assignments.map((assignment) => assignment.deviceId));
-  for (const deviceId of deviceIds.filter((id) => !taken.has(id))) {
+  const withWork = await ctx.store.queue.withWaitingWork(deviceIds.filter((id) => !taken.has(id)));
+  for (const deviceId of deviceIds.filter((id) => withWork.has(id))) {
+    if (turn?.superseded()) break;
     const assignment = await ctx.store.transaction(async (store) => {
       const deviceRun = await store.queue.claimNext(deviceId, agent.id, now, now + ctx.limits.leaseMs);
       if (deviceRun === undefined) return undefined;
@@ -208,7 +219,11 @@ async function claimOnce(
       const assignment = await buildAssignment(store, ctx.keyRing, deviceRun, inputs);
       // The run's state follows from its device runs, like every other change of them: this one,
       // RUNNING now, makes it RUNNING. Last, so that the run's row lock (PostgreSQL) is held only until the commit.
-      await refreshRunState(store, deviceRun.testRunId, now, { unfinished: true, started: true });
+      // A run already RUNNING (as the other devices' claims of it left it) stays so without its lock:
+      // it cannot finish while this device run is unfinished, nor be reopened while it is not
+      // FINISHED. Only the run's first claim takes the lock, which results of the run wait on too.
+      if ((await store.testRuns.stateOf(deviceRun.testRunId)) !== 'RUNNING')
+        await refreshRunState(store, deviceRun.testRunId, now, { unfinished: true, started: true });
       return assignment;
     });
     if (assignment !== undefined) assignments.push(assignment);

@@ -70,6 +70,13 @@ export async function endDeviceRun(
   if (ended && ending.state === 'WARNING' && ending.retryable !== false && deviceRun.autoRetriesLeftCount > 0) {
     await requeue(store, now, deviceRun, 'AUTO', deviceRun.autoRetriesLeftCount - 1, wakeups);
   }
+  // Another device run of the run still running (and held until this commit) keeps a RUNNING run
+  // RUNNING, and its own end decides whether the run finished: no need for the run's lock.
+  if (
+    (await store.queue.holdRunningSibling(deviceRun.testRunId, deviceRun.id)) &&
+    (await store.testRuns.stateOf(deviceRun.testRunId)) === 'RUNNING'
+  )
+    return;
   await refreshRunState(store, deviceRun.testRunId, now);
 }
 

@@ -15,6 +15,9 @@ import type { Dialect } from './db.ts';
 import { carriesSql, syncDeviceLabels } from './labels.ts';
 import type { DevicesTable, Tables } from './schema.ts';
 import { type ListSql, flag, inIds, listConditions, pageOf } from './sql.ts';
+
+/** How stale a device's last-seen time may grow while its host heartbeats: nothing reads it finer. */
+const DEVICE_SEEN_RESOLUTION_MS = 60_000;
 import { deviceGroupQueries } from './device-groups.ts';
 
 type DeviceField = keyof (typeof DEVICE_LIST)['fields'];
@@ -188,11 +191,22 @@ export function devicesStore(db: Kysely<Tables>, dialect: Dialect) {
 
     /** Marks the agent's devices online (heartbeat) or offline (agent lost). */
     async setAgentOnline(agentId: number, online: boolean, now: number): Promise<void> {
-      await db
+      let query = db
         .updateTable('devices')
         .set({ online: flag(online), ...(online && { last_seen_time: now }) })
-        .where('agent_id', '=', agentId)
-        .execute();
+        .where('agent_id', '=', agentId);
+      // A heartbeat rewrote every device row of its host each time, and claims of the same devices
+      // waited on those row locks: now only rows that change, or whose time is over a minute old.
+      if (online)
+        query = query.where((eb) =>
+          eb.or([
+            eb('online', '=', 0),
+            eb('last_seen_time', 'is', null),
+            eb('last_seen_time', '<', now - DEVICE_SEEN_RESOLUTION_MS),
+          ]),
+        );
+      else query = query.where('online', '=', 1);
+      await query.execute();
     },
 
     /** A clean device of this agent takes work again, unless it was taken out of service; the state it is in now. */

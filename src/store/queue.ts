@@ -7,6 +7,7 @@ import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
 import { toDeviceRun } from './device-runs.ts';
+import { isCurrentDeviceRun } from './current-device-runs.ts';
 import { inIds } from './sql.ts';
 import { DEVICE_MACHINE } from '../domain/devices.ts';
 import { DEVICE_RUN_MACHINE, type DeviceRun, HELD_DEVICE_RUN_STATES } from '../domain/runs.ts';
@@ -128,6 +129,23 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
       return undefined;
     },
 
+    /**
+     * Of these devices, those with a waiting device run: a claim tries only them. Trying every
+     * free device took and gave back each device's row in a transaction of its own, which was most
+     * of what an idle fleet cost PostgreSQL, and what claims of busy agents waited on.
+     */
+    async withWaitingWork(deviceIds: readonly number[]): Promise<Set<number>> {
+      if (deviceIds.length === 0) return new Set();
+      const rows = await db
+        .selectFrom('device_runs')
+        .select('device_id')
+        .distinct()
+        .where(inIds(dialect, 'device_id', deviceIds))
+        .where('state', '=', 'WAITING')
+        .execute();
+      return new Set(rows.map((row) => row.device_id));
+    },
+
     /** The other waiting device runs of a SINGLE run, once one of its devices took it. */
     async siblingsOfSingle(deviceRunId: number): Promise<number[]> {
       const rows = await db
@@ -150,6 +168,31 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
         .where('state', 'in', HELD_DEVICE_RUN_STATES)
         .where(inIds(dialect, 'id', deviceRunIds))
         .execute();
+    },
+
+    /**
+     * PostgreSQL: share-locks (until the commit) another device run of the run that an agent still
+     * holds, and says whether there was one. While it is locked, nothing can end it; whatever ends
+     * it later waits for this commit, and then sees this transaction's device run ended. So the
+     * run cannot finish before it does, and the one that ends it decides: a device run's end need
+     * not lock the run (which every end of a run's device runs queued on). Rows locked by another
+     * transaction (being ended now) are skipped; without one, the caller locks the run as before.
+     * SQLite runs one writer at a time: always false there.
+     */
+    async holdRunningSibling(testRunId: number, deviceRunId: number): Promise<boolean> {
+      if (dialect !== 'postgres') return false;
+      const row = await db
+        .selectFrom('device_runs')
+        .select('id')
+        .where('test_run_id', '=', testRunId)
+        .where('id', '<>', deviceRunId)
+        .where(isCurrentDeviceRun())
+        .where('state', 'in', HELD_DEVICE_RUN_STATES)
+        .limit(1)
+        .forShare()
+        .skipLocked()
+        .executeTakeFirst();
+      return row !== undefined;
     },
 
     /** Renews every running device run's lease to at least `leaseUntil` (a server starting after an outage). */

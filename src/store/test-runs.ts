@@ -344,6 +344,12 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
      * anyway): whoever derives the run's state from its device runs does so one at a time, and
      * sees what the one before committed.
      */
+    /** The run's state as last committed, without a lock (a claim's check that its run already runs). */
+    async stateOf(runId: number): Promise<TestRunState | undefined> {
+      const row = await db.selectFrom('test_runs').select('state').where('id', '=', runId).executeTakeFirst();
+      return row?.state as TestRunState | undefined;
+    },
+
     async stateForUpdate(runId: number): Promise<Pick<TestRun, 'state' | 'startTime'> | undefined> {
       let query = db.selectFrom('test_runs').select(['state', 'start_time']).where('id', '=', runId);
       // NO KEY UPDATE: rows referencing the run take KEY SHARE locks on it, which this must not wait for.

@@ -29,6 +29,7 @@ import {
   storeArtifact,
 } from '../../services/agent-reports.ts';
 import { addDevices, claim, heartbeat, hello } from '../../services/agent-session.ts';
+import { claimTurns } from '../../services/claim-turns.ts';
 import type { Context } from '../../services/context.ts';
 import { answerCommand, takeCommands } from '../../services/webdriver-agent.ts';
 import type { WebDriverChannels } from '../../services/webdriver-channels.ts';
@@ -95,6 +96,7 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context, ch
 
   // Long polls end early when their agent hangs up, and all at once when the server closes.
   const polls = new Set<AbortController>();
+  const turns = claimTurns();
   app.addHook('preClose', async () => {
     for (const poll of polls) poll.abort();
   });
@@ -107,7 +109,7 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context, ch
       // The response closes before it is sent only when the agent hung up.
       reply.raw.once('close', () => poll.abort());
       try {
-        return json(await claim(ctx, agentOf(request), request.body, poll.signal));
+        return json(await claim(ctx, agentOf(request), request.body, poll.signal, turns));
       } finally {
         polls.delete(poll);
       }
