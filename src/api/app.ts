@@ -26,6 +26,7 @@ import { type RateLimits, registerRateLimits } from './plugins/rate-limit.ts';
 import { registerSecurityHeaders } from './plugins/security-headers.ts';
 import type { RouteSpec } from './route.ts';
 import { registerRoutes } from './routes-register.ts';
+import { ROUTER_OPTIONS, knownPaths } from './known-paths.ts';
 import { accountRoutes } from './routes/account.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { deviceRoutes } from './routes/devices.ts';
@@ -69,7 +70,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     loggerInstance: options.logger,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     trustProxy: options.trustProxy ?? false,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ...ROUTER_OPTIONS },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
     frameworkErrors,
   }) as unknown as FastifyInstance;
@@ -100,18 +101,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       },
     },
   });
-  registerSecurityHeaders(app);
-  registerAuth(app, options.ctx);
-  registerErrorHandling(app, options.ctx);
-  if (options.rateLimits !== undefined) await registerRateLimits(app, options.rateLimits);
-  registerPasswordGuesses(app, options.ctx);
-
   // Operators' routes are not the established API's: kept out of its table (and of what the
   // isolation tests enumerate, since a non-operator gets 403 there rather than 404).
-  registerRoutes(app, [...routeTable({ version: options.version, flavour: options.ctx.flavour }), ...adminRoutes], {
-    ctx: options.ctx,
-    publicUrl: options.publicUrl,
-  });
+  const specs = [...routeTable({ version: options.version, flavour: options.ctx.flavour }), ...adminRoutes];
+  const known = knownPaths(specs);
+  registerSecurityHeaders(app);
+  registerAuth(app, options.ctx, known);
+  registerErrorHandling(app, options.ctx, known);
+  if (options.rateLimits !== undefined) await registerRateLimits(app, options.rateLimits, known);
+  registerPasswordGuesses(app, options.ctx);
+
+  registerRoutes(app, specs, known, { ctx: options.ctx, publicUrl: options.publicUrl });
   // The hub hands commands to agents polling this server in memory (services/webdriver-channels.ts).
   const channels = webDriverChannels(options.ctx.notifier);
   registerAgentProtocol(app, options.ctx, channels);

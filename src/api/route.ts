@@ -1,7 +1,7 @@
 /**
  * A route of the public API, declared as data: method, path (relative to /api, in its `me` form),
  * who may call it, the schema of its input and a handler that returns an outcome. The table is
- * registered by routes-register.ts, which adds the aliases, the 405 answers and the OpenAPI docs.
+ * registered by routes-register.ts, which adds the aliases and the OpenAPI docs (known-paths.ts answers the 405s).
  */
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';

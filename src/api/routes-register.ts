@@ -2,7 +2,7 @@
  * Turns the route table into Fastify routes. Each declared path answers under `/api` and
  * `/api/v2`, and `/me/...` paths also as `/users/:userId/...` (docs/api.md#paths). Path ids are parsed
  * here (a malformed id is a 404 like an unknown one), query and body parameters are merged and
- * normalised, and every other method on a known path answers 405 with `Allow`.
+ * normalised. Another method on a known path answers 405 with `Allow` (known-paths.ts).
  */
 import type { FastifyInstance, FastifyRequest, preHandlerHookHandler, preValidationHookHandler } from 'fastify';
 import type {} from '@fastify/swagger';
@@ -23,7 +23,8 @@ import type { PresentContext } from './present/context.ts';
 import { ApiError } from './present/error.ts';
 import { rangeAsked } from '../domain/byte-range.ts';
 import { presentList } from './present/list.ts';
-import type { Answers, HttpMethod, LinkParams, RouteSpec } from './route.ts';
+import { type KnownPaths, urlsOf } from './known-paths.ts';
+import type { Answers, LinkParams, RouteSpec } from './route.ts';
 import { ListInput } from './schemas.ts';
 
 export interface RegisterOptions {
@@ -32,8 +33,6 @@ export interface RegisterOptions {
   readonly publicUrl: string | undefined;
 }
 
-const PREFIXES = ['/api/v2', '/api'] as const;
-const ALL_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const ID = /^[1-9]\d{0,15}$/;
 
 /** Resource names for the 404 of a malformed or unknown path id. */
@@ -54,39 +53,26 @@ const RESOURCE_OF_PARAM: Readonly<Record<string, string>> = {
   notificationId: 'Notification',
 };
 
-export function registerRoutes(app: FastifyInstance, specs: readonly RouteSpec[], options: RegisterOptions): void {
-  const methodsByUrl = new Map<string, Set<HttpMethod>>();
+export function registerRoutes(
+  app: FastifyInstance,
+  specs: readonly RouteSpec[],
+  known: KnownPaths,
+  options: RegisterOptions,
+): void {
   for (const spec of specs) {
-    const variants =
-      spec.path === '/me' || spec.path.startsWith('/me/')
-        ? [spec.path, spec.path.replace(/^\/me/, '/users/:userId')]
-        : [spec.path];
-    for (const prefix of PREFIXES) {
-      for (const variant of variants) {
-        const url = prefix + variant;
-        const documented = prefix === '/api/v2' && variant === spec.path;
-        registerOne(app, spec, url, documented, options);
-        const methods = methodsByUrl.get(url) ?? new Set<HttpMethod>();
-        methods.add(spec.method);
-        methodsByUrl.set(url, methods);
-      }
-    }
+    urlsOf(spec).forEach((url, index) => registerOne(app, spec, url, index === 0, options));
   }
-  for (const [url, methods] of methodsByUrl) {
-    const allowed = [...methods];
-    for (const method of ALL_METHODS) {
-      if (methods.has(method)) continue;
-      app.route({
-        method,
-        url,
-        schema: { hide: true },
-        config: { access: 'anonymous' },
-        handler: async (request, reply) => {
-          reply.header('Allow', allowed.join(', '));
-          throw new MethodNotAllowedError(method, request.url.split('?')[0]!, allowed);
-        },
-      });
-    }
+  for (const { url, method, allowed } of known.shadowed) {
+    app.route({
+      method,
+      url,
+      schema: { hide: true },
+      config: { access: 'anonymous' },
+      handler: async (request, reply) => {
+        reply.header('Allow', allowed.join(', '));
+        throw new MethodNotAllowedError(method, request.url.split('?')[0]!, allowed);
+      },
+    });
   }
 }
 

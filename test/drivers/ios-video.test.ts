@@ -18,7 +18,10 @@ describe('ios driver: videos', () => {
     const dir = fs.mkdtempSync(path.join(root, 'video-'));
     const started = Date.now();
     const recording = await driver.record(PHONE_1, dir);
-    await sleep(2000);
+    // Until go-ios has sent a picture (ffmpeg opens its file once it has read one; on a loaded
+    // machine that took more than 2 s), and 2 s at least: the video starts with the recording.
+    await expect.poll(() => fs.existsSync(path.join(dir, 'video.mp4'))).toBe(true);
+    await sleep(Math.max(0, started + 2000 - Date.now()));
     const video = await recording.stop();
     const seconds = (Date.now() - started) / 1000;
     expect(video.file, video.file === null ? video.reason : '').toBe(path.join(dir, 'video.mp4'));

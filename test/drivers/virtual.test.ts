@@ -7,7 +7,7 @@ import { buildExamples } from '../../examples/build.ts';
 import type { Driver, Job, LocalFile } from '../../src/agent/driver.ts';
 import { SCRIPT_LOG_LIMIT_BYTES as LOG_LIMIT_BYTES } from '../../src/agent/drivers/host/test-script.ts';
 import { createVirtualDriver, defaultVirtualDevices } from '../../src/agent/drivers/virtual/index.ts';
-import { groupUsage } from '../../src/agent/drivers/host/process-tree.ts';
+import { TICKS_PER_SECOND, groupUsage } from '../../src/agent/drivers/host/process-tree.ts';
 import { inspectFile } from '../../src/files/inspect/index.ts';
 import { processesWith, testSandbox } from '../support/sandbox.ts';
 import { zip } from '../support/zips.ts';
@@ -221,7 +221,11 @@ describe('virtual driver', () => {
     const { context, samples } = recorder();
     await driver.execute(job(spec), context);
     expect(samples.length).toBeGreaterThanOrEqual(1);
-    expect(Math.max(...samples.map((sample) => sample.cpuUsage))).toBeGreaterThan(0.3);
+    // The busy loops are the tree's only CPU users (the script sleeps): a sample that counts
+    // several ticks of CPU in its second counted them. How large a share they get is the machine's
+    // to decide (with both cores loaded it fell below 0.3), so only their ticks are asserted.
+    const ticksInASecond = Math.max(...samples.map((sample) => sample.cpuUsage)) * TICKS_PER_SECOND;
+    expect(ticksInASecond).toBeGreaterThanOrEqual(5);
     expect(Math.max(...samples.map((sample) => sample.memUsage ?? 0))).toBeGreaterThan(1000);
     await driver.clean('virtual-android-1');
   });

@@ -100,6 +100,20 @@ describe.each(ENGINES)('bad input (%s)', (engine) => {
     expect(patch.status).toBe(405);
   });
 
+  it('answers 405 where a route of the method has a parameter in place of the path, and HEAD without a body', async () => {
+    // POST /runs/:runId exists: the static path is still refused, not read as a run id.
+    const post = await alice.call('POST', '/api/v2/runs/config', { json: true });
+    expect(post.status).toBe(405);
+    expect(post.headers.allow).toBe('GET');
+    const head = await alice.call('HEAD', '/api/v2/me/reset-api-key', { json: true });
+    expect(head.status).toBe(405);
+    expect(head.headers.allow).toBe('POST');
+    expect(head.text).toBe('');
+    // Credentials are checked first, as on any route that takes them.
+    const badKey = await call(h.app, 'PUT', '/api/v2/me', { json: true, key: 'not-a-key' });
+    expect(badKey.status).toBe(401);
+  });
+
   it('answers oversized bodies with 413 and unsupported media types with 415', async () => {
     const big = await alice.call('POST', '/api/me/projects', {
       json: true,

@@ -1,6 +1,6 @@
 /**
- * Apps for harnesses, kept from one test to the next of a file. Building one costs about half a
- * second of CPU (some 3,000 routes and their validators) and most test files built one per test.
+ * Apps for harnesses, kept from one test to the next of a file. Building one costs a few tenths of a
+ * second of CPU (some 800 routes and their validators) and most test files built one per test.
  *
  * An app is built around a context whose every field reads the context of the harness that holds
  * the app at that moment: a test gets a fresh store, clock, blobs, notifier, limits and keys as

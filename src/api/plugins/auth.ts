@@ -15,6 +15,7 @@ import { authenticateApiKey } from '../../services/users.ts';
 import { type Session, csrfMatches, sessionOf } from '../../services/web-sessions.ts';
 import { SESSION_COOKIE } from '../web-session.ts';
 import type { Agent } from '../../domain/agents.ts';
+import type { KnownPaths } from '../known-paths.ts';
 import type { Access } from '../route.ts';
 
 /**
@@ -39,12 +40,12 @@ declare module 'fastify' {
 
 export const REALM = 'devicecloud';
 
-export function registerAuth(app: FastifyInstance, ctx: Context): void {
+export function registerAuth(app: FastifyInstance, ctx: Context, known: KnownPaths): void {
   app.decorateRequest('user', null);
   app.decorateRequest('agent', null);
   app.decorateRequest('credential', null);
   app.addHook('onRequest', async (request, reply) => {
-    const access = request.routeOptions.config.access;
+    const access = known.accessOf(request);
     if (access === undefined) return; // unknown route: the not-found handler answers
     if (access === 'agent') {
       request.agent = (await authenticateAgentRequest(ctx, request)) ?? null;

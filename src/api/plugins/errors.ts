@@ -2,10 +2,12 @@
  * The one place errors become answers: typed errors keep their status and message, Fastify's own
  * errors (validation, body too large, bad media type) are reworded to name the parameter, a
  * database that cannot be reached for a moment is a 503 with Retry-After, and anything unexpected
- * is a 500 whose details go to the log only. Unknown routes answer 404 in the same shape.
+ * is a 500 whose details go to the log only. Unknown routes answer 404 in the same shape, or 405
+ * with `Allow` when the path is known and only the method is not (known-paths.ts).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, OAuthError, TooManyRequestsError } from '../../domain/errors.ts';
+import { AppError, MethodNotAllowedError, OAuthError, TooManyRequestsError } from '../../domain/errors.ts';
+import type { KnownPaths } from '../known-paths.ts';
 import type { Context } from '../../services/context.ts';
 import { presentError } from '../present/error.ts';
 import { REALM } from './auth.ts';
@@ -18,7 +20,7 @@ interface ValidationIssue {
   params: Record<string, unknown>;
 }
 
-export function registerErrorHandling(app: FastifyInstance, ctx: Context): void {
+export function registerErrorHandling(app: FastifyInstance, ctx: Context, known: KnownPaths): void {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     // OAuth clients read RFC 6749/6750 errors, in JSON, whatever they accept.
     if (error instanceof OAuthError) {
@@ -44,9 +46,26 @@ export function registerErrorHandling(app: FastifyInstance, ctx: Context): void 
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     return send(reply, request, status, message);
   });
-  app.setNotFoundHandler(async (request, reply) =>
-    send(reply, request, 404, `No such resource: ${request.method} ${request.url.split('?')[0]}`),
-  );
+  app.setNotFoundHandler(async (request, reply) => {
+    const refusal = known.refusal(request);
+    if (refusal instanceof MethodNotAllowedError) {
+      reply.header('Allow', refusal.allowed.join(', '));
+      return send(reply, request, refusal.statusCode, refusal.message);
+    }
+    if (refusal !== undefined) {
+      frameworkErrors(refusal, request, reply);
+      return reply;
+    }
+    return send(reply, request, 404, `No such resource: ${request.method} ${request.url.split('?')[0]}`);
+  });
+  // A HEAD refused with 405 answers as Fastify's HEAD routes do: the length of the body GET would
+  // have had, and no body.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.method !== 'HEAD' || !request.is404 || reply.statusCode !== 405 || typeof payload !== 'string')
+      return payload;
+    reply.header('content-length', String(Buffer.byteLength(payload)));
+    return null;
+  });
 }
 
 /**

@@ -10,6 +10,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TooManyRequestsError } from '../../domain/errors.ts';
+import type { KnownPaths } from '../known-paths.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -26,7 +27,7 @@ export interface RateLimits {
 
 const WINDOW_MS = 60_000;
 
-export async function registerRateLimits(app: FastifyInstance, limits: RateLimits): Promise<void> {
+export async function registerRateLimits(app: FastifyInstance, limits: RateLimits, known: KnownPaths): Promise<void> {
   const limitOf = (request: FastifyRequest) => (request.user !== null ? limits.perUser : limits.perIp);
   await app.register(rateLimit, {
     global: true,
@@ -35,7 +36,8 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
     max: (request) => limitOf(request),
     keyGenerator: (request) => (request.user !== null ? `user:${request.user.id}` : `ip:${request.ip}`),
     allowList: (request) => {
-      const { access, takesPassword } = request.routeOptions.config;
+      const { takesPassword } = request.routeOptions.config;
+      const access = known.accessOf(request);
       return (access === undefined && takesPassword !== true) || access === 'agent' || limitOf(request) === 0;
     },
     errorResponseBuilder: (request, context) =>
