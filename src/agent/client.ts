@@ -143,6 +143,17 @@ export function protocolClient(options: ClientOptions) {
       ),
     webdriverAnswer: (deviceRunId: number, answer: WebDriverAnswerReport, policy: RetryPolicy) =>
       post<{ ok: boolean }>(`${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/webdriver/answers`, answer, policy),
+    /** The screen of an interactive session, as it changed (docs/api.md#interactive-sessions). */
+    frame: (deviceRunId: number, png: Buffer, time: number, policy: RetryPolicy) =>
+      withRetry(`frame of ${deviceRunId}`, policy, async () => {
+        const response = await attempt(`${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/frames?time=${time}`, {
+          method: 'PUT',
+          body: new Uint8Array(png),
+          headers: { 'content-type': 'image/png' },
+          signal: policy.signal,
+        });
+        return (await response.json()) as { seq: number; ended: boolean };
+      }),
     cleaned: (deviceId: number, report: CleanedReport, policy: RetryPolicy) =>
       post<{ state: string }>(`${PROTOCOL_PREFIX}/devices/${deviceId}/cleaned`, report, policy),
 

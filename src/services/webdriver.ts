@@ -45,7 +45,7 @@ export interface WebDriverAnswer {
   readonly body: string;
 }
 
-const commandTopic = (deviceRunId: number) => `wd-commands:${deviceRunId}`;
+export const commandTopic = (deviceRunId: number) => `wd-commands:${deviceRunId}`;
 const answerTopic = (commandId: number) => `wd-answer:${commandId}`;
 
 /** `POST /wd/hub/session`: queues a device run for the session and answers once the device's Appium server has started it. */
@@ -271,7 +271,7 @@ function ended(sessionId: string, deviceRun: DeviceRun | undefined): WebDriverEr
  * throw to give up), so a session whose device run ended (aborted, timed out, agent lost) answers
  * at once rather than at the command timeout.
  */
-async function waitForAnswer(
+export async function waitForAnswer(
   ctx: Context,
   deviceRunId: number,
   commandId: number,
@@ -303,7 +303,7 @@ async function waitForAnswer(
  * Listens from now on, before the caller looks at the database: a wake-up that comes between the
  * look and the wait is not lost (it would cost the wait's whole timeout).
  */
-function listen(ctx: Context, topic: string, timeoutMs: number, signal: AbortSignal) {
+export function listen(ctx: Context, topic: string, timeoutMs: number, signal: AbortSignal) {
   const stop = new AbortController();
   const woken = ctx.notifier.wait(topic, timeoutMs, AbortSignal.any([signal, stop.signal]));
   return { woken, cancel: () => stop.abort() };
@@ -325,7 +325,11 @@ export async function takeCommands(
       const taken = await ctx.store.webDriver.takePending(deviceRunId);
       const commands = taken.map(({ id, method, path, body }) => ({ id, method, path, body }));
       const session = await ctx.store.webDriver.sessionOfDeviceRun(deviceRunId);
-      const over = deviceRun.state !== 'RUNNING' || session === undefined || session.endTime !== null;
+      // An interactive session's row may come a moment after its device run was claimed
+      // (services/interactive.ts): only its end, or its device run's, ends it.
+      const over =
+        deviceRun.state !== 'RUNNING' ||
+        (session === undefined ? deviceRun.frameworkKind !== 'interactive' : session.endTime !== null);
       if (commands.length > 0 || over || Date.now() >= deadline || signal.aborted) return { commands, ended: over };
       await wake.woken;
     } finally {

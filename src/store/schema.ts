@@ -430,6 +430,7 @@ export interface Tables {
   shares: SharesTable;
   webdriver_sessions: WebDriverSessionsTable;
   webdriver_commands: WebDriverCommandsTable;
+  live_frames: LiveFramesTable;
 }
 
 /** Appium client side sessions (migration 025): one per device run. */
@@ -453,4 +454,15 @@ export interface WebDriverCommandsTable {
   answer: string | null;
   create_time: number;
   answer_time: number | null;
+}
+
+/** The newest frame of an interactive session's screen (migration 023). */
+export interface LiveFramesTable {
+  device_run_id: number;
+  seq: number;
+  media_type: string;
+  /** Base64. */
+  data: string;
+  frame_time: number;
+  store_time: number;
 }
