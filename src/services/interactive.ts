@@ -111,22 +111,39 @@ export async function startInteractiveSession(
 }
 
 /**
- * The user's interactive session; an admin's `end` reaches anyone's. Another user's, or a device
- * run that is not an interactive session, is not found.
+ * The user's interactive session; with `admin`, an admin reaches anyone's. Another user's device
+ * session is not found; the user's own automatic one is a 409 (`automatic: 'refuse'`) or is
+ * answered as it is (`'allow'`: its live screen is an empty stream).
  */
-async function requireSession(ctx: Context, user: User, id: number, asAdmin = false): Promise<DeviceRun> {
+async function requireSession(
+  ctx: Context,
+  user: User,
+  id: number,
+  options: { admin?: boolean; automatic: 'allow' | 'refuse' },
+): Promise<DeviceRun> {
+  // Those who may read an automatic session (a shared project's) see its (empty) live screen;
+  // an interactive one is its holder's alone.
   const deviceRun =
-    asAdmin && user.role === 'ADMIN'
+    options.admin === true && user.role === 'ADMIN'
       ? await ctx.store.deviceRuns.findById(id)
-      : await requireDeviceRun(ctx, user, id).catch(() => undefined);
-  if (deviceRun === undefined || deviceRun.frameworkKind !== 'interactive')
-    throw new NotFoundError('Interactive session', id);
-  return deviceRun;
+      : await requireDeviceRun(ctx, user, id, {}, options.automatic === 'allow' ? 'read' : 'change').catch(
+          () => undefined,
+        );
+  if (deviceRun === undefined) throw new NotFoundError('Device session', id);
+  if (deviceRun.frameworkKind === 'interactive') {
+    if (deviceRun.userId !== user.id && options.admin !== true) throw new NotFoundError('Device session', id);
+    return deviceRun;
+  }
+  if (options.automatic === 'allow') return deviceRun;
+  if (deviceRun.userId !== user.id) throw new NotFoundError('Device session', id);
+  throw new ConflictError(
+    `Device session ${id} is a session of test run ${deviceRun.testRunId}, not an interactive session (POST /me/device-sessions starts one)`,
+  );
 }
 
 /** Ends the session: a waiting one leaves the queue, a running one ends and its device is cleaned. */
 export async function releaseInteractiveSession(ctx: Context, user: User, id: number): Promise<DeviceRunView> {
-  const deviceRun = await requireSession(ctx, user, id, true);
+  const deviceRun = await requireSession(ctx, user, id, { admin: true, automatic: 'refuse' });
   if (!isFinal(deviceRun.state)) {
     const session = await ctx.store.webDriver.sessionOfDeviceRun(deviceRun.id);
     const now = ctx.clock();
@@ -156,15 +173,16 @@ export async function sendInput(
   raw: Readonly<Record<string, unknown>>,
   signal: AbortSignal,
 ): Promise<WebDriverCommand> {
+  // Another user's session is a 404 whatever the input (docs/api.md#formats).
+  const deviceRun = await requireSession(ctx, user, id, { automatic: 'refuse' });
   const input = parseInput(raw);
-  const deviceRun = await requireSession(ctx, user, id);
   const { commandId } = await relayInput(ctx, user, deviceRun, input, signal);
   return (await ctx.store.webDriver.command(commandId))!;
 }
 
 /** A screenshot taken now by the device (PNG). */
 export async function takeScreenshot(ctx: Context, user: User, id: number, signal: AbortSignal): Promise<Buffer> {
-  const deviceRun = await requireSession(ctx, user, id);
+  const deviceRun = await requireSession(ctx, user, id, { automatic: 'refuse' });
   const { value } = await relayInput(ctx, user, deviceRun, { action: 'screenshot' }, signal);
   if (typeof value !== 'string') throw new AppError('UNAVAILABLE', 503, 'The device sent no screenshot; try again');
   return Buffer.from(value, 'base64');
@@ -256,16 +274,18 @@ export async function storeFrame(
 
 /**
  * The session's screen as it changes, for one viewer: the newest frame at once, then each newer
- * one, until the session ends or `signal` aborts. Another user's session is not found.
+ * one, until the session ends or `signal` aborts (at once for an automatic session). Another
+ * user's session is not found.
  */
 export async function watchSession(
   ctx: Context,
   user: User,
   id: number,
 ): Promise<{ frames: (signal: AbortSignal) => AsyncGenerator<LiveFrame> }> {
-  const deviceRun = await requireSession(ctx, user, id);
+  const deviceRun = await requireSession(ctx, user, id, { automatic: 'allow' });
   return {
     async *frames(signal) {
+      if (deviceRun.frameworkKind !== 'interactive') return;
       let seq = 0;
       let checked = 0;
       while (!signal.aborted) {

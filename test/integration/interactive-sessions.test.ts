@@ -12,6 +12,7 @@ import { type RunningAgent, startAgent } from '../../src/agent/agent.ts';
 import { createVirtualDriver, defaultVirtualDevices } from '../../src/agent/drivers/virtual/index.ts';
 import { SCREEN_SIZES, hitTest } from '../../src/agent/drivers/virtual/screen/render.ts';
 import { homeScreen } from '../../src/agent/drivers/virtual/screen/ui-model.ts';
+import { startReaper } from '../../src/jobs/reaper.ts';
 import { issueAgentToken } from '../../src/services/agents.ts';
 import { until } from '../support/cloud.ts';
 import { ENGINES } from '../support/engines.ts';
@@ -153,6 +154,7 @@ describe.each(ENGINES)('interactive sessions (%s)', (engine) => {
     })!;
     const screenshot = async () => {
       const response = await fetch(`${url.origin}/api/me/device-sessions/${id}/screenshot`, {
+        method: 'POST',
         headers: { authorization: `Basic ${Buffer.from(`${alice.key}:`).toString('base64')}` },
       });
       expect(response.headers.get('content-type')).toBe('image/png');
@@ -216,7 +218,7 @@ describe.each(ENGINES)('interactive sessions (%s)', (engine) => {
     for (const [method, suffix] of [
       ['GET', ''],
       ['POST', '/input?action=tap&x=1&y=1'],
-      ['GET', '/screenshot'],
+      ['POST', '/screenshot'],
       ['GET', '/live'],
       ['POST', '/release'],
       ['GET', '/commands'],
@@ -249,13 +251,61 @@ describe.each(ENGINES)('interactive sessions (%s)', (engine) => {
     expect(tooLong.status).toBe(400);
     expect(tooLong.body.message).toMatch(/GOLD plan allows sessions of 60 to 3600/);
 
-    // An admin may end anyone's session.
+    // Another user's reservation of the same device waits its turn, and takes no input meanwhile.
+    const queued = await mallory.call('POST', '/api/me/device-sessions', {
+      json: true,
+      form: { deviceModelId: String(deviceId) },
+    });
+    expect(queued.status).toBe(201);
+    expect(queued.body.state).toBe('WAITING');
+    const early = await input(mallory, queued.body.id, { action: 'key', key: 'home' });
+    expect(early.status).toBe(409);
+    expect(early.body.message).toMatch(/WAITING/);
+
+    // An admin may end anyone's session; the device then goes to the next in line.
     const admin = await h.user({ role: 'ADMIN' });
     expect((await admin.call('POST', `/api/me/device-sessions/${id}/release`, { json: true })).status).toBe(200);
     await until(
       async () => (await alice.call('GET', `/api/me/device-sessions/${id}`, { json: true })).body.state,
       (state) => state === 'SUCCEEDED',
       20_000,
+    );
+    await until(
+      async () => (await mallory.call('GET', `/api/me/device-sessions/${queued.body.id}`, { json: true })).body.state,
+      (state) => state === 'RUNNING',
+      20_000,
+    );
+    expect((await input(alice, queued.body.id, { action: 'key', key: 'home' })).status).toBe(404);
+    expect((await mallory.call('POST', `/api/me/device-sessions/${queued.body.id}/release`)).status).toBe(200);
+  });
+
+  it('a lost agent ends the session cleanly: WARNING, the live stream ends, input is refused', async () => {
+    const id = await reserve(alice);
+    // Once the first frame is in, the agent stops renewing its lease (as one that lost its
+    // network): the reaper gives up on it, and the stream ends.
+    const frames = await readFrames(
+      `${url.origin}/api/me/device-sessions/${id}/live`,
+      alice.key,
+      () => false,
+      async (seen) => {
+        if (seen.length !== 1) return;
+        h.advance(h.ctx.limits.leaseMs + 1);
+        const reaper = startReaper({ ctx: h.ctx, log: () => undefined, intervalMs: 60_000, agentTtlMs: 3_600_000 });
+        await reaper.tick();
+        await reaper.stop();
+      },
+    );
+    expect(frames.length).toBeGreaterThanOrEqual(1);
+    const session = await until(
+      async () => (await alice.call('GET', `/api/me/device-sessions/${id}`, { json: true })).body,
+      (body) => body.state === 'WARNING',
+      20_000,
+    );
+    expect(session.endTime).not.toBeNull();
+    const late = await input(alice, id, { action: 'tap', x: '1', y: '1' });
+    expect(late.status).toBe(409);
+    expect((await alice.call('POST', `/api/me/device-sessions/${id}/release`, { json: true })).body.state).toBe(
+      'WARNING',
     );
   });
 });

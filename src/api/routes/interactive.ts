@@ -78,11 +78,12 @@ export const interactiveRoutes: readonly RouteSpec[] = [
         ok(presentCommand(await sendInput(ctx, user, params.deviceSessionId, input, UNTIL_SESSION_ENDS), null)),
     }),
     route({
-      method: 'GET',
+      method: 'POST',
       path: `${path as SessionPath}/screenshot`,
       summary: 'A screenshot of the device of an interactive session, taken now',
       tags: TAGS,
       answers: { 200: bytesOf('image/png', 'The screen as a PNG image') },
+      input: Type.Object({}),
       handle: async ({ ctx, user, params }) => {
         const png = await takeScreenshot(ctx, user, params.deviceSessionId, UNTIL_SESSION_ENDS);
         return bytes({
@@ -111,16 +112,18 @@ export const interactiveRoutes: readonly RouteSpec[] = [
         return bytes({
           open: () => {
             const stop = new AbortController();
+            // Each part is closed by the next boundary, sent with it: browsers show a part once
+            // they see the boundary after it, and the next frame may be a while coming.
             const parts = async function* () {
+              yield Buffer.from(`--${BOUNDARY}\r\n`);
               for await (const frame of watch.frames(stop.signal)) {
                 yield Buffer.from(
-                  `--${BOUNDARY}\r\nContent-Type: ${frame.mediaType}\r\nContent-Length: ${frame.bytes.length}\r\n` +
+                  `Content-Type: ${frame.mediaType}\r\nContent-Length: ${frame.bytes.length}\r\n` +
                     `X-Frame-Seq: ${frame.seq}\r\nX-Frame-Time: ${frame.frameTime}\r\n\r\n`,
                 );
                 yield frame.bytes;
-                yield Buffer.from('\r\n');
+                yield Buffer.from(`\r\n--${BOUNDARY}\r\n`);
               }
-              yield Buffer.from(`--${BOUNDARY}--\r\n`);
             };
             const stream = Readable.from(parts());
             stream.once('close', () => stop.abort());
