@@ -1,11 +1,12 @@
 /**
- * `npm run bench [-- --quick] [-- --only api,polling,listing,scheduling,overhead,memory,startup,screens]`: runs the
+ * `npm run bench [-- --quick] [-- --only api,polling,listing,scheduling,overhead,memory,startup,screens,live]`: runs the
  * benchmark suites, prints a table and writes the figures as JSON under bench/results/.
  * These are measurements, not tests: nothing fails on a figure.
  */
 import { parseArgs } from 'node:util';
 import { apiRead } from './suites/api-read.ts';
 import { listing } from './suites/listing.ts';
+import { live } from './suites/live.ts';
 import { memory } from './suites/memory.ts';
 import { overhead } from './suites/overhead.ts';
 import { polling } from './suites/polling.ts';
@@ -23,6 +24,7 @@ const SUITES: Record<string, Suite> = {
   memory,
   startup,
   screens,
+  live,
 };
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
