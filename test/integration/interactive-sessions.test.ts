@@ -15,48 +15,11 @@ import { homeScreen } from '../../src/agent/drivers/virtual/screen/ui-model.ts';
 import { startReaper } from '../../src/jobs/reaper.ts';
 import { issueAgentToken } from '../../src/services/agents.ts';
 import { until } from '../support/cloud.ts';
+import { readFrames } from '../support/live-frames.ts';
 import { ENGINES } from '../support/engines.ts';
 import * as fixtures from '../support/fixtures.ts';
 import { type Harness, type TestUser, createHarness } from '../support/harness.ts';
 import { testSandbox } from '../support/sandbox.ts';
-
-/** Reads frames of a multipart live stream until `enough` says stop. */
-async function readFrames(
-  url: string,
-  key: string,
-  enough: (frames: Buffer[]) => boolean,
-  onFrame?: (frames: Buffer[]) => Promise<void>,
-): Promise<Buffer[]> {
-  const controller = new AbortController();
-  const response = await fetch(url, {
-    headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` },
-    signal: controller.signal,
-  });
-  expect(response.status).toBe(200);
-  expect(response.headers.get('content-type')).toMatch(/^multipart\/x-mixed-replace; boundary=/);
-  const frames: Buffer[] = [];
-  let buffer = Buffer.alloc(0);
-  const reader = response.body!.getReader();
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return frames;
-      buffer = Buffer.concat([buffer, Buffer.from(value)]);
-      for (;;) {
-        const head = buffer.indexOf('\r\n\r\n');
-        if (head < 0) break;
-        const length = Number(/Content-Length: (\d+)/.exec(buffer.subarray(0, head).toString())?.[1]);
-        if (!Number.isFinite(length) || buffer.length < head + 4 + length + 2) break;
-        frames.push(buffer.subarray(head + 4, head + 4 + length));
-        buffer = buffer.subarray(head + 4 + length + 2);
-        await onFrame?.(frames);
-        if (enough(frames)) return frames;
-      }
-    }
-  } finally {
-    controller.abort();
-  }
-}
 
 describe.each(ENGINES)('interactive sessions (%s)', (engine) => {
   let h: Harness;
