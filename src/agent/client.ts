@@ -154,6 +154,9 @@ export function protocolClient(options: ClientOptions) {
         });
         return (await response.json()) as { seq: number; ended: boolean };
       }),
+    /** Lines of the device's log during an interactive session. */
+    logLines: (deviceRunId: number, lines: readonly string[], policy: RetryPolicy) =>
+      post<{ ended: boolean }>(`${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/log-lines`, { lines }, policy),
     cleaned: (deviceId: number, report: CleanedReport, policy: RetryPolicy) =>
       post<{ state: string }>(`${PROTOCOL_PREFIX}/devices/${deviceId}/cleaned`, report, policy),
 

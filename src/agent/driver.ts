@@ -121,6 +121,8 @@ export interface InteractiveDevice {
   frame(): Promise<Buffer>;
   /** How often the screen is looked at for changes. */
   readonly frameIntervalMs: number;
+  /** The device's log from now on, line by line, until `signal` aborts (absent: the device has none). */
+  log?(signal: AbortSignal): AsyncIterable<string>;
 }
 
 export interface InteractiveChannel {

@@ -18,6 +18,8 @@ import {
 } from './driver.ts';
 
 const POLL_MS = 20_000;
+const LOG_FLUSH_MS = 250;
+const LOG_BATCH_LINES = 500;
 
 export interface InteractiveOptions {
   readonly client: ProtocolClient;
@@ -86,6 +88,40 @@ export async function serveInteractive(
   };
   const pushing = pushFrames();
 
+  // The device's log, a batch at a time: each line would be a request of its own otherwise.
+  const pushLog = async () => {
+    if (device.log === undefined) return;
+    let batch: string[] = [];
+    let sending: Promise<void> = Promise.resolve();
+    const send = () => {
+      const lines = batch.splice(0, LOG_BATCH_LINES);
+      if (lines.length === 0) return;
+      sending = sending.then(async () => {
+        try {
+          // The session's own signal: the last lines still go when the session ends.
+          await client.logLines(deviceRunId, lines, { maxElapsedMs: 5000, signal: options.signal });
+        } catch (error) {
+          if (!signal.aborted) options.log(`device run ${deviceRunId}: log lines: ${(error as Error).message}`);
+        }
+      });
+    };
+    const flusher = setInterval(send, LOG_FLUSH_MS);
+    try {
+      for await (const line of device.log(signal)) {
+        batch.push(line.slice(0, 8000));
+        if (batch.length >= LOG_BATCH_LINES) send();
+      }
+    } catch (error) {
+      if (!signal.aborted) options.log(`device run ${deviceRunId}: the device's log: ${(error as Error).message}`);
+    } finally {
+      clearInterval(flusher);
+      while (batch.length > 0) send();
+      batch = [];
+      await sending;
+    }
+  };
+  const logging = pushLog();
+
   const run = async (command: WebDriverCommandMessage): Promise<Reply> => {
     let input;
     try {
@@ -114,7 +150,7 @@ export async function serveInteractive(
 
   const end = async (reason: InteractiveEnd['reason']): Promise<InteractiveEnd> => {
     stop.abort();
-    await pushing;
+    await Promise.all([pushing, logging]);
     fs.appendFileSync(logFile, `${new Date().toISOString()} session ended: ${reason}\n`);
     return { reason, inputs, frames, log: logFile };
   };

@@ -262,3 +262,9 @@ export const WebDriverAnswerReport = Type.Object({
   body: Type.String({ maxLength: 64 * 1024 * 1024 }),
 });
 export type WebDriverAnswerReport = Static<typeof WebDriverAnswerReport>;
+
+/** Interactive sessions (docs/api.md#interactive-sessions): lines of the device's log, as read. */
+export const LogLinesReport = Type.Object({
+  lines: Type.Array(Type.String({ maxLength: 8000 }), { maxItems: 2000 }),
+});
+export type LogLinesReport = Static<typeof LogLinesReport>;

@@ -35,6 +35,7 @@ import { commandTopic, listen, waitForAnswer } from './webdriver.ts';
 
 export const INPUT_PATH = '/interactive';
 const frameTopic = (deviceRunId: number) => `live-frame:${deviceRunId}`;
+const logTopic = (deviceRunId: number) => `live-log:${deviceRunId}`;
 /** How often a viewer looks at the session's state, in case it ended without a frame. */
 const VIEWER_RECHECK_MS = 1000;
 
@@ -270,6 +271,59 @@ export async function storeFrame(
   const seq = await ctx.store.liveFrames.put(deviceRunId, frame.mediaType, frame.bytes, frame.time, ctx.clock());
   ctx.notifier.notify(frameTopic(deviceRunId));
   return { seq, ended: false };
+}
+
+/** Lines of the device's log the agent read: kept, and every reader woken. */
+export async function storeLogLines(
+  ctx: Context,
+  agent: Agent,
+  deviceRunId: number,
+  lines: readonly string[],
+): Promise<{ ended: boolean }> {
+  const deviceRun = await ctx.store.deviceRuns.findById(deviceRunId);
+  if (deviceRun === undefined || deviceRun.agentId !== agent.id || deviceRun.frameworkKind !== 'interactive')
+    throw new ConflictError(`Device run ${deviceRunId} is not an interactive session held by this agent`);
+  if (deviceRun.state !== 'RUNNING') return { ended: true };
+  await ctx.store.liveFrames.appendLines(deviceRunId, lines);
+  ctx.notifier.notify(logTopic(deviceRunId));
+  return { ended: false };
+}
+
+/** The device's log from the session's start, then as it comes, until the session ends (at once for an automatic one). */
+export async function readSessionLog(
+  ctx: Context,
+  user: User,
+  id: number,
+): Promise<{ lines: (signal: AbortSignal) => AsyncGenerator<string[]> }> {
+  const deviceRun = await requireSession(ctx, user, id, { automatic: 'allow' });
+  return {
+    async *lines(signal) {
+      if (deviceRun.frameworkKind !== 'interactive') return;
+      let lastId = 0;
+      let over = false;
+      while (!signal.aborted) {
+        const wake = listen(ctx, logTopic(deviceRun.id), VIEWER_RECHECK_MS, signal);
+        try {
+          const read = await ctx.store.liveFrames.linesAfter(deviceRun.id, lastId);
+          lastId = read.lastId;
+          if (read.lines.length > 0) {
+            yield read.lines;
+            continue;
+          }
+          // The lines sent before the end are read before the stream ends.
+          if (over) return;
+          const current = await ctx.store.deviceRuns.findById(deviceRun.id);
+          if (current === undefined || isFinal(current.state)) {
+            over = true;
+            continue;
+          }
+          await wake.woken;
+        } finally {
+          wake.cancel();
+        }
+      }
+    },
+  };
 }
 
 /**

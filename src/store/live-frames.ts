@@ -1,6 +1,6 @@
 /**
- * The newest frame of each interactive session's screen (migration 023): the agent's push
- * replaces it, viewers on any server read it when woken.
+ * The newest frame of each interactive session's screen, and its device's log (migration 023):
+ * the agent pushes them, viewers on any server read them when woken.
  */
 import type { Kysely } from 'kysely';
 import type { Tables } from './schema.ts';
@@ -69,6 +69,28 @@ export function liveFramesStore(db: Kysely<Tables>) {
           storeTime: Number(row.store_time),
         }
       );
+    },
+
+    /** Lines of the device's log, in the order the agent read them. */
+    async appendLines(deviceRunId: number, lines: readonly string[]): Promise<void> {
+      if (lines.length === 0) return;
+      await db
+        .insertInto('live_log_lines')
+        .values(lines.map((line) => ({ device_run_id: deviceRunId, line })))
+        .execute();
+    },
+
+    /** The lines after `afterId`, oldest first, with the id of the last. */
+    async linesAfter(deviceRunId: number, afterId: number, limit = 500): Promise<{ lines: string[]; lastId: number }> {
+      const rows = await db
+        .selectFrom('live_log_lines')
+        .select(['id', 'line'])
+        .where('device_run_id', '=', deviceRunId)
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return { lines: rows.map((row) => row.line), lastId: rows.length === 0 ? afterId : Number(rows.at(-1)!.id) };
     },
 
     /** A session's frames are of no use once it ended. */

@@ -431,6 +431,7 @@ export interface Tables {
   webdriver_sessions: WebDriverSessionsTable;
   webdriver_commands: WebDriverCommandsTable;
   live_frames: LiveFramesTable;
+  live_log_lines: LiveLogLinesTable;
 }
 
 /** Appium client side sessions (migration 025): one per device run. */
@@ -465,4 +466,11 @@ export interface LiveFramesTable {
   data: string;
   frame_time: number;
   store_time: number;
+}
+
+/** The device's log during an interactive session, line by line (migration 023). */
+export interface LiveLogLinesTable {
+  id: Generated<number>;
+  device_run_id: number;
+  line: string;
 }

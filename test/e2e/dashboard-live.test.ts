@@ -124,6 +124,14 @@ describe.runIf(available)('an interactive session in Chromium', () => {
       (image) => image !== typed,
       30_000,
     );
+    // The device's log pane follows: the text typed is counted, never shown.
+    const deviceLog = await until(
+      async () => (await page.getByLabel('Device log').textContent()) ?? '',
+      (text) => text.includes('I/Input: key back'),
+      30_000,
+    );
+    expect(deviceLog).toContain('I/Input: text (5 characters)');
+    expect(deviceLog).not.toContain('hello');
     await expect(page.getByRole('list', { name: 'What you did' }).getByRole('listitem').count()).resolves.toBe(4);
 
     await page.getByRole('button', { name: 'Release' }).click();

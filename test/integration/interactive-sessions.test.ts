@@ -156,6 +156,15 @@ describe.each(ENGINES)('interactive sessions (%s)', (engine) => {
     const installedApps = fs.readdirSync(path.join(devices, fs.readdirSync(devices)[0]!, 'apps'));
     expect(installedApps).not.toContain('com.example.shop');
 
+    // The device's log pane: a line per input and what came to the front; the text typed is not in it.
+    const logcat = await alice.call('GET', `/api/me/device-sessions/${id}/logcat`);
+    expect(logcat.status).toBe(200);
+    expect(logcat.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(logcat.text).toMatch(/^\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} I\/Input: install shop\.apk$/m);
+    expect(logcat.text).toContain('I/ActivityManager: Displayed com.example.shop');
+    expect(logcat.text).toContain('I/Input: text (5 characters)');
+    expect(logcat.text).not.toContain('alice');
+
     // Every action is in the session's log.
     const log = (await alice.call('GET', `/api/me/device-sessions/${id}/commands`, { json: true })).body;
     const actions = log.data.map((command: any) => command.uri);
@@ -183,6 +192,7 @@ describe.each(ENGINES)('interactive sessions (%s)', (engine) => {
       ['POST', '/input?action=tap&x=1&y=1'],
       ['POST', '/screenshot'],
       ['GET', '/live'],
+      ['GET', '/logcat'],
       ['POST', '/release'],
       ['GET', '/commands'],
     ] as const) {

@@ -13,6 +13,7 @@ import {
   DevicesRequest,
   HeartbeatRequest,
   HelloRequest,
+  LogLinesReport,
   PROTOCOL_PREFIX,
   ProgressReport,
   REPORT_BODY_LIMIT_BYTES,
@@ -30,7 +31,7 @@ import {
 } from '../../services/agent-reports.ts';
 import { addDevices, claim, heartbeat, hello } from '../../services/agent-session.ts';
 import type { Context } from '../../services/context.ts';
-import { storeFrame } from '../../services/interactive.ts';
+import { storeFrame, storeLogLines } from '../../services/interactive.ts';
 import { answerCommand, takeCommands } from '../../services/webdriver.ts';
 import type { Agent } from '../../domain/agents.ts';
 
@@ -151,6 +152,15 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context): v
     { config, bodyLimit, schema: { ...schema, params: DeviceRunPath, body: WebDriverAnswerReport } },
     async (request) =>
       json(await answerCommand(ctx, agentOf(request), id(request.params.deviceRunId, 'Device run'), request.body)),
+  );
+  // Interactive sessions (docs/api.md#interactive-sessions): the device's log, as the agent reads it.
+  app.post(
+    `${PROTOCOL_PREFIX}/device-runs/:deviceRunId/log-lines`,
+    { config, preHandler: storable, schema: { ...schema, params: DeviceRunPath, body: LogLinesReport } },
+    async (request) =>
+      json(
+        await storeLogLines(ctx, agentOf(request), id(request.params.deviceRunId, 'Device run'), request.body.lines),
+      ),
   );
   app.post(
     `${PROTOCOL_PREFIX}/device-runs/:deviceRunId/progress`,

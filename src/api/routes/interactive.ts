@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import Type from 'typebox';
 import { INPUT_ACTIONS, KEYS, ORIENTATIONS } from '../../domain/interactive.ts';
 import {
+  readSessionLog,
   releaseInteractiveSession,
   sendInput,
   startInteractiveSession,
@@ -92,6 +93,32 @@ export const interactiveRoutes: readonly RouteSpec[] = [
           contentType: 'image/png',
           length: png.length,
           fileName: `screenshot-${params.deviceSessionId}.png`,
+          inline: true,
+        });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: `${path as SessionPath}/logcat`,
+      summary: "The device's log (logcat) of an interactive session: from its start, then each line as it comes",
+      tags: TAGS,
+      answers: { 200: bytesOf('text/plain', 'Lines of the log until the session ends') },
+      handle: async ({ ctx, user, params }) => {
+        const log = await readSessionLog(ctx, user, params.deviceSessionId);
+        return bytes({
+          open: () => {
+            const stop = new AbortController();
+            const text = async function* () {
+              for await (const lines of log.lines(stop.signal)) yield Buffer.from(`${lines.join('\n')}\n`);
+            };
+            const stream = Readable.from(text());
+            stream.once('close', () => stop.abort());
+            return stream;
+          },
+          ranged: false,
+          contentType: 'text/plain; charset=utf-8',
+          length: null,
+          fileName: `logcat-${params.deviceSessionId}.txt`,
           inline: true,
         });
       },

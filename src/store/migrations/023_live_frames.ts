@@ -2,7 +2,8 @@
  * Interactive sessions (docs/api.md#interactive-sessions): the newest frame of each session's
  * screen, as its agent pushed it. A row, not a server's memory, so that the browser may watch
  * through any server: the server that stores a frame wakes the others (the notifier), and each
- * streams the row to its viewers. Base64 text: the same column on both engines.
+ * streams the row to its viewers. Base64 text: the same column on both engines. And the lines
+ * of the device's log (logcat) as the agent sends them, for the session's log pane.
  */
 import type { Kysely } from 'kysely';
 import type { ColumnTypes } from './column-types.ts';
@@ -19,4 +20,11 @@ export async function up(db: Kysely<unknown>, t: ColumnTypes): Promise<void> {
     .addColumn('frame_time', t.timestamp, (c) => c.notNull())
     .addColumn('store_time', t.timestamp, (c) => c.notNull())
     .execute();
+  await db.schema
+    .createTable('live_log_lines')
+    .addColumn('id', t.id, (c) => t.primaryKey(c))
+    .addColumn('device_run_id', t.id, (c) => c.notNull().references('device_runs.id').onDelete('cascade'))
+    .addColumn('line', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('live_log_lines_session').on('live_log_lines').columns(['device_run_id', 'id']).execute();
 }

@@ -82,6 +82,7 @@ export async function liveView(/** @type {string} */ id) {
     hidden: true,
   });
   const log = h('ol', { class: 'live-log', 'aria-label': 'What you did' });
+  const deviceLog = h('pre', { class: 'live-log device-log', 'aria-label': 'Device log', tabindex: 0 });
   const mine = page('Live device', h('section', {}, h('h1', {}, 'Live device'), state, status.element));
   const section = /** @type {HTMLElement} */ (document.querySelector('main section'));
 
@@ -202,6 +203,8 @@ export async function liveView(/** @type {string} */ id) {
     ),
     h('h2', {}, 'What you did'),
     log,
+    h('h2', {}, 'Device log'),
+    deviceLog,
   );
   controls.hidden = true;
   section.append(h('div', { class: 'live-layout' }, screen, controls));
@@ -224,6 +227,7 @@ export async function liveView(/** @type {string} */ id) {
       screen.setAttribute('src', `${base}/live`);
       screen.hidden = false;
       controls.hidden = false;
+      void follow(`${base}/logcat`, deviceLog, mine);
     }
     if (FINAL_DEVICE_SESSION_STATES.includes(session.state)) {
       screen.removeAttribute('src');
@@ -233,6 +237,25 @@ export async function liveView(/** @type {string} */ id) {
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+/**
+ * Appends the device's log to `pane` as it comes, keeping the last lines, while the page is shown.
+ * @param {string} path
+ * @param {HTMLElement} pane
+ * @param {number} mine
+ */
+async function follow(path, pane, mine) {
+  const response = await fetch(path, { credentials: 'same-origin' });
+  if (!response.ok || response.body === null) return;
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done || current() !== mine) return void reader.cancel();
+    const atBottom = pane.scrollTop + pane.clientHeight >= pane.scrollHeight - 4;
+    pane.textContent = (pane.textContent + value).split('\n').slice(-1000).join('\n');
+    if (atBottom) pane.scrollTop = pane.scrollHeight;
   }
 }
 

@@ -1,11 +1,13 @@
 /**
  * An interactive session on an Android phone over adb (docs/api.md#interactive-sessions): each
  * input becomes the `input` (or `am`, `settings`, `pm`) shell command a person's finger would
- * cause, points are checked against the screen's size (`wm size`), and frames are `screencap -p`.
+ * cause, points are checked against the screen's size (`wm size`), frames are `screencap -p`, and
+ * the log pane is `logcat -v time`.
  * The rotation the user chose is put back when the session ends; cleaning removes the apps.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import type { Key } from '../../../domain/interactive.ts';
 import {
   type DeviceInput,
@@ -23,6 +25,8 @@ import { inputTextArgument } from './ui-automator.ts';
 /** `screencap` over USB takes a few hundred milliseconds: looking more often only queues them. */
 const FRAME_INTERVAL_MS = 500;
 const INPUT_TIMEOUT_MS = 30_000;
+/** How much of the log before the session the pane starts with. */
+const LOG_HISTORY_LINES = 200;
 
 export const KEY_CODES: Readonly<Record<Key, string>> = {
   home: 'KEYCODE_HOME',
@@ -104,6 +108,18 @@ export function adbInteractiveDevice(
   return {
     frameIntervalMs: FRAME_INTERVAL_MS,
     frame: screenshot,
+    // The last lines before the session, then each as the phone logs it.
+    async *log(stop: AbortSignal) {
+      const stream = await io.stream(['logcat', '-v', 'time', '-T', String(LOG_HISTORY_LINES)], stop);
+      stop.addEventListener('abort', () => stream.destroy(), { once: true });
+      try {
+        for await (const line of readline.createInterface({ input: stream, crlfDelay: Infinity })) yield line;
+      } catch (error) {
+        if (!stop.aborted) throw error;
+      } finally {
+        stream.destroy();
+      }
+    },
     async input(input: DeviceInput) {
       switch (input.action) {
         case 'tap':

@@ -246,14 +246,22 @@ export function virtualInteractiveDevice(
     }
   };
 
+  // The device's log: a line per input, and what came to the front, as logcat would say it.
+  const log = new LogLines();
+  const shownApp = () => (screenOn ? (top().appId ?? 'launcher') : 'screen off');
+
   show();
   return {
     frameIntervalMs: FRAME_INTERVAL_MS,
     async input(input) {
+      const before = shownApp();
       const value = apply(input);
       show();
+      log.add('I', 'Input', input.action === 'text' ? `text (${input.text.length} characters)` : describeInput(input));
+      if (shownApp() !== before) log.add('I', 'ActivityManager', `Displayed ${shownApp()}`);
       return value;
     },
+    log: (signal) => log.follow(signal),
     async frame() {
       return live.png();
     },
@@ -270,5 +278,58 @@ function describe(element: Element, row: number | null): string {
       return element.items[row ?? 0] ?? 'the list';
     case 'text':
       return element.text;
+  }
+}
+
+function describeInput(input: DeviceInput): string {
+  switch (input.action) {
+    case 'tap':
+    case 'longPress':
+      return `${input.action} ${input.x},${input.y}`;
+    case 'swipe':
+      return `swipe ${input.x},${input.y} -> ${input.toX},${input.toY}`;
+    case 'key':
+      return `key ${input.key}`;
+    case 'rotate':
+      return `rotate ${input.orientation}`;
+    case 'install':
+      return `install ${input.app.name}`;
+    case 'openUrl':
+      return `view ${input.url}`;
+    default:
+      return input.action;
+  }
+}
+
+/** Lines as `logcat -v time` writes them, kept for one follower. */
+class LogLines {
+  private readonly lines: string[] = [];
+  private wake: (() => void) | null = null;
+
+  add(level: string, tag: string, message: string): void {
+    const now = new Date();
+    const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+    const stamp = `${pad(now.getUTCMonth() + 1)}-${pad(now.getUTCDate())} ${pad(now.getUTCHours())}:${pad(now.getUTCMinutes())}:${pad(now.getUTCSeconds())}.${pad(now.getUTCMilliseconds(), 3)}`;
+    this.lines.push(`${stamp} ${level}/${tag}: ${message}`);
+    this.wake?.();
+  }
+
+  async *follow(signal: AbortSignal): AsyncGenerator<string> {
+    while (!signal.aborted) {
+      const line = this.lines.shift();
+      if (line !== undefined) {
+        yield line;
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.wake = null;
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        this.wake = done;
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
   }
 }
