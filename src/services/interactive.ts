@@ -162,8 +162,8 @@ export async function releaseInteractiveSession(ctx: Context, user: User, id: nu
       ctx.notifier.notify(commandTopic(deviceRun.id));
     }
   }
-  const view = await getDeviceRun(ctx, { ...user, id: deviceRun.userId }, deviceRun.id);
-  return view;
+  // An admin who ended another user's session is answered the session as its holder sees it.
+  return getDeviceRun(ctx, { ...user, id: deviceRun.userId }, deviceRun.id);
 }
 
 /** Relays one input to the device and answers the logged command once the device has done it. */
