@@ -81,7 +81,7 @@ describe.runIf(available)('an interactive session in Chromium', () => {
     const home = await until(
       () => shown(page),
       (image) => image !== '',
-      30_000,
+      60_000,
     );
 
     // Installing the sample app puts it on the home screen (and says so).
@@ -90,7 +90,7 @@ describe.runIf(available)('an interactive session in Chromium', () => {
     const installed = await until(
       () => shown(page),
       (image) => image !== home,
-      30_000,
+      60_000,
     );
 
     // A tap on the app's row opens it: the screen changes again.
@@ -106,7 +106,7 @@ describe.runIf(available)('an interactive session in Chromium', () => {
     const opened = await until(
       () => shown(page),
       (image) => image !== installed,
-      30_000,
+      60_000,
     );
 
     // Typed text lands in the screen's field; Back goes home again.
@@ -115,20 +115,20 @@ describe.runIf(available)('an interactive session in Chromium', () => {
     const typed = await until(
       () => shown(page),
       (image) => image !== opened,
-      30_000,
+      60_000,
     );
     expect(typed).not.toBe(opened);
     await page.getByRole('button', { name: 'Back' }).click();
     await until(
       () => shown(page),
       (image) => image !== typed,
-      30_000,
+      60_000,
     );
     // The device's log pane follows: the text typed is counted, never shown.
     const deviceLog = await until(
       async () => (await page.getByLabel('Device log').textContent()) ?? '',
       (text) => text.includes('I/Input: key back'),
-      30_000,
+      60_000,
     );
     expect(deviceLog).toContain('I/Input: text (5 characters)');
     expect(deviceLog).not.toContain('hello');
