@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only api,polling,listing,scheduling,overhead,memory,startup,screens,webdriver,fleet]`: runs the
+ * `npm run bench [-- --quick] [-- --only api,polling,listing,scheduling,overhead,memory,startup,screens,webdriver,fleet,live]`: runs the
  * benchmark suites, prints a table and writes the figures as JSON under bench/results/.
  * These are measurements, not tests: nothing fails on a figure.
  */
@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { apiRead } from './suites/api-read.ts';
 import { fleet } from './suites/fleet.ts';
 import { listing } from './suites/listing.ts';
+import { live } from './suites/live.ts';
 import { memory } from './suites/memory.ts';
 import { overhead } from './suites/overhead.ts';
 import { polling } from './suites/polling.ts';
@@ -28,6 +29,7 @@ const SUITES: Record<string, Suite> = {
   screens,
   webdriver,
   fleet,
+  live,
 };
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });

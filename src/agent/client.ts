@@ -150,6 +150,20 @@ export function protocolClient(options: ClientOptions) {
         policy,
         policy.signal,
       ),
+    /** The screen of an interactive session, as it changed (docs/api.md#interactive-sessions). */
+    frame: (deviceRunId: number, png: Buffer, time: number, policy: RetryPolicy) =>
+      withRetry(`frame of ${deviceRunId}`, policy, async () => {
+        const response = await attempt(`${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/frames?time=${time}`, {
+          method: 'PUT',
+          body: new Uint8Array(png),
+          headers: { 'content-type': 'image/png' },
+          signal: policy.signal,
+        });
+        return (await response.json()) as { seq: number; ended: boolean };
+      }),
+    /** Lines of the device's log during an interactive session. */
+    logLines: (deviceRunId: number, lines: readonly string[], policy: RetryPolicy) =>
+      post<{ ended: boolean }>(`${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/log-lines`, { lines }, policy),
     cleaned: (deviceId: number, report: CleanedReport, policy: RetryPolicy) =>
       post<{ state: string }>(`${PROTOCOL_PREFIX}/devices/${deviceId}/cleaned`, report, policy),
 

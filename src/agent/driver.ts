@@ -8,6 +8,7 @@
 import type { DeviceOsType } from '../domain/devices.ts';
 import type { CleaningKind, DeviceSettings } from '../domain/flavours.ts';
 import type { ExecutionKind } from '../domain/frameworks-kinds.ts';
+import type { Input } from '../domain/interactive.ts';
 import type { FormFactor } from '../domain/labels.ts';
 import type { StepType } from '../domain/runs.ts';
 import type { TestCase } from '../domain/test-cases.ts';
@@ -93,6 +94,48 @@ export interface ExecutionContext {
    * commands to `handle` until the session ends, and says how it ended.
    */
   readonly webdriver?: WebDriverChannel;
+  /**
+   * Interactive sessions only (docs/api.md#interactive-sessions): relays the user's input to
+   * `device` and its screen to the user until the session ends, and says how it ended.
+   */
+  readonly interactive?: InteractiveChannel;
+}
+
+/** An input as the driver receives it: an app to install is downloaded first. */
+export type DeviceInput =
+  Exclude<Input, { action: 'install' }> | { readonly action: 'install'; readonly app: LocalFile };
+
+/** Thrown by an InteractiveDevice for input the device cannot take (a point off its screen): a 400 for the user. */
+export class InputRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InputRefused';
+  }
+}
+
+/** What a driver does for an interactive session. */
+export interface InteractiveDevice {
+  /** Does one input; answers what the user gets back (a screenshot: base64 PNG), or null. */
+  input(input: DeviceInput): Promise<unknown>;
+  /** The screen now, as PNG; the relay sends it on only when it changed. */
+  frame(): Promise<Buffer>;
+  /** How often the screen is looked at for changes. */
+  readonly frameIntervalMs: number;
+  /** The device's log from now on, line by line, until `signal` aborts (absent: the device has none). */
+  log?(signal: AbortSignal): AsyncIterable<string>;
+}
+
+export interface InteractiveChannel {
+  serve(device: InteractiveDevice): Promise<InteractiveEnd>;
+}
+
+export interface InteractiveEnd {
+  /** released: by its user (or an admin); idle: no input within the idle timeout; stopped: time limit or abort. */
+  readonly reason: 'released' | 'idle' | 'stopped';
+  readonly inputs: number;
+  readonly frames: number;
+  /** The log of the inputs. */
+  readonly log: string;
 }
 
 /** One WebDriver command as the client sent it; `path` is below /wd/hub (`/session` for newSession). */

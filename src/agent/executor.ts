@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_IDLE_SECONDS, IDLE_PARAMETER } from '../domain/interactive.ts';
 import { FAIL_REASON_CHARS, type StepType } from '../domain/runs.ts';
 import { type TestCase, cutText, fitTestCasesInto } from '../domain/test-cases.ts';
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from '../domain/zip-limits.ts';
@@ -26,6 +27,7 @@ import {
 } from './driver.ts';
 import type { InputCache } from './input-cache.ts';
 import { serveSession } from './webdriver-relay.ts';
+import { serveInteractive } from './interactive-relay.ts';
 
 export interface ExecutorDeps {
   readonly client: ProtocolClient;
@@ -135,6 +137,23 @@ async function run(
             serveSession(
               { client, deviceRunId: id, signal, dir: job.workDir, log: deps.log, patienceMs: deps.reportPatienceMs },
               handle,
+            ),
+        },
+      }),
+      ...(assignment.kind === 'interactive' && {
+        interactive: {
+          serve: (device) =>
+            serveInteractive(
+              {
+                client,
+                deviceRunId: id,
+                signal,
+                dir: job.workDir,
+                log: deps.log,
+                patienceMs: deps.reportPatienceMs,
+                idleMs: (Number(assignment.parameters[IDLE_PARAMETER]) || DEFAULT_IDLE_SECONDS) * 1000,
+              },
+              device,
             ),
         },
       }),

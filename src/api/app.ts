@@ -35,6 +35,7 @@ import { fileRoutes } from './routes/files.ts';
 import { flakyTestRoutes } from './routes/flaky-tests.ts';
 import { frameworkRoutes } from './routes/frameworks.ts';
 import { infoRoutes } from './routes/info.ts';
+import { interactiveRoutes } from './routes/interactive.ts';
 import { projectConfigRoutes } from './routes/project-config.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { resultRoutes } from './routes/results.ts';
@@ -154,6 +155,7 @@ export function routeTable(info: { version: string; flavour: string }): RouteSpe
     ...runStartRoutes,
     ...runProgressRoutes,
     ...runControlRoutes,
+    ...interactiveRoutes,
     ...resultRoutes,
     ...flakyTestRoutes,
     ...resultZipRoutes,

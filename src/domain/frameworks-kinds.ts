@@ -19,6 +19,8 @@ export const EXECUTION_KINDS = [
   'xcuitest',
   'kif',
   'jasmine',
+  /** A user drives the device by hand from the browser (docs/api.md#interactive-sessions). */
+  'interactive',
 ] as const;
 export type ExecutionKind = (typeof EXECUTION_KINDS)[number];
 

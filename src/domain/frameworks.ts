@@ -5,6 +5,7 @@
  * can run, and says which files a run needs. Ids are stable: clients store them.
  */
 import type { ExecutionKind } from './frameworks-kinds.ts';
+import { INTERACTIVE_FRAMEWORK } from './interactive.ts';
 import type { Mode } from './project-config.ts';
 
 export interface Framework {
@@ -238,6 +239,21 @@ export const FRAMEWORKS: readonly Framework[] = [
     forProjects: ['GENERIC'],
     retryable: true,
   }),
+  // docs/api.md#interactive-sessions: started with POST /me/device-sessions, not as runs.
+  ...(['ANDROID', 'IOS'] as const).map((osType): Framework => ({
+    id: INTERACTIVE_FRAMEWORK[osType],
+    name: `Interactive session (${osType === 'ANDROID' ? 'Android' : 'iOS'})`,
+    osType,
+    kind: 'interactive',
+    description: 'A device reserved for you: its live screen in the browser, your taps and keys on it',
+    requiredAppExtensions: [],
+    requiredTestExtensions: [],
+    requiresSourceCode: false,
+    canRunFromUI: false,
+    forProjects: [],
+    retryable: false,
+    unavailableReason: null,
+  })),
 ];
 
 const BY_ID = new Map(FRAMEWORKS.map((framework) => [framework.id, framework]));

@@ -270,3 +270,8 @@ export type WebDriverAnswerReport = Static<typeof WebDriverAnswerReport>;
 
 /** `ok`: the answer was the command's first; with `waitMs`, the poll's `commands` and `ended` too. */
 export type WebDriverAnswerResponse = { ok: boolean } & Partial<WebDriverPollResponse>;
+/** Interactive sessions (docs/api.md#interactive-sessions): lines of the device's log, as read. */
+export const LogLinesReport = Type.Object({
+  lines: Type.Array(Type.String({ maxLength: 8000 }), { maxItems: 2000 }),
+});
+export type LogLinesReport = Static<typeof LogLinesReport>;

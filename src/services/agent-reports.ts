@@ -17,6 +17,7 @@ import { BlobTooLargeError } from '../store/blobs.ts';
 import type { Store } from '../store/store.ts';
 import type { Context } from './context.ts';
 import { type Download, forgetBlob, openFile } from './files.ts';
+import { installedByInput } from './interactive.ts';
 import { type Wakeups, endDeviceRun, wake } from './run-lifecycle.ts';
 import { checkWithinQuota, quotaExceeded, roomFor, streamLimit } from './storage.ts';
 
@@ -282,7 +283,9 @@ export async function openAssignedFile(
   const deviceRun = await requireHeld(ctx.store, agent, deviceRunId);
   const run = await ctx.store.testRuns.findById(deviceRun.testRunId);
   const refs = run?.config.files ?? [];
-  const file = refs.some((ref) => ref.id === fileId) ? (await ctx.store.files.byIds([fileId])).get(fileId) : undefined;
+  // An interactive session's apps are named by its inputs (docs/api.md#interactive-sessions).
+  const named = refs.some((ref) => ref.id === fileId) || (await installedByInput(ctx, deviceRun.id, fileId));
+  const file = named ? (await ctx.store.files.byIds([fileId])).get(fileId) : undefined;
   if (file === undefined) throw new NotFoundError('File', fileId);
   return openFile(ctx, file);
 }

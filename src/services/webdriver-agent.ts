@@ -66,7 +66,11 @@ export async function takeCommands(
       const taken = await ctx.store.webDriver.takePending(deviceRunId);
       const commands = [...taken, ...channels.take(channel)];
       const session = await ctx.store.webDriver.sessionOfDeviceRun(deviceRunId);
-      const over = deviceRun.state !== 'RUNNING' || session === undefined || session.endTime !== null;
+      // An interactive session's row may come a moment after its device run was claimed
+      // (services/interactive.ts): only its end, or its device run's, ends it.
+      const over =
+        deviceRun.state !== 'RUNNING' ||
+        (session === undefined ? deviceRun.frameworkKind !== 'interactive' : session.endTime !== null);
       if (over) channels.detach(deviceRunId);
       if (commands.length > 0 || over || Date.now() >= deadline || signal.aborted)
         return { commands: strip(commands), ended: over };

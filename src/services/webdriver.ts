@@ -339,7 +339,7 @@ function ended(sessionId: string, deviceRun: DeviceRun | undefined): WebDriverEr
  * throw to give up), so a session whose device run ended (aborted, timed out, agent lost) answers
  * at once rather than at the command timeout.
  */
-async function waitForAnswer(
+export async function waitForAnswer(
   ctx: Context,
   deviceRunId: number,
   commandId: number,

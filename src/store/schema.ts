@@ -430,6 +430,8 @@ export interface Tables {
   shares: SharesTable;
   webdriver_sessions: WebDriverSessionsTable;
   webdriver_commands: WebDriverCommandsTable;
+  live_frames: LiveFramesTable;
+  live_log_lines: LiveLogLinesTable;
 }
 
 /** Appium client side sessions (migration 025): one per device run. */
@@ -453,4 +455,22 @@ export interface WebDriverCommandsTable {
   answer: string | null;
   create_time: number;
   answer_time: number | null;
+}
+
+/** The newest frame of an interactive session's screen (migration 023). */
+export interface LiveFramesTable {
+  device_run_id: number;
+  seq: number;
+  media_type: string;
+  /** Base64. */
+  data: string;
+  frame_time: number;
+  store_time: number;
+}
+
+/** The device's log during an interactive session, line by line (migration 023). */
+export interface LiveLogLinesTable {
+  id: Generated<number>;
+  device_run_id: number;
+  line: string;
 }

@@ -13,6 +13,7 @@ import { flakyTestsStore } from './flaky-tests.ts';
 import { filesStore } from './files.ts';
 import { hooksStore } from './hooks.ts';
 import { labelsStore } from './labels.ts';
+import { liveFramesStore } from './live-frames.ts';
 import { notificationsStore } from './notifications.ts';
 import { oauthTokensStore } from './oauth-tokens.ts';
 import { preferencesStore } from './preferences.ts';
@@ -58,6 +59,7 @@ export interface Store {
   readonly preferences: ReturnType<typeof preferencesStore>;
   readonly accountFigures: ReturnType<typeof accountFiguresStore>;
   readonly webDriver: ReturnType<typeof webDriverStore>;
+  readonly liveFrames: ReturnType<typeof liveFramesStore>;
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /** The error as an UnavailableError when it means the database is gone for a moment (503, retry); else undefined. */
   asUnavailable(error: unknown): UnavailableError | undefined;
@@ -150,6 +152,9 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
     },
     get webDriver() {
       return module('webDriver', () => webDriverStore(db));
+    },
+    get liveFrames() {
+      return module('liveFrames', () => liveFramesStore(db));
     },
     asUnavailable,
     transaction: (work) =>

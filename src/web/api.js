@@ -63,6 +63,18 @@ export async function api(method, path, body) {
 }
 
 /**
+ * A call that answers bytes (a screenshot taken now), as a Blob.
+ * @param {string} method
+ * @param {string} path
+ * @returns {Promise<Blob>}
+ */
+export async function apiBlob(method, path) {
+  const response = await fetch(path, { method, headers: headersFor(method), credentials: 'same-origin' });
+  if (!response.ok) throw await failure(response);
+  return response.blob();
+}
+
+/**
  * A text resource (logs).
  * @param {string} path
  * @returns {Promise<string>}

@@ -9,6 +9,7 @@ import { accountView } from './views/account.js';
 import { adminView, notForYouView } from './views/admin.js';
 import { deviceSessionView } from './views/device-session.js';
 import { devicesView, groupView } from './views/devices.js';
+import { liveView, reserveView } from './views/live.js';
 import { projectRunsView, projectsView } from './views/projects.js';
 import { runView } from './views/runs.js';
 import { signInView } from './views/sign-in.js';
@@ -37,6 +38,8 @@ const ROUTES = [
   [/^\/(?:projects\/\d+\/)?runs\/(\d+)$/, (id) => runView(id)],
   [/^\/(?:projects\/\d+\/runs\/\d+\/)?device-sessions\/(\d+)$/, (id) => deviceSessionView(id)],
   [/^\/devices$/, () => devicesView()],
+  [/^\/live\/new(?:\/(\d+))?$/, (id) => reserveView(id)],
+  [/^\/live\/(\d+)$/, (id) => liveView(id)],
   [/^\/groups\/(\d+)$/, (id) => groupView(id)],
   [/^\/account$/, () => accountView()],
   [/^\/admin$/, () => (isAdmin() ? adminView(/** @type {ApiUser} */ (me)) : notForYouView())],
@@ -45,7 +48,7 @@ const ROUTES = [
 /** @param {string} path */
 function section(path) {
   if (/^\/(projects\/\d+\/)?start$/.test(path)) return '#/start';
-  if (/^\/(devices|groups)/.test(path)) return '#/devices';
+  if (/^\/(devices|groups|live)/.test(path)) return '#/devices';
   if (path === '/account') return '#/account';
   if (path === '/admin') return '#/admin';
   return '#/';

@@ -47,6 +47,7 @@ describe('adb driver', () => {
       'server-side',
       'calabash',
       'crawler',
+      'interactive',
     ]);
     const baseline = JSON.parse(fs.readFileSync(baselinePath(bench.dataDir, PIXEL), 'utf8'));
     expect(baseline).toMatchObject({ wifiOn: true, locale: 'en-US', accounts: [LAB_ACCOUNT] });

@@ -117,14 +117,14 @@ describe('virtual driver', () => {
     };
   };
 
-  it('offers realistic devices that run server-side tests, the crawler and Appium client side sessions only', async () => {
+  it('offers realistic devices that run server-side tests, the crawler, Appium client side and interactive sessions only', async () => {
     const devices = await driver.listDevices();
     expect(devices.map((device) => [device.serial, device.displayName, device.osType, device.releaseVersion])).toEqual([
       ['virtual-android-1', 'Google Pixel 8', 'ANDROID', '14'],
       ['virtual-android-2', 'Samsung Galaxy S24', 'ANDROID', '14'],
       ['virtual-ios-1', 'Apple iPhone 15', 'IOS', '17.4'],
     ]);
-    expect(devices[0]!.executionKinds).toEqual(['server-side', 'crawler', 'appium-client']);
+    expect(devices[0]!.executionKinds).toEqual(['server-side', 'crawler', 'appium-client', 'interactive']);
   });
 
   it("gives tests a small documented environment, without the agent's secrets", async () => {

@@ -56,6 +56,7 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
         '018_sharing',
         '020_account_pages',
         '021_project_unarchive',
+        '023_live_frames',
         '025_webdriver',
       ]);
       expect(await db.selectFrom('device_runs').select('id').execute()).toEqual([]);

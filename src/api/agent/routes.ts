@@ -13,6 +13,7 @@ import {
   DevicesRequest,
   HeartbeatRequest,
   HelloRequest,
+  LogLinesReport,
   PROTOCOL_PREFIX,
   ProgressReport,
   REPORT_BODY_LIMIT_BYTES,
@@ -20,7 +21,7 @@ import {
   WebDriverAnswerReport,
   WebDriverPoll,
 } from '../../protocol/v1.ts';
-import { NotFoundError } from '../../domain/errors.ts';
+import { InvalidParameterError, NotFoundError, PayloadTooLargeError } from '../../domain/errors.ts';
 import {
   openAssignedFile,
   reportCleaned,
@@ -33,6 +34,7 @@ import { claimTurns } from '../../services/claim-turns.ts';
 import type { Context } from '../../services/context.ts';
 import { answerCommand, takeCommands } from '../../services/webdriver-agent.ts';
 import type { WebDriverChannels } from '../../services/webdriver-channels.ts';
+import { storeFrame, storeLogLines } from '../../services/interactive.ts';
 import type { Agent } from '../../domain/agents.ts';
 
 const ID = /^[1-9]\d{0,15}$/;
@@ -70,6 +72,20 @@ function id(text: string, resource: string): number {
 const DeviceRunPath = Type.Object({ deviceRunId: Type.String() });
 const FilePath = Type.Object({ deviceRunId: Type.String(), fileId: Type.String() });
 const DevicePath = Type.Object({ deviceId: Type.String() });
+const FrameQuery = Type.Object({ time: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) });
+/** Larger than any screen's PNG; a body beyond it is refused rather than held. */
+const FRAME_LIMIT_BYTES = 8 * 1024 * 1024;
+
+async function readAll(body: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new PayloadTooLargeError(`A frame is larger than ${limit} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
 
 export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context, channels: WebDriverChannels): void {
   // Bodies, queries and paths are typed from their schemas, which Fastify has validated them against.
@@ -150,6 +166,15 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context, ch
       }
     },
   );
+  // Interactive sessions (docs/api.md#interactive-sessions): the device's log, as the agent reads it.
+  app.post(
+    `${PROTOCOL_PREFIX}/device-runs/:deviceRunId/log-lines`,
+    { config, preHandler: storable, schema: { ...schema, params: DeviceRunPath, body: LogLinesReport } },
+    async (request) =>
+      json(
+        await storeLogLines(ctx, agentOf(request), id(request.params.deviceRunId, 'Device run'), request.body.lines),
+      ),
+  );
   app.post(
     `${PROTOCOL_PREFIX}/device-runs/:deviceRunId/progress`,
     { config, preHandler: storable, bodyLimit, schema: { ...schema, params: DeviceRunPath, body: ProgressReport } },
@@ -183,6 +208,26 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context, ch
           declaredLength(request.headers['content-length']),
         );
         return reply.code(201).send(stored);
+      },
+    );
+    // Interactive sessions (docs/api.md#interactive-sessions): the device's screen, pushed as it changes.
+    scope.put(
+      `${PROTOCOL_PREFIX}/device-runs/:deviceRunId/frames`,
+      { config, schema: { ...schema, params: DeviceRunPath, querystring: FrameQuery } },
+      async (request) => {
+        const mediaType = String(request.headers['content-type'] ?? '')
+          .split(';')[0]!
+          .trim();
+        if (mediaType !== 'image/png' && mediaType !== 'image/jpeg')
+          throw new InvalidParameterError('content-type', 'A frame is an image/png or image/jpeg body');
+        const bytes = await readAll(request.body as Readable, FRAME_LIMIT_BYTES);
+        return json(
+          await storeFrame(ctx, agentOf(request), id(request.params.deviceRunId, 'Device run'), {
+            mediaType,
+            bytes,
+            time: request.query.time,
+          }),
+        );
       },
     );
   });

@@ -169,7 +169,7 @@ export function presentDeviceSession(view: DeviceRunView, context: PresentContex
     autoRetriesLeftCount: run.autoRetriesLeftCount,
     testRunId: run.testRunId,
     projectId: run.projectId,
-    type: 'AUTOMATIC',
+    type: run.frameworkKind === 'interactive' ? 'MANUAL' : 'AUTOMATIC',
     uiLink: `${context.baseUrl}/#/projects/${run.projectId}/runs/${run.testRunId}/device-sessions/${run.id}`,
     testRunName: view.testRunName,
     projectName: view.projectName,
@@ -184,7 +184,7 @@ export function presentDeviceSession(view: DeviceRunView, context: PresentContex
     // Device time as used; nothing is billed here.
     deviceTime: deviceRunDuration(run, context.now),
     billable: false,
-    // Interactive sessions, client-side ids and device log offsets do not exist here.
+    // Client-side ids and device log offsets do not exist here.
     config: null,
     clientSideId: null,
     externalId: null,

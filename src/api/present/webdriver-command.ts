@@ -34,7 +34,8 @@ export function presentCommand(command: WebDriverCommand, sessionId: string | nu
     deviceSessionId: command.deviceRunId,
     sessionId,
     method: command.method,
-    uri: `/wd/hub${command.path}`,
+    // Interactive sessions' inputs (docs/api.md#interactive-sessions) are not WebDriver commands.
+    uri: command.path.startsWith('/interactive/') ? command.path : `/wd/hub${command.path}`,
     body: cut(command.body),
     state: command.state,
     statusCode: command.status,

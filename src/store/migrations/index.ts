@@ -27,6 +27,7 @@ import * as m016 from './016_device_labels.ts';
 import * as m018 from './018_sharing.ts';
 import * as m020 from './020_account_pages.ts';
 import * as m021 from './021_project_unarchive.ts';
+import * as m023 from './023_live_frames.ts';
 import * as m025 from './025_webdriver.ts';
 
 /** What a step may need besides the database: the key that seals API keys (008) and run secrets (010). */
@@ -54,6 +55,7 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['018_sharing', m018.up],
   ['020_account_pages', m020.up],
   ['021_project_unarchive', m021.up],
+  ['023_live_frames', m023.up],
   ['025_webdriver', m025.up],
 ];
 

@@ -81,7 +81,7 @@ export async function devicesView() {
       );
       const list = table(
         'Devices',
-        ['Device', 'OS', 'State', 'Health'],
+        ['Device', 'OS', 'State', 'Health', 'Interactive'],
         devices.data.map((device) => {
           const { state, health } = condition(device);
           return h(
@@ -91,6 +91,17 @@ export async function devicesView() {
             h('td', {}, osOf(device)),
             h('td', {}, badge(state)),
             h('td', {}, health),
+            h(
+              'td',
+              {},
+              device.enabled
+                ? h(
+                    'a',
+                    { href: `#/live/new/${device.id}`, 'aria-label': `Use ${device.displayName} live` },
+                    'Use live',
+                  )
+                : '',
+            ),
           );
         }),
         { empty: 'No devices yet: start an agent on a device host.' },

@@ -176,6 +176,10 @@ async function run(device: FakeDevice, words: string[], io: ShellIo): Promise<nu
       return input(device, args, say);
     case 'wm':
       if (args[0] === 'dismiss-keyguard') return 0;
+      if (args[0] === 'size' && args.length === 1) {
+        say('Physical size: 1080x2400');
+        return 0;
+      }
       say(`Error: unknown command '${args[0]}'`);
       return 1;
     case 'rm':

@@ -4,7 +4,8 @@ import type { DeviceDescription } from '../../driver.ts';
 
 /**
  * What a real Android phone runs here: instrumentation and UI Automator through `am instrument`,
- * server-side packages (Appium, Calabash, anything with run-tests.sh) next to it, and the crawler.
+ * server-side packages (Appium, Calabash, anything with run-tests.sh) next to it, the crawler, and
+ * interactive sessions (input through `input`, frames through `screencap`).
  * Appium client side is added when the host runs Appium (AdbDriverOptions.appium).
  */
 export const ADB_KINDS: readonly ExecutionKind[] = [
@@ -13,6 +14,7 @@ export const ADB_KINDS: readonly ExecutionKind[] = [
   'server-side',
   'calabash',
   'crawler',
+  'interactive',
 ];
 
 export function describeDevice(serial: string, properties: Readonly<Record<string, string>>): DeviceDescription {

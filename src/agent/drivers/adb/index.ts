@@ -27,6 +27,7 @@ import { DeviceTracker } from './tracker.ts';
 import { DEFAULT_UI_TIMINGS, type UiTimings } from './ui-automator.ts';
 import type { UiFlowOptions } from './ui-flow.ts';
 import { findTool, missingToolMessage, noRecording } from '../host/ffmpeg.ts';
+import { serveInteractiveAdb } from './interactive.ts';
 import { recordScreen } from './screen-recording.ts';
 
 export interface AdbDriverOptions {
@@ -226,6 +227,8 @@ export function createAdbDriver(options: AdbDriverOptions): Driver {
             env: options.hostEnv,
             pidFile: appiumPidFile(job.serial),
           });
+        case 'interactive':
+          return serveInteractiveAdb(job, context, device);
         default:
           return infra(`Android phones on the adb driver do not run ${job.kind} tests`);
       }

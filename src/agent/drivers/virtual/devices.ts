@@ -11,7 +11,7 @@ export interface VirtualDeviceSpec {
 }
 
 /** What virtual devices can honestly run; instrumentation, XCTest and the like need a real device. */
-export const VIRTUAL_KINDS: readonly ExecutionKind[] = ['server-side', 'crawler', 'appium-client'];
+export const VIRTUAL_KINDS: readonly ExecutionKind[] = ['server-side', 'crawler', 'appium-client', 'interactive'];
 
 const ANDROID_MODELS: ReadonlyArray<Omit<VirtualDeviceSpec, 'serial' | 'osType'>> = [
   { displayName: 'Google Pixel 8', manufacturer: 'Google', releaseVersion: '14', apiLevel: 34 },

@@ -15,6 +15,7 @@ import { LiveScreen } from './screen/live.ts';
 import { homeScreen } from './screen/ui-model.ts';
 import { runServerSide } from './server-side.ts';
 import { serveAppiumClient } from './appium-client.ts';
+import { serveInteractiveSession } from './interactive.ts';
 
 export { defaultVirtualDevices, type VirtualDeviceSpec };
 
@@ -77,6 +78,8 @@ export function createVirtualDriver(options: {
           return crawl(job, context, device, state, screen);
         case 'appium-client':
           return serveAppiumClient(job, context, device, state);
+        case 'interactive':
+          return serveInteractiveSession(job, context, device, state, screen);
         default:
           return {
             outcome: 'INFRA_ERROR',

@@ -11,6 +11,7 @@ export class LiveScreen {
   readonly size: ScreenSize;
   private current: Screen | (() => Screen);
   private cache: { key: string; raster: Raster } | null = null;
+  private encoded: { raster: Raster; png: Buffer } | null = null;
   private readonly battery: number;
 
   constructor(
@@ -48,7 +49,10 @@ export class LiveScreen {
     return this.cache.raster;
   }
 
+  /** The screen as PNG; encoded again only when it was drawn again (live frames ask often). */
   png(): Buffer {
-    return this.raster().png();
+    const raster = this.raster();
+    if (this.encoded?.raster !== raster) this.encoded = { raster, png: raster.png() };
+    return this.encoded.png;
   }
 }

@@ -34,7 +34,41 @@ export interface Clock {
   readonly battery: number;
 }
 
-export function renderScreen(screen: Screen, size: ScreenSize, clock: Clock): Raster {
+/** Where an element of the screen was drawn (rows of a list: ROW_HEIGHT each from `top`). */
+export interface ElementBox {
+  readonly index: number;
+  readonly top: number;
+  readonly bottom: number;
+}
+export const LIST_ROW_HEIGHT = 36;
+
+/** What is at a point of the drawn screen: an element (a list's row), the system navigation, or nothing. */
+export type Hit =
+  | { readonly kind: 'element'; readonly index: number; readonly row: number | null }
+  | { readonly kind: 'navigation'; readonly key: 'back' | 'home' | 'recents' }
+  | null;
+
+export function hitTest(screen: Screen, size: ScreenSize, x: number, y: number): Hit {
+  const boxes: ElementBox[] = [];
+  renderScreen(screen, size, { time: '00:00', battery: 0 }, boxes);
+  const navHeight = screen.platform === 'IOS' ? 20 : 36;
+  if (y >= size.height - navHeight) {
+    if (screen.platform === 'IOS') return { kind: 'navigation', key: 'home' };
+    const third = Math.min(2, Math.floor((x * 3) / size.width));
+    return { kind: 'navigation', key: (['back', 'home', 'recents'] as const)[third]! };
+  }
+  if (x < PAD || x >= size.width - PAD) return null;
+  const box = boxes.find((candidate) => y >= candidate.top && y < candidate.bottom);
+  if (box === undefined) return null;
+  const element = screen.elements[box.index]!;
+  return {
+    kind: 'element',
+    index: box.index,
+    row: element.kind === 'list' ? Math.floor((y - box.top) / LIST_ROW_HEIGHT) : null,
+  };
+}
+
+export function renderScreen(screen: Screen, size: ScreenSize, clock: Clock, boxes?: ElementBox[]): Raster {
   const raster = new Raster(size.width, size.height, PAGE);
   const accent = accentOf(screen.appId);
   const ios = screen.platform === 'IOS';
@@ -66,9 +100,12 @@ export function renderScreen(screen: Screen, size: ScreenSize, clock: Clock): Ra
   // Body.
   const bottom = size.height - navHeight - 8;
   let y = titleY + titleHeight + 12;
-  for (const element of screen.elements) {
+  for (const [index, element] of screen.elements.entries()) {
     if (y >= bottom) break;
-    y = drawElement(raster, element, y, bottom, size.width, accent) + 10;
+    const top = y;
+    y = drawElement(raster, element, y, bottom, size.width, accent);
+    boxes?.push({ index, top, bottom: y });
+    y += 10;
   }
 
   if (screen.banner !== null) {
@@ -152,7 +189,7 @@ function drawElement(
       return y + h;
     }
     case 'list': {
-      const row = 36;
+      const row = LIST_ROW_HEIGHT;
       let top = y;
       for (const item of element.items) {
         if (top + row > bottom) break;

@@ -1,0 +1,284 @@
+/**
+ * Interactive sessions (issue 20, docs/api.md#interactive-sessions) played for real: a server on
+ * a port, an agent with a virtual Android device. A user reserves the device, watches its live
+ * screen, taps, types, installs an app and releases it; the device ends cleaned and free. Another
+ * user can neither see, control, watch nor release it; bad input is a 400 naming what is wrong.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningAgent, startAgent } from '../../src/agent/agent.ts';
+import { createVirtualDriver, defaultVirtualDevices } from '../../src/agent/drivers/virtual/index.ts';
+import { SCREEN_SIZES, hitTest } from '../../src/agent/drivers/virtual/screen/render.ts';
+import { homeScreen } from '../../src/agent/drivers/virtual/screen/ui-model.ts';
+import { startReaper } from '../../src/jobs/reaper.ts';
+import { issueAgentToken } from '../../src/services/agents.ts';
+import { until } from '../support/cloud.ts';
+import { readFrames } from '../support/live-frames.ts';
+import { ENGINES } from '../support/engines.ts';
+import * as fixtures from '../support/fixtures.ts';
+import { type Harness, type TestUser, createHarness } from '../support/harness.ts';
+import { testSandbox } from '../support/sandbox.ts';
+
+describe.each(ENGINES)('interactive sessions (%s)', (engine) => {
+  let h: Harness;
+  let agent: RunningAgent;
+  let dataDir: string;
+  let url: URL;
+  let alice: TestUser;
+  let mallory: TestUser;
+  let deviceId: number;
+
+  beforeEach(async () => {
+    h = await createHarness(engine, { limits: { heartbeatMs: 200, claimWaitMs: 200 } });
+    h.setTime(Date.now());
+    url = new URL(await h.app.listen({ port: 0, host: '127.0.0.1' }));
+    const { token } = await issueAgentToken(h.ctx, 'host-1');
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-live-'));
+    const driver = createVirtualDriver({
+      dataDir: path.join(dataDir, 'virtual'),
+      devices: defaultVirtualDevices(1, 0),
+      sandbox: testSandbox(dataDir),
+    });
+    agent = startAgent({ serverUrls: [url.origin], token, driver, dataDir, log: () => undefined });
+    await agent.ready;
+    alice = await h.user({ plan: 'GOLD' });
+    mallory = await h.user({ plan: 'GOLD' });
+    const device = await until(
+      () => h.database.db.selectFrom('devices').select(['id', 'state']).executeTakeFirst(),
+      (row) => row?.state === 'IDLE',
+      20_000,
+    );
+    deviceId = Number(device!.id);
+  });
+  afterEach(async () => {
+    await agent.stop();
+    h.app.server.closeAllConnections();
+    await h.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const reserve = async (user: TestUser, form: Record<string, string> = {}) => {
+    const created = await user.call('POST', '/api/me/device-sessions', {
+      json: true,
+      form: { deviceId: String(deviceId), ...form },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.type).toBe('MANUAL');
+    const id = created.body.id as number;
+    await until(
+      async () => (await user.call('GET', `/api/me/device-sessions/${id}`, { json: true })).body.state,
+      (state) => state === 'RUNNING',
+      20_000,
+    );
+    return id;
+  };
+  const input = (user: TestUser, id: number, form: Record<string, string>) =>
+    user.call('POST', `/api/me/device-sessions/${id}/input`, { json: true, form });
+
+  it('reserves a device, streams its screen, taps, types, installs, releases; the device ends cleaned and free', async () => {
+    const app = await fixtures.file(h.ctx, alice.user, {
+      name: 'shop.apk',
+      inputType: 'APPLICATION',
+      osType: 'ANDROID',
+      properties: {
+        package_name: 'com.example.shop',
+        main_activity: 'com.example.shop.SignInActivity',
+        activities: 'com.example.shop.SignInActivity,com.example.shop.CartActivity',
+      },
+    });
+    const id = await reserve(alice);
+
+    // The live screen: a first frame at once, a new one after the install changes the screen.
+    const live = `${url.origin}/api/me/device-sessions/${id}/live`;
+    let installed = false;
+    const frames = await readFrames(
+      live,
+      alice.key,
+      (seen) => seen.length >= 2,
+      async (seen) => {
+        if (seen.length !== 1 || installed) return;
+        installed = true;
+        const answer = await input(alice, id, { action: 'install', fileId: String(app.id) });
+        expect(answer.status, answer.text).toBe(200);
+        expect(answer.body.uri).toBe('/interactive/install');
+        expect(answer.body.statusCode).toBe(200);
+      },
+    );
+    expect(frames.every((frame) => frame.subarray(1, 4).toString() === 'PNG')).toBe(true);
+    expect(frames[1]!.equals(frames[0]!)).toBe(false);
+
+    // The home screen lists the apps, sorted: the shop is the third row; a tap on it opens the app.
+    const home = homeScreen('ANDROID', 'x', ['com.android.chrome', 'com.android.settings', 'com.example.shop']);
+    const y = Array.from({ length: 640 }, (_, index) => index).find((at) => {
+      const hit = hitTest(home, SCREEN_SIZES.ANDROID, 100, at);
+      return hit?.kind === 'element' && hit.row === 2;
+    })!;
+    const screenshot = async () => {
+      const response = await fetch(`${url.origin}/api/me/device-sessions/${id}/screenshot`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${alice.key}:`).toString('base64')}` },
+      });
+      expect(response.headers.get('content-type')).toBe('image/png');
+      return Buffer.from(await response.arrayBuffer());
+    };
+    const before = await screenshot();
+    expect((await input(alice, id, { action: 'tap', x: '100', y: String(y + 10) })).status).toBe(200);
+    const signIn = await screenshot();
+    expect(signIn.equals(before)).toBe(false);
+
+    // The sign-in screen: a tap on the user name field, text typed into it, the Sign in button.
+    expect((await input(alice, id, { action: 'text', text: 'alice' })).status).toBe(200);
+    const typed = await screenshot();
+    expect(typed.equals(signIn)).toBe(false);
+    expect((await input(alice, id, { action: 'key', key: 'enter' })).status).toBe(200);
+    expect((await screenshot()).equals(typed)).toBe(false);
+    expect((await input(alice, id, { action: 'key', key: 'back' })).status).toBe(200);
+    expect((await input(alice, id, { action: 'rotate', orientation: 'landscape' })).status).toBe(200);
+    expect((await input(alice, id, { action: 'openUrl', url: 'https://example.com/a' })).status).toBe(200);
+    expect((await input(alice, id, { action: 'swipe', x: '5', y: '300', toX: '200', toY: '300' })).status).toBe(200);
+
+    const released = await alice.call('POST', `/api/me/device-sessions/${id}/release`, { json: true });
+    expect(released.status, released.text).toBe(200);
+    const ended = await until(
+      async () => (await alice.call('GET', `/api/me/device-sessions/${id}`, { json: true })).body,
+      (body) => body.state === 'SUCCEEDED',
+      20_000,
+    );
+    expect(ended.type).toBe('MANUAL');
+    await until(
+      () => h.database.db.selectFrom('devices').select('state').executeTakeFirst(),
+      (row) => row?.state === 'IDLE',
+      20_000,
+    );
+    const devices = path.join(dataDir, 'virtual', 'devices');
+    const installedApps = fs.readdirSync(path.join(devices, fs.readdirSync(devices)[0]!, 'apps'));
+    expect(installedApps).not.toContain('com.example.shop');
+
+    // The device's log pane: a line per input and what came to the front; the text typed is not in it.
+    const logcat = await alice.call('GET', `/api/me/device-sessions/${id}/logcat`);
+    expect(logcat.status).toBe(200);
+    expect(logcat.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(logcat.text).toMatch(/^\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} I\/Input: install shop\.apk$/m);
+    expect(logcat.text).toContain('I/ActivityManager: Displayed com.example.shop');
+    expect(logcat.text).toContain('I/Input: text (5 characters)');
+    expect(logcat.text).not.toContain('alice');
+
+    // Every action is in the session's log.
+    const log = (await alice.call('GET', `/api/me/device-sessions/${id}/commands`, { json: true })).body;
+    const actions = log.data.map((command: any) => command.uri);
+    expect(actions).toEqual([
+      '/interactive/install',
+      '/interactive/screenshot',
+      '/interactive/tap',
+      '/interactive/screenshot',
+      '/interactive/text',
+      '/interactive/screenshot',
+      '/interactive/key',
+      '/interactive/screenshot',
+      '/interactive/key',
+      '/interactive/rotate',
+      '/interactive/openUrl',
+      '/interactive/swipe',
+      '/interactive/release',
+    ]);
+  });
+
+  it('another user can neither see, control, watch nor release a session; bad input is a clear 400', async () => {
+    const id = await reserve(alice);
+    for (const [method, suffix] of [
+      ['GET', ''],
+      ['POST', '/input?action=tap&x=1&y=1'],
+      ['POST', '/screenshot'],
+      ['GET', '/live'],
+      ['GET', '/logcat'],
+      ['POST', '/release'],
+      ['GET', '/commands'],
+    ] as const) {
+      const answer = await mallory.call(method, `/api/me/device-sessions/${id}${suffix}`, { json: true });
+      expect(answer.status, `${method} ${suffix}`).toBe(404);
+    }
+    const cases: Array<[Record<string, string>, string, RegExp]> = [
+      [{ action: 'jump' }, 'action', /one of tap, longPress/],
+      [{ action: 'tap', x: '-1', y: '3' }, 'x', /between 0 and/],
+      [{ action: 'tap', x: '5000', y: '3' }, 'x', /off the 320x640 screen/],
+      [{ action: 'tap', y: '3' }, 'x', /'x' is required/],
+      [{ action: 'text', text: 'x'.repeat(501) }, 'text', /longer than 500/],
+      [{ action: 'key', key: 'selfDestruct' }, 'key', /home, back, power/],
+      [{ action: 'openUrl', url: 'file:///etc/passwd' }, 'url', /http or https/],
+      [{ action: 'install', fileId: '999999' }, 'fileId', /not found|File/],
+    ];
+    for (const [form, , message] of cases) {
+      const answer = await input(alice, id, form);
+      expect([400, 404], JSON.stringify(form)).toContain(answer.status);
+      expect(answer.body.message, JSON.stringify(form)).toMatch(message);
+    }
+    expect((await alice.call('POST', '/api/me/device-sessions', { json: true, form: {} })).body.message).toMatch(
+      /deviceId/,
+    );
+    const tooLong = await alice.call('POST', '/api/me/device-sessions', {
+      json: true,
+      form: { deviceId: String(deviceId), timeout: String(24 * 3600) },
+    });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.message).toMatch(/GOLD plan allows sessions of 60 to 3600/);
+
+    // Another user's reservation of the same device waits its turn, and takes no input meanwhile.
+    const queued = await mallory.call('POST', '/api/me/device-sessions', {
+      json: true,
+      form: { deviceModelId: String(deviceId) },
+    });
+    expect(queued.status).toBe(201);
+    expect(queued.body.state).toBe('WAITING');
+    const early = await input(mallory, queued.body.id, { action: 'key', key: 'home' });
+    expect(early.status).toBe(409);
+    expect(early.body.message).toMatch(/WAITING/);
+
+    // An admin may end anyone's session; the device then goes to the next in line.
+    const admin = await h.user({ role: 'ADMIN' });
+    expect((await admin.call('POST', `/api/me/device-sessions/${id}/release`, { json: true })).status).toBe(200);
+    await until(
+      async () => (await alice.call('GET', `/api/me/device-sessions/${id}`, { json: true })).body.state,
+      (state) => state === 'SUCCEEDED',
+      20_000,
+    );
+    await until(
+      async () => (await mallory.call('GET', `/api/me/device-sessions/${queued.body.id}`, { json: true })).body.state,
+      (state) => state === 'RUNNING',
+      20_000,
+    );
+    expect((await input(alice, queued.body.id, { action: 'key', key: 'home' })).status).toBe(404);
+    expect((await mallory.call('POST', `/api/me/device-sessions/${queued.body.id}/release`)).status).toBe(200);
+  });
+
+  it('a lost agent ends the session cleanly: WARNING, the live stream ends, input is refused', async () => {
+    const id = await reserve(alice);
+    // Once the first frame is in, the agent stops renewing its lease (as one that lost its
+    // network): the reaper gives up on it, and the stream ends.
+    const frames = await readFrames(
+      `${url.origin}/api/me/device-sessions/${id}/live`,
+      alice.key,
+      () => false,
+      async (seen) => {
+        if (seen.length !== 1) return;
+        h.advance(h.ctx.limits.leaseMs + 1);
+        const reaper = startReaper({ ctx: h.ctx, log: () => undefined, intervalMs: 60_000, agentTtlMs: 3_600_000 });
+        await reaper.tick();
+        await reaper.stop();
+      },
+    );
+    expect(frames.length).toBeGreaterThanOrEqual(1);
+    const session = await until(
+      async () => (await alice.call('GET', `/api/me/device-sessions/${id}`, { json: true })).body,
+      (body) => body.state === 'WARNING',
+      20_000,
+    );
+    expect(session.endTime).not.toBeNull();
+    const late = await input(alice, id, { action: 'tap', x: '1', y: '1' });
+    expect(late.status).toBe(409);
+    expect((await alice.call('POST', `/api/me/device-sessions/${id}/release`, { json: true })).body.state).toBe(
+      'WARNING',
+    );
+  });
+});
