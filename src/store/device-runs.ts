@@ -81,6 +81,9 @@ function listSql(now: number): ListSql<DeviceRunListField> {
       deviceLogFirstTimestamp: 'CAST(NULL AS BIGINT)',
       interruptedByState: 'CAST(NULL AS VARCHAR(16))',
       runStatus: LEGACY_STATUS,
+      // As domain/runs.ts whyNotRetryable.
+      retryable: "(CASE WHEN dr.superseded = 0 AND dr.state NOT IN ('WAITING', 'EXCLUDED') THEN 1 ELSE 0 END)",
+      biometricInstrumentation: 'CAST(0 AS INTEGER)',
     },
     searchColumns: ['d.display_name'],
     tieBreaker: 'dr.id',
