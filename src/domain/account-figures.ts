@@ -30,6 +30,8 @@ export interface UserStatistics {
   readonly failedTestCases: number;
   /** Milliseconds devices spent on the user's sessions. */
   readonly deviceTime: number;
+  /** The user's projects now, whatever the period. */
+  readonly allTimeProjects: number;
 }
 
 export interface DeviceUsageDay {

@@ -131,7 +131,9 @@ export function runMessage(run: {
 }
 
 /** The list grammar's fields of `/me/notifications` (docs/api.md#lists). */
-export const NOTIFICATION_LIST: ListSpec<'id' | 'channel' | 'destination' | 'scope' | 'projectId' | 'createTime'> = {
+export const NOTIFICATION_LIST: ListSpec<
+  'id' | 'channel' | 'destination' | 'scope' | 'projectId' | 'createTime' | 'projectName' | 'userId' | 'userEmail'
+> = {
   entity: 'notifications',
   fields: {
     id: { type: 'number' },
@@ -140,6 +142,9 @@ export const NOTIFICATION_LIST: ListSpec<'id' | 'channel' | 'destination' | 'sco
     scope: { type: 'enum', values: NOTIFICATION_SCOPES },
     projectId: { type: 'number' },
     createTime: { type: 'date' },
+    projectName: { type: 'string' },
+    userId: { type: 'number' },
+    userEmail: { type: 'string' },
   },
   defaultSort: [{ field: 'id', direction: 'asc' }],
 };

@@ -114,6 +114,8 @@ export const USER_DEVICE_SESSION_LIST: ListSpec<
   | 'clientSideId'
   | 'externalId'
   | 'deviceLogFirstTimestamp'
+  | 'retryable'
+  | 'biometricInstrumentation'
 > = {
   entity: 'device sessions',
   fields: {
@@ -156,6 +158,8 @@ export const USER_DEVICE_SESSION_LIST: ListSpec<
     clientSideId: { type: 'string' },
     externalId: { type: 'string' },
     deviceLogFirstTimestamp: { type: 'date' },
+    retryable: { type: 'boolean' },
+    biometricInstrumentation: { type: 'boolean' },
   },
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };

@@ -73,7 +73,13 @@ export function accountFiguresStore(db: Kysely<Tables>, dialect: Dialect) {
           sql<number>`SUM(${sessionTime(now)})`.as('device_time'),
         ])
         .executeTakeFirstOrThrow();
+      const projectRow = await db
+        .selectFrom('projects')
+        .where('user_id', '=', userId)
+        .select(sql<number>`COUNT(*)`.as('total'))
+        .executeTakeFirstOrThrow();
       return {
+        allTimeProjects: Number(projectRow.total),
         totalTestRuns: Number(runRow.total),
         runningTestRuns: Number(runRow.running ?? 0),
         devicesUsed: Number(sessionRow.devices),

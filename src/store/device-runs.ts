@@ -3,7 +3,6 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ListQuery } from '../domain/list-query.ts';
 import {
   DEVICE_RUN_MACHINE,
-  DEVICE_RUN_STATES,
   type DeviceRun,
   type DeviceRunState,
   type ExcludeReason,
@@ -13,79 +12,14 @@ import {
   type StepType,
   UNFINISHED_DEVICE_RUN_STATES,
   UNSTARTED_DEVICE_RUN_STATES,
-  legacyRunStatus,
 } from '../domain/runs.ts';
 import type { DeviceRunListField } from '../domain/user-lists.ts';
 import { isCurrentDeviceRun } from './current-device-runs.ts';
 import type { Dialect } from './db.ts';
 import type { DeviceRunsTable, Tables } from './schema.ts';
 import { sharedWith } from './sharing.ts';
-import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
-
-/** The legacy view's status is code, not data: a CASE over the states, so it filters like a column. */
-const LEGACY_STATUS = `CASE dr.state ${DEVICE_RUN_STATES.map((state) => `WHEN '${state}' THEN '${legacyRunStatus(state)}'`).join(' ')} END`;
-
-/**
- * The fields of a list of device runs (the domain's list specs say which): the device is joined for
- * its name, which the search looks in. Durations run until `now` while a session runs, as shown.
- */
-function listSql(now: number): ListSql<DeviceRunListField> {
-  const duration = sql`(CASE WHEN dr.start_time IS NULL THEN 0 ELSE COALESCE(dr.end_time, ${now}) - dr.start_time END)`;
-  return {
-    columns: {
-      id: 'dr.id',
-      state: 'dr.state',
-      createTime: 'dr.create_time',
-      startTime: 'dr.start_time',
-      endTime: 'dr.end_time',
-      deviceId: 'dr.device_id',
-      excludeReason: 'dr.exclude_reason',
-      installTime: 'dr.install_time',
-      timeLimit: 'dr.time_limit',
-      testCaseAllCount: 'dr.test_case_all_count',
-      testCasePassedCount: 'dr.test_case_passed_count',
-      testCaseFailedCount: 'dr.test_case_failed_count',
-      testCaseSkippedCount: 'dr.test_case_skipped_count',
-      retryState: 'dr.retry_state',
-      autoRetriesLeftCount: 'dr.auto_retries_left_count',
-      testRunId: 'dr.test_run_id',
-      projectId: 'dr.project_id',
-      userId: 'dr.user_id',
-      deviceName: 'd.display_name',
-      // As the presenter: passed over executed (passed + failed), 0 when none ran.
-      successRatio:
-        'COALESCE(dr.test_case_passed_count * 1.0 / NULLIF(dr.test_case_passed_count + dr.test_case_failed_count, 0), 0)',
-      deviceRunId: 'dr.id',
-      deviceSessionId: 'dr.id',
-      testCaseSuccessCount: 'dr.test_case_passed_count',
-      testCaseAllNo: 'dr.test_case_all_count',
-      testCaseSuccessNo: 'dr.test_case_passed_count',
-      testCasePassedNo: 'dr.test_case_passed_count',
-      testCaseFailedNo: 'dr.test_case_failed_count',
-      testCaseSkippedNo: 'dr.test_case_skipped_count',
-      testCaseCount: 'dr.test_case_all_count',
-      type: "CAST('AUTOMATIC' AS VARCHAR(16))",
-      testRunName: "(SELECT COALESCE(t.name, 'Test Run ' || t.number) FROM test_runs t WHERE t.id = dr.test_run_id)",
-      projectName: '(SELECT p.name FROM projects p WHERE p.id = dr.project_id)',
-      accountId: 'dr.user_id',
-      deviceInstanceId: 'dr.device_id',
-      name: 'd.display_name',
-      duration,
-      deviceTime: duration,
-      runTime: duration,
-      // Constants as the presenter shows them (a bare 0 would be a column position in ORDER BY).
-      billable: 'CAST(0 AS INTEGER)',
-      config: 'CAST(NULL AS VARCHAR(16))',
-      clientSideId: 'CAST(NULL AS VARCHAR(16))',
-      externalId: 'CAST(NULL AS VARCHAR(16))',
-      deviceLogFirstTimestamp: 'CAST(NULL AS BIGINT)',
-      interruptedByState: 'CAST(NULL AS VARCHAR(16))',
-      runStatus: LEGACY_STATUS,
-    },
-    searchColumns: ['d.display_name'],
-    tieBreaker: 'dr.id',
-  };
-}
+import { deviceRunListSql } from './run-list-columns.ts';
+import { inIds, listConditions, pageOf } from './sql.ts';
 
 export interface NewDeviceRun {
   readonly testRunId: number;
@@ -345,7 +279,7 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       query: ListQuery<DeviceRunListField>,
       now: number,
     ): Promise<{ total: number; items: DeviceRun[] }> {
-      const spec = listSql(now);
+      const spec = deviceRunListSql(now);
       const base = db
         .selectFrom('device_runs as dr')
         .innerJoin('devices as d', 'd.id', 'dr.device_id')
@@ -362,7 +296,7 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       query: ListQuery<DeviceRunListField>,
       now: number,
     ): Promise<{ total: number; items: DeviceRun[] }> {
-      const spec = listSql(now);
+      const spec = deviceRunListSql(now);
       const base = db
         .selectFrom('device_runs as dr')
         .innerJoin('devices as d', 'd.id', 'dr.device_id')

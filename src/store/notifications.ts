@@ -5,6 +5,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { ListQuery } from '../domain/list-query.ts';
 import type {
+  NOTIFICATION_LIST,
   Notification,
   NotificationChannel,
   NotificationDraft,
@@ -14,7 +15,7 @@ import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
 import { type ListSql, listConditions, pageOf } from './sql.ts';
 
-type NotificationField = 'id' | 'channel' | 'destination' | 'scope' | 'projectId' | 'createTime';
+type NotificationField = keyof (typeof NOTIFICATION_LIST)['fields'];
 
 const LIST_SQL: ListSql<NotificationField> = {
   columns: {
@@ -24,6 +25,10 @@ const LIST_SQL: ListSql<NotificationField> = {
     scope: 'n.scope',
     projectId: 'n.project_id',
     createTime: 'n.create_time',
+    projectName: 'p.name',
+    userId: 'n.user_id',
+    // A subscription is its owner's, who alone lists it.
+    userEmail: '(SELECT u.email FROM users u WHERE u.id = n.user_id)',
   },
   searchColumns: ['n.destination', 'p.name'],
   tieBreaker: 'n.id',

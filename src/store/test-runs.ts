@@ -3,107 +3,13 @@ import { type Kysely, sql } from 'kysely';
 import type { ListQuery } from '../domain/list-query.ts';
 import type { OsType } from '../domain/projects.ts';
 import { type RunSecrets, type RunSettings, formatRunSettings, readRunSettings } from '../domain/run-settings.ts';
-import { FRAMEWORKS } from '../domain/frameworks.ts';
-import {
-  type DeviceRunState,
-  FINAL_DEVICE_RUN_STATES,
-  type StateTally,
-  type TestRun,
-  type TestRunState,
-  displayName,
-} from '../domain/runs.ts';
-import type { RunCountField, USER_RUN_LIST } from '../domain/user-lists.ts';
-import { currentDeviceRunText, isCurrentDeviceRun } from './current-device-runs.ts';
+import { type DeviceRunState, type StateTally, type TestRun, type TestRunState, displayName } from '../domain/runs.ts';
+import { isCurrentDeviceRun } from './current-device-runs.ts';
 import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
 import { sharedWith } from './sharing.ts';
-import { type ListSql, inIds, listConditions, pageOf, plainPages } from './sql.ts';
-
-type RunField = 'id' | 'number' | 'displayName' | 'state' | 'createTime' | 'startTime' | 'endTime';
-/** The fields of the list across a user's runs: the domain's list spec says which. */
-type UserRunField = keyof (typeof USER_RUN_LIST)['fields'];
-
-/** Counters as the presenter derives them (domain/runs.ts runStats): over the run's current device runs. */
-const currentDeviceRuns = (what: string) =>
-  `(SELECT ${what} FROM device_runs x WHERE x.test_run_id = tr.id AND ${currentDeviceRunText('x')})`;
-const ratioOf = (states: readonly string[]) =>
-  currentDeviceRuns(
-    `COALESCE(SUM(CASE WHEN x.state IN (${states.map((state) => `'${state}'`).join(', ')}) THEN 1 ELSE 0 END) * 1.0 / NULLIF(COUNT(*), 0), 0)`,
-  );
-/** How many current device runs are in one of `states`. */
-const inStates = (states: Iterable<string>) =>
-  currentDeviceRuns(
-    `COALESCE(SUM(CASE WHEN x.state IN (${[...states].map((state) => `'${state}'`).join(', ')}) THEN 1 ELSE 0 END), 0)`,
-  );
-const testCases = (column: string) => currentDeviceRuns(`COALESCE(SUM(${column}), 0)`);
-
-/** The counters runStats (domain/runs.ts) adds up from the same device runs. */
-const COUNT_COLUMNS: Record<RunCountField, string> = {
-  waitingDeviceCount: inStates(['WAITING']),
-  runningDeviceCount: inStates(['RUNNING', 'FINISHING']),
-  finishedDeviceCount: inStates(FINAL_DEVICE_RUN_STATES),
-  succeededDeviceCount: inStates(['SUCCEEDED']),
-  failedDeviceCount: inStates(['FAILED']),
-  warningDeviceCount: inStates(['WARNING']),
-  errorsDeviceCount: inStates(['WARNING', 'TIMEOUT']),
-  excludedDeviceCount: inStates(['EXCLUDED']),
-  abortedDeviceCount: inStates(['ABORTED']),
-  timeoutedDeviceCount: inStates(['TIMEOUT']),
-  totalDeviceCount: currentDeviceRuns('COUNT(*)'),
-  testCaseCount: testCases('x.test_case_all_count'),
-  executedTestCaseCount: testCases('x.test_case_passed_count + x.test_case_failed_count'),
-  successfulTestCaseCount: testCases('x.test_case_passed_count'),
-  failedTestCaseCount: testCases('x.test_case_failed_count'),
-};
-
-/** The framework's name is code, not data: a CASE over the table, so it sorts and filters like a column. */
-const FRAMEWORK_NAME = `CASE tr.framework_id ${FRAMEWORKS.map(
-  (framework) => `WHEN ${framework.id} THEN '${framework.name.replace(/'/g, "''")}'`,
-).join(' ')} END`;
-
-const LIST_SQL: ListSql<RunField> = {
-  columns: {
-    id: 'tr.id',
-    number: 'tr.number',
-    // The default display name is derived, so filters and sorting use the same expression.
-    displayName: `COALESCE(tr.name, 'Test Run ' || tr.number)`,
-    state: 'tr.state',
-    createTime: 'tr.create_time',
-    startTime: 'tr.start_time',
-    endTime: 'tr.end_time',
-  },
-  searchColumns: [`COALESCE(tr.name, 'Test Run ' || tr.number)`],
-  tieBreaker: 'tr.id',
-};
-
-/** Across projects (`/me/runs`): also which project, and its name among what the search looks in. */
-const USER_LIST_SQL: ListSql<UserRunField> = {
-  columns: {
-    ...LIST_SQL.columns,
-    projectId: 'tr.project_id',
-    projectName: 'p.name',
-    frameworkId: 'tr.framework_id',
-    frameworkName: FRAMEWORK_NAME,
-    osType: 'tr.os_type',
-    startedById: 'tr.started_by_id',
-    userId: 'tr.user_id',
-    deviceCount: currentDeviceRuns('COUNT(*)'),
-    executionRatio: ratioOf([...FINAL_DEVICE_RUN_STATES]),
-    successRatio: ratioOf(['SUCCEEDED']),
-    ...COUNT_COLUMNS,
-    startedByDisplayName: 'u.email',
-    // Constants as the presenter shows them: nothing is billed, result zips are made on request. A
-    // bare 0 would be a column position in ORDER BY.
-    billable: 'CAST(0 AS INTEGER)',
-    logsFileId: 'CAST(NULL AS BIGINT)',
-    screenshotsFileId: 'CAST(NULL AS BIGINT)',
-  },
-  searchColumns: [...LIST_SQL.searchColumns, 'p.name'],
-  tieBreaker: LIST_SQL.tieBreaker,
-};
-
-/** One project's runs: the same fields (docs/api.md#lists), the search in the runs' names only. */
-const PROJECT_LIST_SQL: ListSql<UserRunField> = { ...USER_LIST_SQL, searchColumns: LIST_SQL.searchColumns };
+import { PROJECT_LIST_SQL, USER_LIST_SQL, type UserRunField } from './run-list-columns.ts';
+import { inIds, listConditions, pageOf, plainPages } from './sql.ts';
 
 export interface RunRecord {
   readonly run: TestRun;

@@ -460,9 +460,14 @@ describe.each(ENGINES)('account pages (%s)', (engine) => {
       passedTestCases: 5,
       failedTestCases: 1,
       deviceTime: 60_000 * 2 + 30_000,
+      // Her projects whatever the period (the runs' and the queued one's); accounts have one user.
+      allTimeProjects: (await alice.call('GET', '/api/me/projects?limit=1', { json: true })).body.total,
+      additionalUsers: 0,
     });
     const firstDay = await alice.call('GET', `/api/me/statistics?endTime=${START_TIME + DAY}`, { json: true });
     expect(firstDay.body).toMatchObject({ totalTestRuns: 1, totalDeviceSessions: 2, deviceTime: 120_000 });
+    expect(firstDay.body.allTimeProjects).toBe(stats.body.allTimeProjects);
+    expect(stats.body.allTimeProjects).toBeGreaterThan(0);
     const badPeriod = await alice.call('GET', '/api/me/statistics?startTime=yesterday', { json: true });
     expect(badPeriod.status).toBe(400);
     expect(badPeriod.body.message).toContain(`'startTime'`);

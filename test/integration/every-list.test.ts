@@ -3,7 +3,7 @@
  * this walks the route table, so a list added without a spec, or a field shown but not filterable,
  * fails here. For each list: an unknown filter or sort field is a 400 naming it (JSON and XML),
  * sorting orders the items, paging slices the sorted list, and filtering on each scalar field's
- * value keeps the item that has it.
+ * value keeps the item that has it, its negation (`noteq`) all the others.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable } from '../../src/api/app.ts';
@@ -167,6 +167,13 @@ describe.each(ENGINES)('every list route takes the list grammar (%s)', (engine) 
         found.every((other) => other === value),
         `${url}?filter=${filter}`,
       ).toBe(true);
+      // Its negation keeps every other item: the two split the list.
+      const negation = filter.replace('_eq_', '_noteq_');
+      const rest = await get(query(url, { limit: '0', filter: negation }));
+      expect(rest.status, `${url}?filter=${negation}: ${rest.text}`).toBe(200);
+      const others = (rest.body.data as Item[]).map((item) => item[field]);
+      expect(found.length + others.length, `${url}?filter=${negation}`).toBe(items.length);
+      expect(others, `${url}?filter=${negation}`).not.toContain(value);
     }
   });
 

@@ -262,11 +262,12 @@ export const FILE_CONFIG: ClientModel = {
 export const TAG: ClientModel = { source: `${JS}/Tag.ts @00bdfb45 (Tag)`, fields: { id: 'number', name: 'string' } };
 
 export const DEVICE_SESSION: ClientModel = {
-  source: `${JS}/DeviceSession.ts @09fa0743 (DeviceSession)`,
+  source: `${JS}/DeviceSession.ts @9ce1f357 (DeviceSession)`,
   fields: {
     accountId: 'number',
     autoRetriesLeftCount: 'number',
     billable: 'boolean',
+    biometricInstrumentation: 'boolean',
     config: 'object',
     createTime: 'number',
     clientSideId: 'string',
@@ -284,6 +285,7 @@ export const DEVICE_SESSION: ClientModel = {
     name: 'string',
     projectId: 'number',
     projectName: 'string',
+    retryable: 'boolean',
     retryState: 'string',
     rowIndex: 'number',
     startTime: 'number',
@@ -298,6 +300,7 @@ export const DEVICE_SESSION: ClientModel = {
     testRunName: 'string',
     timeLimit: 'number',
     type: 'string',
+    uiLink: 'string',
     userEmail: 'string',
     userId: 'number',
   },
@@ -407,7 +410,7 @@ export const JAVA_CONNECTION: ClientModel = {
 };
 
 export const DEVICE: ClientModel = {
-  source: `${JS}/Device.ts @00bdfb45 (Device)`,
+  source: `${JS}/Device.ts @9103e5da (Device)`,
   fields: {
     accountId: 'number',
     available: 'boolean',
@@ -440,12 +443,12 @@ export const DEVICE: ClientModel = {
 };
 
 export const SOFTWARE_VERSION: ClientModel = {
-  source: `${JS}/Device.ts @00bdfb45 (SoftwareVersion)`,
+  source: `${JS}/Device.ts @9103e5da (SoftwareVersion)`,
   fields: { apiLevel: 'number', id: 'number', releaseVersion: 'string' },
 };
 
 export const DEVICE_GROUP: ClientModel = {
-  source: `${JS}/DeviceGroup.ts @00bdfb45 (DeviceGroup)`,
+  source: `${JS}/DeviceGroup.ts @2d15fffb (DeviceGroup)`,
   fields: {
     deviceCount: 'number',
     displayName: 'string',
@@ -459,12 +462,12 @@ export const DEVICE_GROUP: ClientModel = {
 };
 
 export const ACCESS_GROUP: ClientModel = {
-  source: `${JS}/AccessGroup.ts @4c5e724b (AccessGroup)`,
+  source: `${JS}/AccessGroup.ts @934f8d20 (AccessGroup)`,
   fields: { id: 'number', name: 'string', scope: 'string', userEmail: 'string', userId: 'number' },
 };
 
 export const SHARED_RESOURCE: ClientModel = {
-  source: `${JS}/SharedResource.ts @09b1d231 (SharedResource)`,
+  source: `${JS}/SharedResource.ts @c295d447 (SharedResource)`,
   fields: { id: 'number', name: 'string', resourceId: 'number', type: 'string' },
 };
 
@@ -482,7 +485,7 @@ export const JAVA_DEVICE_GROUP: ClientModel = {
 };
 
 export const DEVICE_PROPERTY: ClientModel = {
-  source: `${JS}/Device.ts @00bdfb45 (DeviceProperty)`,
+  source: `${JS}/Device.ts @9103e5da (DeviceProperty)`,
   fields: {
     displayName: 'string',
     id: 'number',
@@ -509,22 +512,29 @@ export const JAVA_LABEL_GROUP: ClientModel = {
 };
 
 export const DEVICE_PICKER: ClientModel = {
-  source: `${JS}/DeviceFilter.ts @00bdfb45 (DevicePicker)`,
-  fields: { deviceFilterGroups: 'array', id: 'number' },
+  source: `${JS}/DeviceFilter.ts @c0b091e7 (DevicePicker)`,
+  fields: { deviceFilterGroups: 'array', id: 'number', selfURI: 'string' },
 };
 
 export const DEVICE_FILTER_GROUP: ClientModel = {
-  source: `${JS}/DeviceFilter.ts @00bdfb45 (DeviceFilterGroup)`,
-  fields: { deviceFilters: 'array', id: 'number', name: 'string' },
+  source: `${JS}/DeviceFilter.ts @c0b091e7 (DeviceFilterGroup)`,
+  fields: { deviceFilters: 'array', id: 'number', name: 'string', selfURI: 'string' },
 };
 
 export const DEVICE_FILTER: ClientModel = {
-  source: `${JS}/DeviceFilter.ts @00bdfb45 (DeviceFilter)`,
-  fields: { displayName: 'string', hidden: 'boolean', id: 'number', name: 'string', osType: 'string' },
+  source: `${JS}/DeviceFilter.ts @c0b091e7 (DeviceFilter)`,
+  fields: {
+    displayName: 'string',
+    hidden: 'boolean',
+    id: 'number',
+    name: 'string',
+    osType: 'string',
+    selfURI: 'string',
+  },
 };
 
 export const USER_FILE: ClientModel = {
-  source: `${JS}/UserFile.ts @00bdfb45 (UserFile)`,
+  source: `${JS}/UserFile.ts @01380c59 (UserFile)`,
   fields: {
     createTime: 'number',
     directUrl: 'string',
@@ -546,14 +556,15 @@ export const USER_FILE: ClientModel = {
 
 /** `APIUserFileProperty` is an `APIEntity` too (APIEntity.java's @XmlSeeAlso lists it). */
 export const FILE_PROPERTY: ClientModel = {
-  source: `${JS}/UserFile.ts @00bdfb45 (FileProperty), with APIEntity's selfURI`,
+  source: `${JS}/UserFile.ts @01380c59 (FileProperty)`,
   fields: { ...ENTITY, key: 'string', value: 'string' },
 };
 
 export const FRAMEWORK: ClientModel = {
-  source: `${JS}/Framework.ts @00bdfb45 (Framework)`,
+  source: `${JS}/Framework.ts @88812096 (Framework)`,
   fields: {
     accountId: 'number',
+    accountName: 'string',
     canRunFromUI: 'boolean',
     createTime: 'number',
     description: 'string',
@@ -566,6 +577,7 @@ export const FRAMEWORK: ClientModel = {
     mainUserEmail: 'string',
     name: 'string',
     osType: 'string',
+    queueWait: 'number',
     requiredAppExtensions: 'string',
     requiredTestExtensions: 'string',
     requiredTestFileTags: 'string',
@@ -621,7 +633,7 @@ export const SCREENSHOT: ClientModel = {
 };
 
 export const TEST_CASE_RUN: ClientModel = {
-  source: `${JS}/TestCaseRun.ts @6f0cf2c0 (TestCaseRun)`,
+  source: `${JS}/TestCaseRun.ts @c295d447 (TestCaseRun)`,
   fields: {
     className: 'string',
     createTime: 'number',
@@ -683,8 +695,10 @@ export const NOTIFICATION: ClientModel = {
 };
 
 export const USER_STATISTICS: ClientModel = {
-  source: `${JS}/UserStatistics.ts @5d37c5f7 (UserStatistics)`,
+  source: `${JS}/UserStatistics.ts @fd354c99 (UserStatistics)`,
   fields: {
+    additionalUsers: 'number',
+    allTimeProjects: 'number',
     devicesUsed: 'number',
     id: 'number',
     overallTestCaseSuccessRatio: 'number',
@@ -699,7 +713,7 @@ export const DEVICE_USAGE: ClientModel = {
 };
 
 export const USER_PREFERENCE: ClientModel = {
-  source: `${JS}/UserPreference.ts @00bdfb45 (UserPreference)`,
+  source: `${JS}/UserPreference.ts @5d37c5f7 (UserPreference)`,
   fields: {
     defaultHttpSessionMaxInactiveInterval: 'number',
     defaultTestTimeout: 'number',

@@ -301,6 +301,7 @@ const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
         passedTestCases: 1,
         failedTestCases: 1,
         deviceTime: 5,
+        allTimeProjects: 1,
       },
       context(s),
     ),

@@ -72,6 +72,8 @@ export const ApiUserStatistics = entitySchema('apiUserStatistics', {
   passedTestCases: Count,
   failedTestCases: Count,
   deviceTime: Type.Integer({ minimum: 0, description: 'Milliseconds of device time' }),
+  allTimeProjects: Count,
+  additionalUsers: Count,
 });
 
 export function presentStatistics(statistics: UserStatistics, context: PresentContext): Rep {
@@ -89,6 +91,9 @@ export function presentStatistics(statistics: UserStatistics, context: PresentCo
     passedTestCases: statistics.passedTestCases,
     failedTestCases: statistics.failedTestCases,
     deviceTime: statistics.deviceTime,
+    allTimeProjects: statistics.allTimeProjects,
+    // One user per account: an account has no users besides its owner.
+    additionalUsers: 0,
   });
 }
 

@@ -1,4 +1,4 @@
-import { type Step, deviceRunDuration, legacyRunStatus } from '../../domain/runs.ts';
+import { type Step, deviceRunDuration, legacyRunStatus, whyNotRetryable } from '../../domain/runs.ts';
 import type { DeviceRunView } from '../../services/views.ts';
 import { type PresentContext, userPath } from './context.ts';
 import Type from 'typebox';
@@ -92,6 +92,8 @@ export const ApiDeviceSession = entitySchema('apiDeviceSession', {
   clientSideId: AlwaysNull,
   externalId: AlwaysNull,
   deviceLogFirstTimestamp: AlwaysNull,
+  retryable: Type.Boolean({ description: 'POST …/retry would start it again (neither waiting nor excluded)' }),
+  biometricInstrumentation: Bool,
   rowIndex: RowIndex,
   video: Nullable(Type.String({ description: 'Absolute URL of the video of the session; null when it has none' })),
 });
@@ -189,6 +191,9 @@ export function presentDeviceSession(view: DeviceRunView, context: PresentContex
     clientSideId: null,
     externalId: null,
     deviceLogFirstTimestamp: null,
+    retryable: whyNotRetryable(run) === null,
+    // No biometric prompts are instrumented here.
+    biometricInstrumentation: false,
     rowIndex: null,
     // docs/api.md#videos: the session's recording, downloadable (with ranges) like any output file.
     video:

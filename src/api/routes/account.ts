@@ -91,7 +91,7 @@ export const accountRoutes: readonly RouteSpec[] = [
     summary: 'List your notification subscriptions',
     tags: TAGS,
     answers: { 200: listSchema(ApiNotification) },
-    list: storedList(NOTIFICATION_LIST, ['selfURI', 'projectName', 'userId', 'userEmail']),
+    list: storedList(NOTIFICATION_LIST, ['selfURI']),
     handle: async ({ ctx, user, present, list }) => {
       const found = await listNotifications(ctx, user, list);
       return page(
