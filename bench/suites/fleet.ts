@@ -13,7 +13,6 @@
  * hold); BENCH_FLEET=servers,devices,agents,clients,deviceRuns for any other, e.g.
  * `BENCH_FLEET=3,10000,200,500,20000` for the issue's.
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,14 +30,15 @@ import { memoryNotifier } from '../../src/store/notifier.ts';
 import { createStore } from '../../src/store/store.ts';
 import { type RunningProcess, startCli } from '../../test/support/cli.ts';
 import { POSTGRES_URL, postgresReachable } from '../support/context.ts';
-import type { ActorReport, AgentPlan, ChildMessage, ParentMessage, PollerPlan } from '../support/fleet-actors.ts';
+import type { AgentPlan, PollerPlan } from '../support/fleet-actors.ts';
+import { type Actors, merged, startActors } from '../support/fleet-children.ts';
 import {
-  type StatementFigures,
-  machineBusySeconds,
+  cpuBetween,
+  cpuReading,
+  logProfile,
   postmasterPid,
   resetStatements,
   statements,
-  treeCpuSeconds,
 } from '../support/fleet-measures.ts';
 import { type Figure, type Suite, percentile } from '../support/report.ts';
 import { seedUser } from '../support/seed.ts';
@@ -56,7 +56,6 @@ const FULL: Size = { servers: 3, devices: 2000, agents: 40, clients: 100, device
 const HEARTBEAT_MS = 5000;
 const DEVICES_PER_RUN = 100;
 const EXAMPLES = path.resolve(import.meta.dirname, '../../examples/dist');
-const ACTORS = path.resolve(import.meta.dirname, '../support/fleet-actors.ts');
 
 function sizeOf(quick: boolean): Size {
   const text = process.env.BENCH_FLEET;
@@ -66,92 +65,6 @@ function sizeOf(quick: boolean): Size {
   if (Object.values(size).some((value) => !Number.isInteger(value) || value < 1))
     throw new Error(`BENCH_FLEET=${text}: want servers,devices,agents,clients[,deviceRuns], positive integers`);
   return size;
-}
-
-/** A child process of simulated agents or pollers, and what it says. */
-function startActors() {
-  const child: ChildProcess = fork(ACTORS, [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-  let done = 0;
-  let lost = 0;
-  const waiting = new Map<string, Array<(message: ChildMessage) => void>>();
-  child.on('message', (message: ChildMessage) => {
-    if (message.type === 'progress') {
-      done = message.done;
-      lost = message.lost;
-    }
-    for (const resolve of waiting.get(message.type)?.splice(0) ?? []) resolve(message);
-  });
-  const next = <T extends ChildMessage['type']>(type: T) =>
-    new Promise<Extract<ChildMessage, { type: T }>>((resolve) =>
-      waiting.set(type, [...(waiting.get(type) ?? []), resolve as (message: ChildMessage) => void]),
-    );
-  return {
-    pid: child.pid!,
-    done: () => done,
-    lost: () => lost,
-    send: (message: ParentMessage) => child.send(message),
-    next,
-    async report(): Promise<ActorReport> {
-      const answer = next('report');
-      child.send({ type: 'report' } satisfies ParentMessage);
-      return (await answer).report;
-    },
-    async stop() {
-      if (!child.connected) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.send({ type: 'stop' } satisfies ParentMessage);
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-}
-
-type Actors = ReturnType<typeof startActors>;
-
-const merged = (reports: readonly ActorReport[]) => ({
-  claimMs: reports.flatMap((report) => report.claimMs),
-  heartbeatMs: reports.flatMap((report) => report.heartbeatMs),
-  heartbeats: reports.reduce((sum, report) => sum + report.heartbeats, 0),
-  claims: reports.reduce((sum, report) => sum + report.claims, 0),
-  pollMs: reports.flatMap((report) => report.pollMs),
-  pollErrors: reports.reduce((sum, report) => sum + report.pollErrors, 0),
-  errors: reports.flatMap((report) => report.errors),
-});
-
-/** CPU seconds of each server, of PostgreSQL, of the actors, and the machine, at one moment. */
-function cpuReading(serverPids: number[], postgresPid: number, actorPids: number[]) {
-  const trees = treeCpuSeconds([...serverPids, postgresPid, ...actorPids]);
-  return {
-    servers: trees.slice(0, serverPids.length),
-    postgres: trees[serverPids.length]!,
-    actors: trees.slice(serverPids.length + 1).reduce((sum, value) => sum + value, 0),
-    self: process.cpuUsage(),
-    machine: machineBusySeconds(),
-    at: performance.now(),
-  };
-}
-type CpuReading = ReturnType<typeof cpuReading>;
-
-function cpuBetween(before: CpuReading, after: CpuReading) {
-  const seconds = (after.at - before.at) / 1000;
-  const self = process.cpuUsage(before.self);
-  return {
-    seconds,
-    servers: after.servers.map((value, index) => value - before.servers[index]!),
-    postgres: after.postgres - before.postgres,
-    actors: after.actors - before.actors + (self.user + self.system) / 1e6,
-    /** Cores busy on the whole machine (everything, other users too). */
-    machineCores: (after.machine.busy - before.machine.busy) / seconds,
-  };
-}
-
-function logProfile(log: (message: string) => void, phase: string, figures: StatementFigures | undefined) {
-  if (figures === undefined) return;
-  for (const { calls, ms, query } of figures.top)
-    log(
-      `[${phase} profile] ${ms.toFixed(0).padStart(7)} ms ${String(calls).padStart(7)}x ${query.replace(/\s+/g, ' ').slice(0, 160)}`,
-    );
 }
 
 export const fleet: Suite = async ({ quick, log }) => {

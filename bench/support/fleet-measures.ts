@@ -95,3 +95,38 @@ export async function statements(client: pg.Client, database: string): Promise<S
 export async function resetStatements(client: pg.Client): Promise<void> {
   await client.query('SELECT pg_stat_statements_reset()').catch(() => undefined);
 }
+
+/** CPU seconds of each server, of PostgreSQL, of the actors, and the machine, at one moment. */
+export function cpuReading(serverPids: number[], postgresPid: number, actorPids: number[]) {
+  const trees = treeCpuSeconds([...serverPids, postgresPid, ...actorPids]);
+  return {
+    servers: trees.slice(0, serverPids.length),
+    postgres: trees[serverPids.length]!,
+    actors: trees.slice(serverPids.length + 1).reduce((sum, value) => sum + value, 0),
+    self: process.cpuUsage(),
+    machine: machineBusySeconds(),
+    at: performance.now(),
+  };
+}
+type CpuReading = ReturnType<typeof cpuReading>;
+
+export function cpuBetween(before: CpuReading, after: CpuReading) {
+  const seconds = (after.at - before.at) / 1000;
+  const self = process.cpuUsage(before.self);
+  return {
+    seconds,
+    servers: after.servers.map((value, index) => value - before.servers[index]!),
+    postgres: after.postgres - before.postgres,
+    actors: after.actors - before.actors + (self.user + self.system) / 1e6,
+    /** Cores busy on the whole machine (everything, other users too). */
+    machineCores: (after.machine.busy - before.machine.busy) / seconds,
+  };
+}
+
+export function logProfile(log: (message: string) => void, phase: string, figures: StatementFigures | undefined) {
+  if (figures === undefined) return;
+  for (const { calls, ms, query } of figures.top)
+    log(
+      `[${phase} profile] ${ms.toFixed(0).padStart(7)} ms ${String(calls).padStart(7)}x ${query.replace(/\s+/g, ' ').slice(0, 160)}`,
+    );
+}
