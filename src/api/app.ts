@@ -114,6 +114,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   // The hub hands commands to agents polling this server in memory (services/webdriver-channels.ts).
   const channels = webDriverChannels(options.ctx.notifier);
+  app.addHook('onClose', async () => channels.close());
   registerAgentProtocol(app, options.ctx, channels);
   registerOAuth(app, options.ctx);
   registerWebDriverHub(app, options.ctx, channels);
