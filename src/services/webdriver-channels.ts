@@ -201,6 +201,11 @@ export function webDriverChannels(notifier: Notifier) {
       };
     },
 
+    /** The server closes: the watchers stop (a wait in them would hold the process up to a minute). */
+    close(): void {
+      for (const id of [...channels.keys()]) this.detach(id);
+    },
+
     /** The session is over: what is still waiting stays unanswered here (its waiter sees the device run end). */
     detach(deviceRunId: number): void {
       channels.get(deviceRunId)?.stop.abort();

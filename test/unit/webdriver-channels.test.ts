@@ -55,7 +55,10 @@ describe('WebDriver channels', () => {
     notifier.notify(commandTopic(7));
     await woken;
     expect(channel.dirty).toBe(true);
-    channels.detach(7);
+    // Closing stops the watcher: its wait would otherwise hold the process for up to a minute.
+    channels.close();
+    expect(channel.stop.signal.aborted).toBe(true);
+    expect(channels.live(7)).toBeUndefined();
   });
 
   it('writes the log in order behind the answers, and reports a failed write to a later answer', async () => {
