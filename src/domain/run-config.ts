@@ -63,6 +63,42 @@ export interface RunRequest {
 }
 
 /**
+ * A run the cloud starts for a session of its own (Appium client side, interactive sessions): a
+ * request that sets nothing but what the session names, so that the plan and the project config
+ * decide the rest, as for any run.
+ */
+export function sessionRunRequest(
+  fields: Pick<RunRequest, 'osType' | 'frameworkId' | 'projectName' | 'deviceIds' | 'client'> & Partial<RunRequest>,
+): RunRequest {
+  return {
+    projectId: null,
+    deviceGroupId: null,
+    files: [],
+    testRunName: null,
+    timeout: null,
+    testRunParameters: [],
+    hookURL: null,
+    maxAutoRetriesCount: 0,
+    scheduler: null,
+    deviceLanguageCode: null,
+    limitationType: null,
+    limitationValue: null,
+    instrumentationRunner: null,
+    withAnnotation: null,
+    withoutAnnotation: null,
+    applicationUsername: null,
+    applicationPassword: null,
+    launchApp: null,
+    videoRecordingEnabled: null,
+    deviceLocale: null,
+    wifiEnabled: null,
+    googleAccountEmail: null,
+    googleAccountPassword: null,
+    ...fields,
+  };
+}
+
+/**
  * What a run gets for the fields its TestRunConfig leaves out (docs/api.md#starting-runs); the
  * start uses them and `GET /me/runs/config` shows them. The OS is the framework's when not given.
  */

@@ -19,7 +19,7 @@ import {
   parseInput,
   sessionLength,
 } from '../domain/interactive.ts';
-import type { RunRequest } from '../domain/run-config.ts';
+import { sessionRunRequest } from '../domain/run-config.ts';
 import { type DeviceRun, isFinal } from '../domain/runs.ts';
 import type { User } from '../domain/users.ts';
 import { WebDriverError, type WebDriverCommand } from '../domain/webdriver.ts';
@@ -68,36 +68,16 @@ export async function startInteractiveSession(
     );
   const length = sessionLength(user.plan, request.timeout);
   const idle = idleTimeout(request.idleTimeout, length);
-  const runRequest: RunRequest = {
+  const runRequest = sessionRunRequest({
     osType: device.osType,
     frameworkId: INTERACTIVE_FRAMEWORK[device.osType],
-    projectId: null,
-    videoRecordingEnabled: null,
     projectName: INTERACTIVE_PROJECT,
-    deviceGroupId: null,
     deviceIds: [device.id],
-    files: [],
     testRunName: `Interactive session on ${device.displayName}`,
     timeout: length,
     testRunParameters: [{ key: IDLE_PARAMETER, value: String(idle) }],
-    hookURL: null,
-    maxAutoRetriesCount: 0,
-    scheduler: null,
-    deviceLanguageCode: null,
-    limitationType: null,
-    limitationValue: null,
-    instrumentationRunner: null,
-    withAnnotation: null,
-    withoutAnnotation: null,
-    applicationUsername: null,
-    applicationPassword: null,
-    launchApp: null,
-    deviceLocale: null,
-    wifiEnabled: null,
-    googleAccountEmail: null,
-    googleAccountPassword: null,
     client: 'interactive',
-  };
+  });
   const run = await startRun(ctx, user, runRequest);
   const [deviceRun] = await ctx.store.deviceRuns.currentOfRun(run.run.id);
   if (deviceRun === undefined) throw new Error(`run ${run.run.id} has no device run`);

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Device } from '../domain/devices.ts';
 import { AppError } from '../domain/errors.ts';
 import { type DeviceRun, isFinal } from '../domain/runs.ts';
-import type { RunRequest } from '../domain/run-config.ts';
+import { type RunRequest, sessionRunRequest } from '../domain/run-config.ts';
 import type { RunSettings } from '../domain/run-settings.ts';
 import { PLAN_PRIORITY, type User } from '../domain/users.ts';
 import {
@@ -56,37 +56,16 @@ export async function newSession(ctx: Context, body: unknown, signal: AbortSigna
   if (user === undefined)
     throw sessionNotCreated('The API key in "bitbar:options" (apiKey) is not valid: copy it from your account page');
   const device = await chooseDevice(ctx, user, request);
-  const runRequest: RunRequest = {
+  const runRequest = sessionRunRequest({
     osType: request.osType,
     frameworkId: APPIUM_CLIENT_FRAMEWORK[request.osType],
-    projectId: null,
-    // The project config decides, as for any run (docs/api.md#videos).
-    videoRecordingEnabled: null,
     projectName: request.project ?? `Appium ${request.osType === 'IOS' ? 'iOS' : 'Android'}`,
-    deviceGroupId: null,
     deviceIds: [device.id],
     files: request.app === null ? [] : [{ id: request.app, action: 'INSTALL' }],
     testRunName: request.testrun,
     timeout: request.testTimeout,
-    testRunParameters: [],
-    hookURL: null,
-    maxAutoRetriesCount: 0,
-    scheduler: null,
-    deviceLanguageCode: null,
-    limitationType: null,
-    limitationValue: null,
-    instrumentationRunner: null,
-    withAnnotation: null,
-    withoutAnnotation: null,
-    applicationUsername: null,
-    applicationPassword: null,
-    launchApp: null,
-    deviceLocale: null,
-    wifiEnabled: null,
-    googleAccountEmail: null,
-    googleAccountPassword: null,
     client: 'api',
-  };
+  });
   let deviceRun: DeviceRun;
   try {
     deviceRun = (await joinRun(ctx, user, runRequest)) ?? (await firstOfNewRun(ctx, user, runRequest));
