@@ -102,6 +102,7 @@ export const USER_DEVICE_SESSION_LIST: ListSpec<
   | 'testCaseSkippedNo'
   | 'testCaseCount'
   | 'type'
+  | 'userEmail'
   | 'testRunName'
   | 'projectName'
   | 'accountId'
@@ -144,6 +145,7 @@ export const USER_DEVICE_SESSION_LIST: ListSpec<
     testCaseSkippedNo: { type: 'number' },
     testCaseCount: { type: 'number' },
     type: { type: 'string' },
+    userEmail: { type: 'string' },
     testRunName: { type: 'string' },
     projectName: { type: 'string' },
     accountId: { type: 'number' },

@@ -134,6 +134,8 @@ export async function listProjects(
       device: devices.get(deviceRun.deviceId)!,
       testRunName: displayName(record.run),
       projectName: record.projectName,
+      // The run's user started it (services/start-run.ts): the session is theirs.
+      userEmail: record.startedByEmail,
       videoFileId: videos.get(deviceRun.id) ?? null,
     });
     deviceRunsByRun.set(deviceRun.testRunId, list);

@@ -155,6 +155,7 @@ async function withDevices(ctx: Context, deviceRuns: readonly DeviceRun[]): Prom
     device: devices.get(deviceRun.deviceId)!,
     testRunName: names.get(deviceRun.testRunId)?.testRunName ?? '',
     projectName: names.get(deviceRun.testRunId)?.projectName ?? '',
+    userEmail: names.get(deviceRun.testRunId)?.userEmail ?? '',
     videoFileId: videos.get(deviceRun.id) ?? null,
   }));
 }

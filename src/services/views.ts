@@ -21,6 +21,8 @@ export interface DeviceRunView {
   /** Names of its run and project, which a device session shows. */
   readonly testRunName: string;
   readonly projectName: string;
+  /** The e-mail of the user whose session it is (who started its run), whoever reads it. */
+  readonly userEmail: string;
   /** The id of its video among its output files, when it has one (docs/api.md#videos). */
   readonly videoFileId: number | null;
 }

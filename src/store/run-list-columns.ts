@@ -138,7 +138,9 @@ export function deviceRunListSql(now: number): ListSql<DeviceRunListField> {
       testCaseFailedNo: 'dr.test_case_failed_count',
       testCaseSkippedNo: 'dr.test_case_skipped_count',
       testCaseCount: 'dr.test_case_all_count',
-      type: "CAST('AUTOMATIC' AS VARCHAR(16))",
+      // As the presenter: interactive sessions are the established service's manual ones.
+      type: "(CASE WHEN dr.framework_kind = 'interactive' THEN 'MANUAL' ELSE 'AUTOMATIC' END)",
+      userEmail: '(SELECT u.email FROM users u WHERE u.id = dr.user_id)',
       testRunName: "(SELECT COALESCE(t.name, 'Test Run ' || t.number) FROM test_runs t WHERE t.id = dr.test_run_id)",
       projectName: '(SELECT p.name FROM projects p WHERE p.id = dr.project_id)',
       accountId: 'dr.user_id',

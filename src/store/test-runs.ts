@@ -136,15 +136,23 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
     },
 
     /** Each run's display name and its project's name (for device sessions listed apart from their run). */
-    async namesOf(runIds: readonly number[]): Promise<Map<number, { testRunName: string; projectName: string }>> {
+    async namesOf(
+      runIds: readonly number[],
+    ): Promise<Map<number, { testRunName: string; projectName: string; userEmail: string }>> {
       if (runIds.length === 0) return new Map();
       const rows = await db
         .selectFrom('test_runs as tr')
         .innerJoin('projects as p', 'p.id', 'tr.project_id')
-        .select(['tr.id', 'tr.name', 'tr.number', 'p.name as project_name'])
+        .innerJoin('users as u', 'u.id', 'tr.user_id')
+        .select(['tr.id', 'tr.name', 'tr.number', 'p.name as project_name', 'u.email as user_email'])
         .where(inIds(dialect, 'tr.id', runIds))
         .execute();
-      return new Map(rows.map((row) => [row.id, { testRunName: displayName(row), projectName: row.project_name }]));
+      return new Map(
+        rows.map((row) => [
+          row.id,
+          { testRunName: displayName(row), projectName: row.project_name, userEmail: row.user_email },
+        ]),
+      );
     },
 
     /** The newest `perProject` runs of each project, in one statement. */

@@ -165,6 +165,18 @@ describe.each(ENGINES)('computed list fields (%s)', (engine) => {
         expect(session.testRunId, query).toBe(ids.bobsRun);
   });
 
+  it("shows and filters a session's owner e-mail, not the reader's, in a project shared with the reader", async () => {
+    const shared = `/api/v2/me/projects/${ids.good}/runs/${ids.mixed}/device-sessions`;
+    for (const reader of [alice, bob]) {
+      const sessions = (await get(reader, shared)).body.data as Item[];
+      expect(sessions).toHaveLength(2);
+      for (const session of sessions) expect(session.userEmail).toBe(alice.user.email);
+      expect(await idsOf(reader, `${shared}?filter=userEmail_eq_${alice.user.email}`)).toHaveLength(2);
+      expect(await idsOf(reader, `${shared}?filter=userEmail_eq_${bob.user.email}`)).toEqual([]);
+    }
+    expect(await idsOf(bob, `/api/v2/me/device-sessions?filter=userEmail_eq_${alice.user.email}`)).toEqual([]);
+  });
+
   it('filters device groups on their device count, owner and sharing, seen from the caller', async () => {
     expect(await idsOf(alice, '/api/v2/me/device-groups?filter=deviceCount_eq_2')).toEqual([ids.group]);
     expect(await idsOf(alice, '/api/v2/me/device-groups?filter=shared_eq_true')).toEqual([ids.group]);

@@ -147,6 +147,11 @@ describe.each(ENGINES)('interactive sessions (%s)', (engine) => {
       20_000,
     );
     expect(ended.type).toBe('MANUAL');
+    // The list filters on the type as shown: interactive sessions are the manual ones.
+    const manual = await alice.call('GET', '/api/v2/me/device-sessions?filter=type_eq_MANUAL', { json: true });
+    expect((manual.body.data as Array<{ id: number }>).map((session) => session.id)).toEqual([id]);
+    const automatic = await alice.call('GET', '/api/v2/me/device-sessions?filter=type_eq_AUTOMATIC', { json: true });
+    expect((automatic.body.data as Array<{ id: number }>).map((session) => session.id)).not.toContain(id);
     await until(
       () => h.database.db.selectFrom('devices').select('state').executeTakeFirst(),
       (row) => row?.state === 'IDLE',

@@ -215,7 +215,16 @@ function runView(s: Texts): RunView {
     startedByEmail: s(),
     stats: EMPTY_RUN_STATS,
     queue: { message: s(), position: 1 },
-    deviceRuns: [{ deviceRun: deviceRun(s), device: device(s), testRunName: s(), projectName: s(), videoFileId: 7 }],
+    deviceRuns: [
+      {
+        deviceRun: deviceRun(s),
+        device: device(s),
+        testRunName: s(),
+        projectName: s(),
+        userEmail: s(),
+        videoFileId: 7,
+      },
+    ],
   };
 }
 function testCase(s: Texts) {
@@ -349,12 +358,26 @@ const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
     (await import('../../src/api/present/device.ts')).presentDeviceGroup(group(s), context(s)),
   presentDeviceRun: async (s) =>
     (await import('../../src/api/present/device-run.ts')).presentDeviceRun(
-      { deviceRun: deviceRun(s), device: device(s), testRunName: s(), projectName: s(), videoFileId: 7 },
+      {
+        deviceRun: deviceRun(s),
+        device: device(s),
+        testRunName: s(),
+        projectName: s(),
+        userEmail: s(),
+        videoFileId: 7,
+      },
       context(s),
     ),
   presentDeviceSession: async (s) =>
     (await import('../../src/api/present/device-run.ts')).presentDeviceSession(
-      { deviceRun: deviceRun(s), device: device(s), testRunName: s(), projectName: s(), videoFileId: 7 },
+      {
+        deviceRun: deviceRun(s),
+        device: device(s),
+        testRunName: s(),
+        projectName: s(),
+        userEmail: s(),
+        videoFileId: 7,
+      },
       context(s),
     ),
   presentStep: async (s) =>

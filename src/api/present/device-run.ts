@@ -176,7 +176,7 @@ export function presentDeviceSession(view: DeviceRunView, context: PresentContex
     testRunName: view.testRunName,
     projectName: view.projectName,
     userId: run.userId,
-    userEmail: context.user?.email ?? null,
+    userEmail: view.userEmail,
     // One user per account; the device session is the device run, on the device itself.
     accountId: run.userId,
     deviceRunId: run.id,

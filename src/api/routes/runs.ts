@@ -44,7 +44,7 @@ const StateList = listSchema(ApiDeviceRunState);
  * place in the live queue, which the scheduler works out rather than the runs table holding it.
  */
 const RUN_SHOWN_ONLY = ['selfURI', 'uiLink', 'message', 'queuePosition'];
-const SESSION_SHOWN_ONLY = ['selfURI', 'uiLink', 'video', 'userEmail'];
+const SESSION_SHOWN_ONLY = ['selfURI', 'uiLink', 'video'];
 const LEGACY_SHOWN_ONLY = ['selfURI'];
 
 export const runRoutes: readonly RouteSpec[] = [
