@@ -158,17 +158,27 @@ export async function checkDevices(call: Call, timeoutMs = 30_000): Promise<stri
   }
 }
 
-/** Waits until every run of the user is FINISHED (or the time is up: checkRuns then says which are not). */
-export async function settleRuns(call: Call, key: string, timeoutMs: number): Promise<void> {
-  const started = Date.now();
-  while (Date.now() - started < timeoutMs) {
+/**
+ * Waits until every run of the user is FINISHED, as long as their device runs keep ending: it gives
+ * up after `stillMs` without one more device run ended (checkRuns then says which are not), so a
+ * busy machine only makes it slower, and a stuck run is named rather than timed out.
+ */
+export async function settleRuns(call: Call, key: string, stillMs: number): Promise<void> {
+  let lastProgress = Date.now();
+  let ended = -1;
+  while (Date.now() - lastProgress < stillMs) {
     const answer = await patiently(() =>
       call('GET', '/api/me/projects?limit=0&embedRuns=100', { key, label: 'settle' }),
     );
-    const runs = (answer.body.data as Array<{ testRuns: Array<{ state: string }> }>).flatMap(
-      (project) => project.testRuns,
-    );
+    const runs = (
+      answer.body.data as Array<{ testRuns: Array<{ state: string; finishedDeviceCount?: number }> }>
+    ).flatMap((project) => project.testRuns);
     if (runs.every((run) => run.state === 'FINISHED')) return;
+    const now = runs.reduce((sum, run) => sum + (run.finishedDeviceCount ?? 0), 0);
+    if (now !== ended) {
+      ended = now;
+      lastProgress = Date.now();
+    }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
