@@ -4,47 +4,26 @@
  * registry driving the device through /wd/hub: find, type, click, assert, screenshot, quit. The
  * session is then a device session of the API with its command log and screenshots.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { remote } from 'webdriverio';
-import { type RunningAgent, startAgent } from '../../src/agent/agent.ts';
-import { createVirtualDriver, defaultVirtualDevices } from '../../src/agent/drivers/virtual/index.ts';
-import { issueAgentToken } from '../../src/services/agents.ts';
 import { until } from '../support/cloud.ts';
 import { ENGINES } from '../support/engines.ts';
 import * as fixtures from '../support/fixtures.ts';
 import { type Harness, type TestUser, createHarness } from '../support/harness.ts';
-import { testSandbox } from '../support/sandbox.ts';
+import { type VirtualHost, listenWithVirtualHost } from '../support/virtual-host.ts';
 
 describe.each(ENGINES)('Appium client side through /wd/hub (%s)', (engine) => {
   let h: Harness;
-  let agent: RunningAgent;
-  let dataDir: string;
+  let host: VirtualHost;
   let url: URL;
   let alice: TestUser;
   let app: { id: number };
 
   beforeEach(async () => {
     h = await createHarness(engine, { limits: { heartbeatMs: 200, claimWaitMs: 200 } });
-    h.setTime(Date.now());
-    url = new URL(await h.app.listen({ port: 0, host: '127.0.0.1' }));
-    const { token } = await issueAgentToken(h.ctx, 'host-1');
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-appium-'));
-    const driver = createVirtualDriver({
-      dataDir: path.join(dataDir, 'virtual'),
-      devices: defaultVirtualDevices(1, 0),
-      sandbox: testSandbox(dataDir),
-    });
-    agent = startAgent({ serverUrls: [url.origin], token, driver, dataDir, log: () => undefined });
-    await agent.ready;
+    host = await listenWithVirtualHost(h, 'appium');
+    url = host.url;
     alice = await h.user({ plan: 'GOLD' });
-    await until(
-      () => h.database.db.selectFrom('devices').select('state').executeTakeFirst(),
-      (row) => row?.state === 'IDLE',
-      20_000,
-    );
     app = await fixtures.file(h.ctx, alice.user, {
       name: 'shop.apk',
       inputType: 'APPLICATION',
@@ -56,12 +35,7 @@ describe.each(ENGINES)('Appium client side through /wd/hub (%s)', (engine) => {
       },
     });
   });
-  afterEach(async () => {
-    await agent.stop();
-    h.app.server.closeAllConnections();
-    await h.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterEach(async () => host.stop());
 
   const connect = (options: Record<string, unknown> = {}) =>
     remote({
@@ -211,7 +185,7 @@ describe.each(ENGINES)('Appium client side through /wd/hub (%s)', (engine) => {
   it('a device host that goes away mid-session gives the client an error naming why, and its device run ends', async () => {
     const driver = await connect();
     const session = (await h.ctx.store.webDriver.session(driver.sessionId))!;
-    await agent.stop();
+    await host.agent.stop();
     const deviceSession = await until(
       async () => (await alice.call('GET', `/api/device-sessions/${session.deviceRunId}`, { json: true })).body,
       (body) => body.state !== 'RUNNING' && body.state !== 'FINISHING',

@@ -5,25 +5,21 @@
  * user can neither see, control, watch nor release it; bad input is a 400 naming what is wrong.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningAgent, startAgent } from '../../src/agent/agent.ts';
-import { createVirtualDriver, defaultVirtualDevices } from '../../src/agent/drivers/virtual/index.ts';
 import { SCREEN_SIZES, hitTest } from '../../src/agent/drivers/virtual/screen/render.ts';
 import { homeScreen } from '../../src/agent/drivers/virtual/screen/ui-model.ts';
 import { startReaper } from '../../src/jobs/reaper.ts';
-import { issueAgentToken } from '../../src/services/agents.ts';
 import { until } from '../support/cloud.ts';
 import { readFrames } from '../support/live-frames.ts';
 import { ENGINES } from '../support/engines.ts';
 import * as fixtures from '../support/fixtures.ts';
 import { type Harness, type TestUser, createHarness } from '../support/harness.ts';
-import { testSandbox } from '../support/sandbox.ts';
+import { type VirtualHost, listenWithVirtualHost } from '../support/virtual-host.ts';
 
 describe.each(ENGINES)('interactive sessions (%s)', (engine) => {
   let h: Harness;
-  let agent: RunningAgent;
+  let host: VirtualHost;
   let dataDir: string;
   let url: URL;
   let alice: TestUser;
@@ -32,32 +28,12 @@ describe.each(ENGINES)('interactive sessions (%s)', (engine) => {
 
   beforeEach(async () => {
     h = await createHarness(engine, { limits: { heartbeatMs: 200, claimWaitMs: 200 } });
-    h.setTime(Date.now());
-    url = new URL(await h.app.listen({ port: 0, host: '127.0.0.1' }));
-    const { token } = await issueAgentToken(h.ctx, 'host-1');
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-live-'));
-    const driver = createVirtualDriver({
-      dataDir: path.join(dataDir, 'virtual'),
-      devices: defaultVirtualDevices(1, 0),
-      sandbox: testSandbox(dataDir),
-    });
-    agent = startAgent({ serverUrls: [url.origin], token, driver, dataDir, log: () => undefined });
-    await agent.ready;
+    host = await listenWithVirtualHost(h, 'live');
+    ({ url, dataDir, deviceId } = host);
     alice = await h.user({ plan: 'GOLD' });
     mallory = await h.user({ plan: 'GOLD' });
-    const device = await until(
-      () => h.database.db.selectFrom('devices').select(['id', 'state']).executeTakeFirst(),
-      (row) => row?.state === 'IDLE',
-      20_000,
-    );
-    deviceId = Number(device!.id);
   });
-  afterEach(async () => {
-    await agent.stop();
-    h.app.server.closeAllConnections();
-    await h.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterEach(async () => host.stop());
 
   const reserve = async (user: TestUser, form: Record<string, string> = {}) => {
     const created = await user.call('POST', '/api/me/device-sessions', {
