@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only api,polling,listing,scheduling,overhead,memory,startup,screens,webdriver,fleet,live]`: runs the
+ * `npm run bench [-- --quick] [-- --only api,polling,listing,scheduling,overhead,memory,startup,screens,webdriver,fleet,live,video]`: runs the
  * benchmark suites, prints a table and writes the figures as JSON under bench/results/.
  * These are measurements, not tests: nothing fails on a figure.
  */
@@ -9,6 +9,7 @@ import { apiRead } from './suites/api-read.ts';
 import { fleet } from './suites/fleet.ts';
 import { listing } from './suites/listing.ts';
 import { live } from './suites/live.ts';
+import { video } from './suites/live-video.ts';
 import { memory } from './suites/memory.ts';
 import { overhead } from './suites/overhead.ts';
 import { polling } from './suites/polling.ts';
@@ -30,6 +31,7 @@ const SUITES: Record<string, Suite> = {
   webdriver,
   fleet,
   live,
+  video,
 };
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });

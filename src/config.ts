@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_LIVE_LOG_RETENTION_MS } from './domain/retention.ts';
 import { isPostgresUrl } from './domain/database-url.ts';
 import { type SecretKey, parseSecretKeys } from './domain/secret-keys.ts';
 import type { ZipLimits } from './domain/zip-limits.ts';
@@ -67,6 +68,8 @@ export interface Config extends AgentConfig, BlobConfig {
   readonly passwordGuessesPerAddress: number;
   /** How often the retention job runs (domain/retention.ts). */
   readonly retentionIntervalMs: number;
+  /** How long an interactive session's device log is kept after it ended (domain/retention.ts). */
+  readonly liveLogRetentionMs: number;
   /** Internal networks run-finished hooks may reach all the same (CIDRs); none by default. */
   readonly hookAllowNetworks: readonly string[];
   /** The SMTP server notification e-mails go through (docs/api.md#notifications); none: no e-mail. */
@@ -242,6 +245,12 @@ const SCHEMA: { readonly [K in keyof Config]: Setting<Config[K]> } = {
     env: ['DEVICECLOUD_RETENTION_INTERVAL_MS'],
     fallback: 3_600_000,
     parse: (value) => milliseconds(value, 1000, 7 * 24 * 3_600_000),
+  },
+  liveLogRetentionMs: {
+    flag: '--live-log-retention-ms',
+    env: ['DEVICECLOUD_LIVE_LOG_RETENTION_MS'],
+    fallback: DEFAULT_LIVE_LOG_RETENTION_MS,
+    parse: (value) => milliseconds(value, 0, 3650 * 24 * 3_600_000),
   },
   hookAllowNetworks: {
     flag: '--hook-allow-networks',

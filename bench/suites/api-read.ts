@@ -5,14 +5,12 @@
  * own overhead) and a bare Fastify server answering the same bytes without auth or store. The
  * servers run as child processes; autocannon runs here.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { type Child, cpuMsOf, rssOf, startChild, watchRss } from '../support/processes.ts';
-import { POSTGRES_URL, postgresReachable } from '../support/context.ts';
+import { postgresDatabase, postgresReachable } from '../support/context.ts';
 import type { Figure, Suite } from '../support/report.ts';
 
 const SUPPORT = path.join(import.meta.dirname, '..', 'support');
@@ -40,24 +38,6 @@ async function load(url: string, headers: Record<string, string>, seconds: numbe
     requests: result.requests.total,
     cpuMs: cpuMsOf(pid) - cpuBefore,
   };
-}
-
-/** A database of its own on the benchmarks' PostgreSQL server, dropped by `drop`. */
-async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `dcbench_api_${randomBytes(5).toString('hex')}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: POSTGRES_URL });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 export const apiRead: Suite = async ({ quick, log }) => {

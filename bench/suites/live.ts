@@ -25,7 +25,7 @@ interface Watched {
 }
 
 /** Reads a live stream until `signal` aborts, timing each frame's arrival against its X-Frame-Time. */
-function watch(url: string, auth: string, signal: AbortSignal): Promise<Watched> {
+export function watch(url: string, auth: string, signal: AbortSignal): Promise<Watched> {
   const watched: Watched = { latencies: [], frames: 0 };
   return new Promise((resolve, reject) => {
     const request = http.get(url, { headers: { authorization: auth } }, (response) => {
@@ -53,6 +53,32 @@ function watch(url: string, auth: string, signal: AbortSignal): Promise<Watched>
       resolve(watched);
     });
   });
+}
+
+/**
+ * Changes the session's screen for `seconds`: a volume key (a new banner) 100 ms after the
+ * previous one's answer. Answers how many inputs went and the seconds it took.
+ */
+export async function changeScreen(
+  address: string,
+  auth: string,
+  id: number,
+  seconds: number,
+): Promise<{ inputs: number; elapsed: number }> {
+  const started = Date.now();
+  let inputs = 0;
+  while (Date.now() - started < seconds * 1000) {
+    const response = await fetch(`${address}/api/me/device-sessions/${id}/input`, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ action: 'key', key: inputs % 2 === 0 ? 'volumeUp' : 'volumeDown' }),
+    });
+    if (response.status !== 200) throw new Error(`input: ${response.status} ${await response.text()}`);
+    await response.arrayBuffer();
+    inputs += 1;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { inputs, elapsed: (Date.now() - started) / 1000 };
 }
 
 export const live: Suite = async ({ quick, log }) => {
@@ -100,19 +126,7 @@ export const live: Suite = async ({ quick, log }) => {
       const watching = Array.from({ length: viewers }, () =>
         watch(`${address}/api/me/device-sessions/${id}/live`, auth, stop.signal),
       );
-      const started = Date.now();
-      let inputs = 0;
-      while (Date.now() - started < seconds * 1000) {
-        const response = await fetch(`${address}/api/me/device-sessions/${id}/input`, {
-          method: 'POST',
-          headers: { authorization: auth, 'content-type': 'application/json', accept: 'application/json' },
-          body: JSON.stringify({ action: 'key', key: inputs % 2 === 0 ? 'volumeUp' : 'volumeDown' }),
-        });
-        await response.arrayBuffer();
-        inputs += 1;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      const elapsed = (Date.now() - started) / 1000;
+      const { inputs, elapsed } = await changeScreen(address, auth, id, seconds);
       stop.abort();
       const results = await Promise.all(watching);
       const latencies = results.flatMap((result) => result.latencies);

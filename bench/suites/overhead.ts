@@ -62,8 +62,14 @@ export const overhead: Suite = async ({ quick, log }) => {
       fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('\0agent\0'),
     );
     if (agentPid === undefined) throw new Error('the agent process was not found');
-    const cpuMs = () =>
-      cpuMsOf(agentPid, { withChildren: true }) + process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000;
+    // Each side apart: the server (this process: the bench's own requests are few), the agent's
+    // process, and its children it waited for (test processes and, with video, ffmpeg).
+    const cpuMs = (): CpuSplit => {
+      const agentAll = cpuMsOf(agentPid, { withChildren: true });
+      const agentOwn = cpuMsOf(agentPid);
+      const server = process.cpuUsage();
+      return { server: (server.user + server.system) / 1000, agent: agentOwn, children: agentAll - agentOwn };
+    };
     // BENCH_OVERHEAD_VIDEO=0: runs without a video, to see what recording costs.
     const video = process.env.BENCH_OVERHEAD_VIDEO !== '0';
     const user = await seedUser(server.ctx, 'overhead');
@@ -91,10 +97,12 @@ export const overhead: Suite = async ({ quick, log }) => {
         runs: quick ? 10 : 40,
         video,
       });
-      const cpuPerDeviceRun = (cpuMs() - cpuBefore) / overheads.length;
+      const cpuAfter = cpuMs();
+      const cpuPer = (side: keyof CpuSplit) => (cpuAfter[side] - cpuBefore[side]) / overheads.length;
+      const cpuPerDeviceRun = cpuPer('server') + cpuPer('agent') + cpuPer('children');
       const p50 = percentile(overheads, 50);
       log(
-        `${count} device(s) at once, ${overheads.length} device runs${video ? '' : ', no video'}: overhead p50 ${p50.toFixed(1)} ms, p90 ${percentile(overheads, 90).toFixed(1)} ms; CPU (server, agent, tests, ffmpeg) ${cpuPerDeviceRun.toFixed(1)} ms per device run`,
+        `${count} device(s) at once, ${overheads.length} device runs${video ? '' : ', no video'}: overhead p50 ${p50.toFixed(1)} ms, p90 ${percentile(overheads, 90).toFixed(1)} ms; CPU ${cpuPerDeviceRun.toFixed(1)} ms per device run (server ${cpuPer('server').toFixed(1)}, agent ${cpuPer('agent').toFixed(1)}, tests${video ? ' and ffmpeg' : ''} ${cpuPer('children').toFixed(1)})`,
       );
       figures.push(
         {
@@ -112,6 +120,14 @@ export const overhead: Suite = async ({ quick, log }) => {
           value: cpuPerDeviceRun,
           unit: 'ms',
         },
+        { suite: 'overhead', name: '    of which the server', value: cpuPer('server'), unit: 'ms' },
+        { suite: 'overhead', name: "    of which the agent's process", value: cpuPer('agent'), unit: 'ms' },
+        {
+          suite: 'overhead',
+          name: `    of which the agent's children (test processes${video ? ', ffmpeg' : ''})`,
+          value: cpuPer('children'),
+          unit: 'ms',
+        },
         ...[...breakdown].map(([phase, values]) => ({
           suite: 'overhead',
           name: `  of which ${phase}, p50`,
@@ -127,6 +143,12 @@ export const overhead: Suite = async ({ quick, log }) => {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 };
+
+interface CpuSplit {
+  readonly server: number;
+  readonly agent: number;
+  readonly children: number;
+}
 
 type Files = Array<{ id: number; action: 'INSTALL' | 'RUN_TEST' }>;
 

@@ -1,25 +1,26 @@
 /**
  * What the WebDriver relay of Appium client side adds per command (docs/api.md#appium-client-side):
  * a real Appium 3 server with its fake driver (the same as test/integration/appium-real.test.ts),
- * once reached directly over HTTP and once through /wd/hub of a server in this process and an
- * agent (in this process too) holding the device. Both take the same commands, interleaved, so
- * that the machine's noise falls on both: finding an element, reading one of its attributes. The
- * added latency is the relayed command's time minus the direct one's, per pair. On SQLite and on
- * PostgreSQL (wake-ups through LISTEN/NOTIFY, as between servers in production).
+ * once reached directly over HTTP and once through /wd/hub, as a user's tests reach it: the
+ * client here, the server (the production role, `startServer`) in a process of its own, and the
+ * agent holding the device in another, as on a device host. Both take the same commands,
+ * interleaved, so that the machine's noise falls on both: finding an element, reading one of its
+ * attributes. The added latency is the relayed command's time minus the direct one's, per pair. On
+ * SQLite and on PostgreSQL (wake-ups through LISTEN/NOTIFY, as between servers in production). The
+ * agent takes the commands over its WebSocket (docs/drivers.md#the-webdriver-socket); with
+ * BENCH_WEBDRIVER_CHANNEL=0, over the HTTP long poll it falls back to.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startAgent } from '../../src/agent/agent.ts';
 import { startAppiumServer } from '../../src/agent/drivers/host/appium-server.ts';
-import { issueAgentToken } from '../../src/services/agents.ts';
-import { APPIUM_BIN, APPIUM_ENV, FAKE_APP, appiumHostDriver } from '../../test/support/appium-host.ts';
-import * as fixtures from '../../test/support/fixtures.ts';
-import { type Engine, openBenchContext, postgresReachable } from '../support/context.ts';
+import { APPIUM_BIN, APPIUM_ENV, FAKE_APP } from '../../test/support/appium-host.ts';
+import { type Engine, postgresDatabase, postgresReachable } from '../support/context.ts';
+import { type Child, cpuMsOf, startChild } from '../support/processes.ts';
 import { type Figure, type Suite, percentile } from '../support/report.ts';
-import { seedUser } from '../support/seed.ts';
 
 const WARM_UP = 20;
+const SUPPORT = path.join(import.meta.dirname, '..', 'support');
 
 export const webdriver: Suite = async ({ quick, log }) => {
   const engines: Engine[] = (await postgresReachable()) ? ['sqlite', 'postgres'] : ['sqlite'];
@@ -27,10 +28,10 @@ export const webdriver: Suite = async ({ quick, log }) => {
   const figures: Figure[] = [];
   for (const engine of engines) {
     const rounds = quick ? 100 : 400;
-    const { direct, relayed, added } = await measure(engine, rounds, log);
+    const { direct, relayed, added, cpuMs } = await measure(engine, rounds, log);
     const p50 = percentile(added, 50);
     log(
-      `${engine}: ${added.length} commands, direct p50 ${percentile(direct, 50).toFixed(2)} ms, relayed p50 ${percentile(relayed, 50).toFixed(2)} ms, added p50 ${p50.toFixed(2)} ms`,
+      `${engine}: ${added.length} commands, direct p50 ${percentile(direct, 50).toFixed(2)} ms, relayed p50 ${percentile(relayed, 50).toFixed(2)} ms, added p50 ${p50.toFixed(2)} ms, CPU ${cpuMs.toFixed(2)} ms a pair`,
     );
     figures.push(
       {
@@ -42,6 +43,9 @@ export const webdriver: Suite = async ({ quick, log }) => {
         met: p50 < 2,
       },
       { suite: 'webdriver', name: `  the same, p99`, value: percentile(added, 99), unit: 'ms' },
+      // What the load moves far less than the latencies: this process's CPU (client, hub, agent) per
+      // relayed command and its direct twin, the log's write behind it included.
+      { suite: 'webdriver', name: `  CPU of client, hub and agent per pair of commands`, value: cpuMs, unit: 'ms' },
       {
         suite: 'webdriver',
         name: `  a command through /wd/hub, p50`,
@@ -65,16 +69,8 @@ export const webdriver: Suite = async ({ quick, log }) => {
 
 async function measure(engine: Engine, rounds: number, log: (message: string) => void) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-bench-webdriver-'));
-  const bench = await openBenchContext(engine, { listenNotify: true });
-  const hub = `${await bench.app.listen({ port: 0, host: '127.0.0.1' })}/wd/hub`;
-  const { token } = await issueAgentToken(bench.ctx, 'bench-appium');
-  const agent = startAgent({
-    serverUrls: [new URL(hub).origin],
-    token,
-    driver: appiumHostDriver(dir),
-    dataDir: dir,
-    log: () => undefined,
-  });
+  const database = engine === 'postgres' ? await postgresDatabase() : undefined;
+  const children: Child[] = [];
   const direct = await startAppiumServer({
     command: APPIUM_BIN,
     capabilities: {},
@@ -82,21 +78,33 @@ async function measure(engine: Engine, rounds: number, log: (message: string) =>
     env: APPIUM_ENV,
   });
   try {
-    await agent.ready;
-    const user = await seedUser(bench.ctx, `webdriver-${engine}`);
-    const app = await fixtures.file(bench.ctx, user, { name: 'app.apk', inputType: 'APPLICATION', osType: 'ANDROID' });
-    const relayedSession = await session(hub, {
-      platformName: 'Android',
-      'bitbar:options': { apiKey: user.apiKey, app: app.id },
-    });
+    const server = await startChild(path.join(SUPPORT, 'webdriver-hub.ts'), [
+      path.join(dir, 'server'),
+      ...(database === undefined ? [] : [database.url]),
+    ]);
+    children.push(server);
+    const { url, token, apiKey, appId } = server.hello as { url: string; token: string; apiKey: string; appId: number };
+    const agent = await startChild(path.join(SUPPORT, 'webdriver-agent.ts'), [url, token, path.join(dir, 'agent')]);
+    children.push(agent);
+    const hub = `${url}/wd/hub`;
+    const relayedSession = await session(hub, { platformName: 'Android', 'bitbar:options': { apiKey, app: appId } });
     const directSession = await session(direct.url, {
       platformName: 'Fake',
       'appium:automationName': 'Fake',
       'appium:app': FAKE_APP,
     });
-    log(`${engine}: sessions started, ${rounds} rounds of 2 commands each way`);
+    log(
+      `${engine}: sessions started, ${rounds} rounds of 2 commands each way, the agent on ${process.env.BENCH_WEBDRIVER_CHANNEL === '0' ? 'HTTP long polls' : 'its WebSocket'}`,
+    );
     const times = { direct: [] as number[], relayed: [] as number[], added: [] as number[] };
+    // The client's CPU (this process) and the server's and the agent's, from /proc.
+    const cpuNow = () => {
+      const own = process.cpuUsage();
+      return (own.user + own.system) / 1000 + cpuMsOf(server.process.pid!) + cpuMsOf(agent.process.pid!);
+    };
+    let cpu = cpuNow();
     for (let round = 0; round < WARM_UP + rounds; round++) {
+      if (round === WARM_UP) cpu = cpuNow();
       for (const step of [findSubmit, readClicks]) {
         const directMs = await timed(() => step(directSession));
         const relayedMs = await timed(() => step(relayedSession));
@@ -106,14 +114,14 @@ async function measure(engine: Engine, rounds: number, log: (message: string) =>
         times.added.push(relayedMs - directMs);
       }
     }
+    const cpuMs = (cpuNow() - cpu) / times.added.length;
     await fetch(relayedSession.base, { method: 'DELETE' });
     await fetch(directSession.base, { method: 'DELETE' });
-    return times;
+    return { ...times, cpuMs };
   } finally {
-    await agent.stop();
+    for (const child of children.reverse()) await child.stop();
     await direct.stop();
-    bench.app.server.closeAllConnections();
-    await bench.close();
+    await database?.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -101,3 +101,21 @@ export async function openBenchContext(
     },
   };
 }
+
+/** A database of its own on the benchmarks' PostgreSQL server, dropped by `drop`. */
+export async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `dcbench_${randomBytes(5).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}

@@ -35,6 +35,8 @@ export interface AgentOptions {
    * another one refuses to work, since its sandbox may let strangers' code reach the host.
    */
   readonly flavour?: Flavour;
+  /** WebDriver sessions' commands through a WebSocket (default: true), or only HTTP long polls. */
+  readonly webdriverSocket?: boolean;
 }
 
 export interface RunningAgent {
@@ -59,6 +61,7 @@ export function startAgent(options: AgentOptions): RunningAgent {
     serverUrls: options.serverUrls,
     token: options.token,
     onRetry: (what, error, delay) => log(`${what} failed (${error.message}); retrying in ${delay} ms`),
+    webdriverSocket: options.webdriverSocket,
   });
   const stopping = new AbortController();
   const slots = new Map<number, DeviceSlot>();

@@ -6,7 +6,8 @@
  */
 import fs from 'node:fs';
 import { setTimeout as wait } from 'node:timers/promises';
-import { Readable } from 'node:stream';
+import type http from 'node:http';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   type CleanedReport,
@@ -26,6 +27,8 @@ import {
   type WebDriverAnswerResponse,
   type WebDriverPollResponse,
 } from '../protocol/v1.ts';
+import { keepAlive, openRequest, readAll, requestText } from './http-text.ts';
+import { webDriverSocket } from './webdriver-socket.ts';
 
 export class ProtocolError extends Error {
   constructor(
@@ -49,6 +52,8 @@ export interface ClientOptions {
   readonly token: string;
   /** Called before each retry, for the log. */
   readonly onRetry?: (what: string, error: Error, delayMs: number) => void;
+  /** WebDriver sessions' commands through a WebSocket (default), or only through HTTP long polls. */
+  readonly webdriverSocket?: boolean;
 }
 
 const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
@@ -58,6 +63,12 @@ export function protocolClient(options: ClientOptions) {
   if (bases.length === 0) throw new Error('no server URL');
   let current = 0;
   const headers = { authorization: `Bearer ${options.token}`, accept: 'application/json' };
+  const pool = keepAlive();
+  const socket = webDriverSocket({
+    serverUrl: () => bases[current]!,
+    token: options.token,
+    enabled: options.webdriverSocket ?? true,
+  });
 
   /** The server did not answer, or answered as a gateway to a dead one: the next retry goes elsewhere. */
   const moveOn = (failed: number) => {
@@ -77,18 +88,62 @@ export function protocolClient(options: ClientOptions) {
       throw error;
     }
     if (response.ok) return response;
-    if (response.status === 502 || response.status === 503 || response.status === 504) moveOn(used);
-    const body = await response.text();
+    throw refusal(used, init.method ?? 'GET', path, response.status, await response.text());
+  }
+
+  /** A JSON request, through node:http rather than fetch: a WebDriver command's answer is one, and fetch took twice as long. */
+  async function attemptJson(path: string, body: string, signal?: AbortSignal): Promise<unknown> {
+    const used = current;
+    let answer: { status: number; text: string };
+    try {
+      answer = await requestText(pool, new URL(`${bases[used]}${path}`), {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body,
+        signal,
+      });
+    } catch (error) {
+      if (!signal?.aborted) moveOn(used);
+      throw error;
+    }
+    if (answer.status >= 200 && answer.status < 300) return JSON.parse(answer.text);
+    throw refusal(used, 'POST', path, answer.status, answer.text);
+  }
+
+  /**
+   * A streamed request through node:http as well (an artifact's upload from its file, an input's
+   * download): fetch wrapped the file in web streams and took a connection of its own pool.
+   * Answers the response unread; a refusal is read and raised.
+   */
+  async function attemptStream(
+    method: 'GET' | 'PUT',
+    path: string,
+    extra: Record<string, string>,
+    body: Readable | null,
+  ): Promise<http.IncomingMessage> {
+    const used = current;
+    let response: http.IncomingMessage;
+    try {
+      response = await openRequest(pool, new URL(`${bases[used]}${path}`), method, { ...headers, ...extra }, body);
+    } catch (error) {
+      moveOn(used);
+      throw error;
+    }
+    const status = response.statusCode ?? 0;
+    if (status >= 200 && status < 300) return response;
+    throw refusal(used, method, path, status, (await readAll(response)).toString('utf8'));
+  }
+
+  /** A server's refusal: retried elsewhere when it answered as a gateway to a dead one. */
+  function refusal(used: number, method: string, path: string, status: number, body: string): ProtocolError {
+    if (status === 502 || status === 503 || status === 504) moveOn(used);
     let message = body;
     try {
       message = (JSON.parse(body) as { message?: string }).message ?? body;
     } catch {
       // not JSON: keep the text
     }
-    throw new ProtocolError(
-      response.status,
-      `${init.method ?? 'GET'} ${path}: ${response.status} ${message}`.slice(0, 2000),
-    );
+    return new ProtocolError(status, `${method} ${path}: ${status} ${message}`.slice(0, 2000));
   }
 
   async function withRetry<T>(what: string, policy: RetryPolicy, work: () => Promise<T>): Promise<T> {
@@ -107,16 +162,10 @@ export function protocolClient(options: ClientOptions) {
     }
   }
 
-  const post = async <T>(path: string, body: unknown, policy: RetryPolicy, signal?: AbortSignal): Promise<T> =>
-    withRetry(path, policy, async () => {
-      const response = await attempt(path, {
-        method: 'POST',
-        body: JSON.stringify(body),
-        headers: { 'content-type': 'application/json' },
-        signal,
-      });
-      return (await response.json()) as T;
-    });
+  const post = async <T>(path: string, body: unknown, policy: RetryPolicy, signal?: AbortSignal): Promise<T> => {
+    const text = JSON.stringify(body);
+    return withRetry(path, policy, async () => (await attemptJson(path, text, signal)) as T);
+  };
 
   return {
     /** The server requests go to now. */
@@ -142,6 +191,8 @@ export function protocolClient(options: ClientOptions) {
         policy,
         policy.signal,
       ),
+    /** A WebDriver session's commands and answers on the agent's WebSocket; undefined: poll over HTTP. */
+    webdriverSocket: (deviceRunId: number) => socket.session(deviceRunId),
     /** With `waitMs`, also the next poll (a long poll then: the caller retries). */
     webdriverAnswer: (deviceRunId: number, answer: WebDriverAnswerReport, policy: RetryPolicy) =>
       post<WebDriverAnswerResponse>(
@@ -172,20 +223,21 @@ export function protocolClient(options: ClientOptions) {
       withRetry(`artifact ${name}`, policy, async () => {
         const size = (await fs.promises.stat(filePath)).size;
         const query = new URLSearchParams({ name, kind });
-        await attempt(`${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/artifacts?${query}`, {
-          method: 'PUT',
-          body: Readable.toWeb(fs.createReadStream(filePath)) as ReadableStream,
-          duplex: 'half',
-          headers: { 'content-type': 'application/octet-stream', 'content-length': String(size) },
-        });
+        const response = await attemptStream(
+          'PUT',
+          `${PROTOCOL_PREFIX}/device-runs/${deviceRunId}/artifacts?${query}`,
+          { 'content-type': 'application/octet-stream', 'content-length': String(size) },
+          fs.createReadStream(filePath),
+        );
+        // Read to its end, so that the connection goes back to the pool.
+        await readAll(response);
       }),
 
     /** Downloads an input file to `target`. */
     download: (url: string, target: string, policy: RetryPolicy) =>
       withRetry(`download ${url}`, policy, async () => {
-        const response = await attempt(url, { method: 'GET' });
-        if (response.body === null) throw new Error(`empty answer for ${url}`);
-        await pipeline(Readable.fromWeb(response.body as never), fs.createWriteStream(target));
+        const response = await attemptStream('GET', url, {}, null);
+        await pipeline(response, fs.createWriteStream(target));
       }),
   };
 }

@@ -144,12 +144,16 @@ export interface WebDriverRequest {
   readonly path: string;
   /** The parsed JSON body, or undefined when it had none. */
   readonly body: unknown;
+  /** The body as the client sent it (JSON text), when there is one: a handler that relays it sends it as it is. */
+  readonly text?: string;
 }
 
 /** The answer relayed to the client unchanged: a W3C answer or error. */
 export interface WebDriverReply {
   readonly status: number;
   readonly body: unknown;
+  /** The body as JSON text, when the handler got it as text: relayed as it is, not parsed and written again. */
+  readonly text?: string;
 }
 
 export type WebDriverHandler = (request: WebDriverRequest) => Promise<WebDriverReply>;

@@ -172,20 +172,22 @@ async function run(
   } finally {
     clearTimeout(timer);
   }
-  if (recording !== null) {
-    const video = await recording.stop();
-    if (video.file !== null)
-      result = { ...result, artifacts: [...result.artifacts, { kind: 'video', path: video.file, name: 'video.mp4' }] };
-    else deps.log(`device run ${id}: no video: ${video.reason}`);
-  }
+  // ffmpeg finishes the video (encodes what it holds, writes the index first) while the other
+  // results go up: on a busy host that wait was the longest part of a short session's end. The
+  // result still waits for the video's upload, so the session ends with its video (docs/api.md#videos).
+  const video = recording === null ? Promise.resolve(null) : finishVideo(deps, id, recording);
 
   step('SENDING_RESULTS');
   const testCases = collectTestCases(result);
   const report = fitReport(decide(result, testCases, stopReason()));
+  // The artifacts go up a few at a time. The steps not reported yet go with the result, a request
+  // and a transaction fewer; uploads that take longer than a report's interval still show
+  // SENDING_RESULTS meanwhile, as the flusher goes on until they end.
+  await Promise.all([
+    uploadAll(deps, id, result.artifacts, policy),
+    video.then((artifact) => (artifact === null ? undefined : upload(deps, id, artifact, policy))),
+  ]);
   clearInterval(flusher);
-  // The step report and the artifacts go up together, a few artifacts at a time; the last step
-  // and samples go with the result.
-  await Promise.all([flush(), uploadAll(deps, id, result.artifacts, policy)]);
   step('PROCESSING_RESULTS');
   await flushing;
   let checkDevice = false;
@@ -343,6 +345,14 @@ async function startRecording(driver: Driver, serial: string, dir: string): Prom
   } catch (error) {
     return { stop: async () => ({ file: null, reason: (error as Error).message }) };
   }
+}
+
+/** The recording stopped and its file as an artifact; null (logged) when there is no video. */
+async function finishVideo(deps: ExecutorDeps, id: number, recording: Recording): Promise<Artifact | null> {
+  const video = await recording.stop().catch((error: Error) => ({ file: null, reason: error.message }));
+  if (video.file !== null) return { kind: 'video', path: video.file, name: 'video.mp4' };
+  deps.log(`device run ${id}: no video: ${video.reason}`);
+  return null;
 }
 
 async function upload(deps: ExecutorDeps, deviceRunId: number, artifact: Artifact, policy: RetryPolicy): Promise<void> {

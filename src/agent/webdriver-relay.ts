@@ -12,6 +12,7 @@ import { DEFAULT_NEW_COMMAND_TIMEOUT_SECONDS } from '../domain/webdriver.ts';
 import type { WebDriverCommandMessage, WebDriverPollResponse } from '../protocol/v1.ts';
 import { type ProtocolClient, sleep } from './client.ts';
 import type { Artifact, ExecutionResult, SessionEnd, WebDriverHandler, WebDriverReply } from './driver.ts';
+import type { SocketSession } from './webdriver-socket.ts';
 
 /** Scripts that set the session's result, as the established services name them. */
 const SET_RESULT_SCRIPTS = new Set(['bitbar:setResult', 'devicecloud:setResult', 'testdroid:setResult']);
@@ -45,13 +46,23 @@ export async function serveSession(options: RelayOptions, handle: WebDriverHandl
   let sessionPath: string | null = null;
   let verdict: { passed: boolean; message: string | null } = { passed: true, message: null };
 
+  /** Screenshots being written: the session's end waits for them. */
+  const saving: Promise<void>[] = [];
+  // Read, decoded and written once the client's answer is on its way, not before it (in order).
   const saveScreenshot = (reply: WebDriverReply, label: string) => {
-    const value = (reply.body as { value?: unknown } | undefined)?.value;
-    if (reply.status !== 200 || typeof value !== 'string') return;
-    const name = `${String(artifacts.length + 1).padStart(3, '0')}-${label}.png`;
-    const file = path.join(shots, name);
-    fs.writeFileSync(file, Buffer.from(value, 'base64'));
-    artifacts.push({ kind: 'screenshot', path: file, name });
+    const save = new Promise((resolve) => setImmediate(resolve)).then(async () => {
+      const value = (reply.body as { value?: unknown } | undefined)?.value;
+      if (reply.status !== 200 || typeof value !== 'string') return;
+      const name = `${String(artifacts.length + 1).padStart(3, '0')}-${label}.png`;
+      const file = path.join(shots, name);
+      artifacts.push({ kind: 'screenshot', path: file, name });
+      await fs.promises.writeFile(file, Buffer.from(value, 'base64'));
+    });
+    saving.push(
+      save.catch((error: unknown) =>
+        options.log(`device run ${deviceRunId}: a screenshot: ${(error as Error).message}`),
+      ),
+    );
   };
 
   const failureScreenshot = async () => {
@@ -68,7 +79,13 @@ export async function serveSession(options: RelayOptions, handle: WebDriverHandl
   const run = async (
     command: WebDriverCommandMessage,
   ): Promise<{ reply: WebDriverReply; done: 'deleted' | 'refused' | null }> => {
-    const body = command.body === '' ? undefined : (JSON.parse(command.body) as unknown);
+    // Most commands pass to the device as the client wrote them: their body is read only when the
+    // relay looks inside (the session's start, a script that may set the result) or the handler does.
+    const text = command.body === '' ? undefined : command.body;
+    const readsBody = !started || (command.method === 'POST' && /\/execute\/(sync|async)$/.test(command.path));
+    let parsed: unknown;
+    const bodyOf = () => (text === undefined ? undefined : (parsed ??= JSON.parse(text) as unknown));
+    const body = readsBody ? bodyOf() : undefined;
     if (!started) {
       const caps = (body as { capabilities?: { alwaysMatch?: Record<string, unknown> } } | undefined)?.capabilities
         ?.alwaysMatch;
@@ -93,7 +110,14 @@ export async function serveSession(options: RelayOptions, handle: WebDriverHandl
     }
     let reply: WebDriverReply;
     try {
-      reply = await handle({ method: command.method, path: command.path, body });
+      reply = await handle({
+        method: command.method,
+        path: command.path,
+        text,
+        get body() {
+          return bodyOf();
+        },
+      });
     } catch (error) {
       reply = {
         status: 500,
@@ -124,6 +148,7 @@ export async function serveSession(options: RelayOptions, handle: WebDriverHandl
         options.log(`device run ${deviceRunId}: closing the session: ${(error as Error).message}`);
       }
     }
+    await Promise.all(saving);
     return { reason, passed: verdict.passed, message: verdict.message, commands, artifacts };
   };
 
@@ -134,52 +159,90 @@ export async function serveSession(options: RelayOptions, handle: WebDriverHandl
   };
   // The next commands, when the last answer brought them (it carries the next poll).
   let next: WebDriverPollResponse | null = null;
-  for (;;) {
-    if (signal.aborted) return end('stopped', null);
-    if (idleMs !== 0 && idleMs - (Date.now() - lastCommand) <= 0)
-      return end('idle', `no command for ${idleMs / 1000} s (newCommandTimeout): the client stopped or vanished`);
-    let poll = next;
-    next = null;
-    try {
-      poll ??= await client.webdriverCommands(deviceRunId, pollWindow(), { maxElapsedMs: options.patienceMs, signal });
-    } catch (error) {
+  // Commands and answers go through the agent's WebSocket while it serves the session; through
+  // HTTP long polls when it will not open or once it broke (their answers are the same, and
+  // answering one twice changes nothing).
+  let socket = await client.webdriverSocket(deviceRunId);
+  try {
+    return await relayCommands();
+  } finally {
+    socket?.close();
+  }
+
+  /** The socket failed the session: the rest goes over HTTP. */
+  function leave(failed: SocketSession): undefined {
+    failed.close();
+    options.log(`device run ${deviceRunId}: the WebDriver socket failed; polling over HTTP`);
+    return undefined;
+  }
+
+  async function relayCommands(): Promise<SessionEnd> {
+    for (;;) {
       if (signal.aborted) return end('stopped', null);
-      options.log(`device run ${deviceRunId}: WebDriver commands: ${(error as Error).message}`);
-      await sleep(1000, signal);
-      continue;
-    }
-    for (const [index, command] of poll.commands.entries()) {
-      lastCommand = Date.now();
-      commands += 1;
-      const { reply, done } = await run(command);
-      // The idle time counts from here: the answer's request may wait for the next command.
-      lastCommand = Date.now();
-      fs.appendFileSync(logFile, `${new Date().toISOString()} ${command.method} ${command.path} -> ${reply.status}\n`);
-      // The last answer of the batch asks for the next commands in the same round trip.
-      const ask = done === null && index === poll.commands.length - 1 && !poll.ended;
-      let response;
+      if (idleMs !== 0 && idleMs - (Date.now() - lastCommand) <= 0)
+        return end('idle', `no command for ${idleMs / 1000} s (newCommandTimeout): the client stopped or vanished`);
+      let poll = next;
+      next = null;
       try {
-        response = await client.webdriverAnswer(
-          deviceRunId,
-          {
-            commandId: command.id,
-            status: reply.status,
-            body: JSON.stringify(reply.body ?? { value: null }),
-            ...(ask && { waitMs: pollWindow() }),
-          },
-          { maxElapsedMs: options.patienceMs, signal },
-        );
+        if (poll === null && socket !== undefined) {
+          poll = (await socket.next(pollWindow(), signal)) ?? null;
+          if (poll === null) socket = leave(socket);
+        }
+        poll ??= await client.webdriverCommands(deviceRunId, pollWindow(), {
+          maxElapsedMs: options.patienceMs,
+          signal,
+        });
       } catch (error) {
         if (signal.aborted) return end('stopped', null);
-        throw error;
+        options.log(`device run ${deviceRunId}: WebDriver commands: ${(error as Error).message}`);
+        await sleep(1000, signal);
+        continue;
       }
-      if (done !== null) return end(done, null);
-      if (ask && response.commands !== undefined)
-        next = { commands: response.commands, ended: response.ended ?? false };
+      for (const [index, command] of poll.commands.entries()) {
+        lastCommand = Date.now();
+        commands += 1;
+        const { reply, done } = await run(command);
+        // The idle time counts from here: the answer's request may wait for the next command.
+        lastCommand = Date.now();
+        fs.appendFileSync(
+          logFile,
+          `${new Date().toISOString()} ${command.method} ${command.path} -> ${reply.status}\n`,
+        );
+        const answer = {
+          commandId: command.id,
+          status: reply.status,
+          body: reply.text ?? JSON.stringify(reply.body ?? { value: null }),
+        };
+        if (socket !== undefined && !(await answered(socket, answer))) socket = leave(socket);
+        if (socket === undefined) {
+          // The last answer of the batch asks for the next commands in the same round trip.
+          const ask = done === null && index === poll.commands.length - 1 && !poll.ended;
+          let response;
+          try {
+            response = await client.webdriverAnswer(
+              deviceRunId,
+              { ...answer, ...(ask && { waitMs: pollWindow() }) },
+              { maxElapsedMs: options.patienceMs, signal },
+            );
+          } catch (error) {
+            if (signal.aborted) return end('stopped', null);
+            throw error;
+          }
+          if (ask && response.commands !== undefined)
+            next = { commands: response.commands, ended: response.ended ?? false };
+        }
+        if (done !== null) return end(done, null);
+      }
+      if (poll.ended) return end('ended', started ? 'the session was ended by the cloud' : null);
     }
-    if (poll.ended) return end('ended', started ? 'the session was ended by the cloud' : null);
   }
 }
+
+const answered = (socket: SocketSession, answer: Parameters<SocketSession['answer']>[0]) =>
+  socket.answer(answer).then(
+    () => true,
+    () => false,
+  );
 
 /** A session's end as a device run's result: one test case named after the session, passed or failed. */
 export function sessionResult(end: SessionEnd, name: string, logPath: string): ExecutionResult {

@@ -51,6 +51,7 @@ const RESOURCE_OF_PARAM: Readonly<Record<string, string>> = {
   memberId: 'User',
   sharedResourceId: 'Shared resource',
   notificationId: 'Notification',
+  propertyId: 'Property',
 };
 
 export function registerRoutes(

@@ -8,7 +8,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebDriverError, invalidArgument } from '../domain/webdriver.ts';
 import type { Context } from '../services/context.ts';
-import { type WebDriverAnswer, newSession, relay } from '../services/webdriver.ts';
+import { type WebDriverAnswer, relay } from '../services/webdriver.ts';
+import { newSession } from '../services/webdriver-sessions.ts';
 import type { WebDriverChannels } from '../services/webdriver-channels.ts';
 import { VERSION } from '../version.ts';
 

@@ -69,6 +69,10 @@ export function addServerOptions(command: Command): Command {
       'how often old runs and unused projects are cleared (env DEVICECLOUD_RETENTION_INTERVAL_MS; default 3600000)',
     )
     .option(
+      '--live-log-retention-ms <ms>',
+      "how long an interactive session's device log is kept after it ended (env DEVICECLOUD_LIVE_LOG_RETENTION_MS; default 2592000000, 30 days)",
+    )
+    .option(
       '--hook-allow-networks <cidrs>',
       'internal networks run-finished hooks may reach, e.g. 10.20.0.0/16,127.0.0.1 (env DEVICECLOUD_HOOK_ALLOW_NETWORKS; default none)',
     );
@@ -184,6 +188,7 @@ export async function configFrom(
       passwordGuessesPerAccount: options.passwordGuessesPerAccount,
       passwordGuessesPerAddress: options.passwordGuessesPerAddress,
       retentionIntervalMs: options.retentionIntervalMs,
+      liveLogRetentionMs: options.liveLogRetentionMs,
       hookAllowNetworks: options.hookAllowNetworks,
       serverUrls: options.server,
       agentToken: options.token,

@@ -65,6 +65,14 @@ export interface ApiTestRun {
 }
 
 /** docs/api.md#flaky-tests */
+/** A busy device whose session the user may see, with its newest picture (docs/api.md#device-screens). */
+export interface ApiDeviceScreen {
+  readonly deviceId: number;
+  readonly deviceSessionId: number;
+  readonly type: 'MANUAL' | 'AUTOMATIC';
+  readonly picture: string | null;
+}
+
 export interface ApiFlakyTest {
   readonly className: string;
   readonly methodName: string;

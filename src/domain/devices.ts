@@ -1,6 +1,6 @@
 /** Devices and device groups. A device's OS version is fixed by the service (docs/api.md#devices-and-device-groups). */
 import type { ExecutionKind } from './frameworks-kinds.ts';
-import type { ListSpec } from './list-query.ts';
+import type { FieldSpec, ListSpec } from './list-query.ts';
 import { stateMachine } from './state-machine.ts';
 
 export const DEVICE_OS_TYPES = ['ANDROID', 'IOS'] as const;
@@ -70,7 +70,7 @@ export interface Device {
 }
 
 /** A device is locked when it cannot take a run right now; the reason is its state. */
-export function lockReason(device: Pick<Device, 'state'>): Exclude<DeviceState, 'IDLE'> | null {
+export function lockReason(device: Pick<Device, 'state'>): (typeof LOCK_REASONS)[number] | null {
   return device.state === 'IDLE' ? null : device.state;
 }
 
@@ -90,6 +90,35 @@ export function isPublicGroup(group: Pick<DeviceGroup, 'userId'>): boolean {
   return group.userId === null;
 }
 
+/** Why a device cannot take a run right now: its state, when that is not IDLE (lockReason). */
+export const LOCK_REASONS = ['TESTING', 'CLEANING', 'NOT_OPERATIONAL'] as const;
+
+/**
+ * The established service's device fields that have no meaning here and are always null (a device
+ * serves every account; it has no picture frame and lists no browsers), with their types: the
+ * device list still filters and sorts on them, as the service's does.
+ */
+export const DEVICE_CONSTANT_FIELDS = {
+  deviceGroupOrigin: { type: 'string' },
+  accountId: { type: 'number' },
+  accountName: { type: 'string' },
+  mainUserEmail: { type: 'string' },
+  location: { type: 'string' },
+  imagePrefix: { type: 'string' },
+  imageTop: { type: 'number' },
+  imageLeft: { type: 'number' },
+  imageWidth: { type: 'number' },
+  imageHeight: { type: 'number' },
+  imageCornerRadius: { type: 'number' },
+  frameExtraWidth: { type: 'number' },
+  frame80Url: { type: 'string' },
+  frame100Url: { type: 'string' },
+  frame160Url: { type: 'string' },
+  frame400Url: { type: 'string' },
+  supportedCreators: { type: 'string' },
+} as const satisfies Record<string, FieldSpec>;
+export type DeviceConstantField = keyof typeof DEVICE_CONSTANT_FIELDS;
+
 export const DEVICE_LIST: ListSpec<
   | 'id'
   | 'displayName'
@@ -103,6 +132,10 @@ export const DEVICE_LIST: ListSpec<
   | 'state'
   | 'creditsPrice'
   | 'stateReason'
+  | 'locked'
+  | 'lockReason'
+  | 'available'
+  | DeviceConstantField
 > = {
   entity: 'devices',
   fields: {
@@ -118,6 +151,10 @@ export const DEVICE_LIST: ListSpec<
     state: { type: 'enum', values: DEVICE_STATES },
     creditsPrice: { type: 'number' },
     stateReason: { type: 'string' },
+    locked: { type: 'boolean' },
+    lockReason: { type: 'enum', values: LOCK_REASONS },
+    available: { type: 'boolean' },
+    ...DEVICE_CONSTANT_FIELDS,
   },
   defaultSort: [{ field: 'displayName', direction: 'asc' }],
 };

@@ -203,3 +203,14 @@ export function idleTimeout(asked: number | undefined, length: number): number {
     );
   return asked;
 }
+
+/** A device busy with a session a user may see, and what shows its screen (docs/api.md#device-screens). */
+export interface DeviceScreen {
+  readonly deviceId: number;
+  readonly deviceRunId: number;
+  readonly interactive: boolean;
+  /** The session's newest frame (interactive sessions), when it has one. */
+  readonly frame: { readonly seq: number; readonly frameTime: number } | null;
+  /** Else its newest screenshot (an output file), when it has one. */
+  readonly screenshotFileId: number | null;
+}

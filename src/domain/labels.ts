@@ -144,13 +144,14 @@ export const LABEL_LIST: ListSpec<
   ],
 };
 
-export const LABEL_GROUP_LIST: ListSpec<'id' | 'name' | 'displayName' | 'hiddenByDefault'> = {
+export const LABEL_GROUP_LIST: ListSpec<'id' | 'name' | 'displayName' | 'hiddenByDefault' | 'labelsSortAscending'> = {
   entity: 'label groups',
   fields: {
     id: { type: 'number' },
     name: { type: 'string' },
     displayName: { type: 'string' },
     hiddenByDefault: { type: 'boolean' },
+    labelsSortAscending: { type: 'boolean' },
   },
   defaultSort: [{ field: 'id', direction: 'asc' }],
 };

@@ -22,6 +22,8 @@ export interface ListSpec<F extends string = string> {
   readonly defaultSort: readonly SortKey<F>[];
   /** The page size without `limit`: DEFAULT_LIMIT, or 0 (all) for sub-lists that were always answered whole. */
   readonly defaultLimit?: number;
+  /** Fields the items show that cannot be filtered or sorted on, each with why: a filter on one says so. */
+  readonly notFilterable?: Readonly<Record<string, string>>;
 }
 
 export const OPERANDS = [
@@ -292,13 +294,16 @@ function parseFilter<F extends string>(item: string, spec: ListSpec<F>, fields: 
 
 function lookupField<F extends string>(param: string, name: string, spec: ListSpec<F>, fields: Map<string, F>): F {
   const field = fields.get(name.toLowerCase());
-  if (field === undefined) {
+  if (field !== undefined) return field;
+  const allowed = `allowed: ${Object.keys(spec.fields).join(', ')}`;
+  const [shown, why] =
+    Object.entries(spec.notFilterable ?? {}).find(([shown]) => shown.toLowerCase() === name.toLowerCase()) ?? [];
+  if (shown !== undefined)
     throw new InvalidParameterError(
       param,
-      `Unknown ${param} field '${clip(name)}' for ${spec.entity}; allowed: ${Object.keys(spec.fields).join(', ')}`,
+      `Field '${shown}' of ${spec.entity} cannot be used in ${param}: ${why}; ${allowed}`,
     );
-  }
-  return field;
+  throw new InvalidParameterError(param, `Unknown ${param} field '${clip(name)}' for ${spec.entity}; ${allowed}`);
 }
 
 function convertValue(text: string, field: string, spec: FieldSpec): FilterValue {

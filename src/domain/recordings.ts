@@ -60,7 +60,9 @@ export interface RecordingStep {
 
 export type NewStep = Omit<RecordingStep, 'position' | 'time'>;
 
-export const RECORDING_LIST: ListSpec<'id' | 'name' | 'state' | 'createTime' | 'osType' | 'stepCount' | 'endTime'> = {
+export const RECORDING_LIST: ListSpec<
+  'id' | 'name' | 'state' | 'createTime' | 'osType' | 'stepCount' | 'endTime' | 'authorized' | 'stepLimit'
+> = {
   entity: 'recordings',
   fields: {
     id: { type: 'number' },
@@ -70,6 +72,9 @@ export const RECORDING_LIST: ListSpec<'id' | 'name' | 'state' | 'createTime' | '
     osType: { type: 'string' },
     stepCount: { type: 'number' },
     endTime: { type: 'date' },
+    // Seen now: made under the account's current recorder authorization.
+    authorized: { type: 'boolean' },
+    stepLimit: { type: 'number' },
   },
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };

@@ -12,6 +12,14 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export const UNUSED_PROJECT_FILES_AFTER_MS = 90 * DAY_MS;
 export const EMPTIED_PROJECT_REMOVED_AFTER_MS = 90 * DAY_MS;
 
+/**
+ * How long the device log of an interactive session (its logcat pane) is kept after the session
+ * ended, unless configured (`liveLogRetentionMs`): long enough to look back at a session, not
+ * forever (a busy phone logs thousands of lines a minute). Its frame goes at the end: it was only
+ * for watching.
+ */
+export const DEFAULT_LIVE_LOG_RETENTION_MS = 30 * DAY_MS;
+
 /** Blobs no file refers to are removed once older than this: an upload writes its blob before its record. */
 export const ORPHAN_BLOB_GRACE_MS = 60 * 60 * 1000;
 

@@ -101,13 +101,14 @@ export const ACCESS_GROUP_LIST: ListSpec<'id' | 'name' | 'scope' | 'createTime' 
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };
 
-export const ACCESS_GROUP_MEMBER_LIST: ListSpec<'id' | 'email' | 'firstName' | 'lastName'> = {
+export const ACCESS_GROUP_MEMBER_LIST: ListSpec<'id' | 'email' | 'firstName' | 'lastName' | 'name'> = {
   entity: 'access group users',
   fields: {
     id: { type: 'number' },
     email: { type: 'string' },
     firstName: { type: 'string' },
     lastName: { type: 'string' },
+    name: { type: 'string' },
   },
   defaultSort: [{ field: 'email', direction: 'asc' }],
 };

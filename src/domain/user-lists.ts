@@ -47,6 +47,7 @@ export const USER_RUN_LIST: ListSpec<
   | 'billable'
   | 'logsFileId'
   | 'screenshotsFileId'
+  | 'queuePosition'
 > = {
   entity: 'test runs',
   fields: {
@@ -69,6 +70,8 @@ export const USER_RUN_LIST: ListSpec<
     billable: { type: 'boolean' },
     logsFileId: { type: 'number' },
     screenshotsFileId: { type: 'number' },
+    // Seen now: where its best-placed waiting device run stands on its device (null when none waits).
+    queuePosition: { type: 'number' },
   },
   defaultSort: RUN_LIST.defaultSort,
 };
@@ -117,6 +120,7 @@ export const USER_DEVICE_SESSION_LIST: ListSpec<
   | 'deviceLogFirstTimestamp'
   | 'retryable'
   | 'biometricInstrumentation'
+  | 'abortTime'
 > = {
   entity: 'device sessions',
   fields: {
@@ -162,6 +166,7 @@ export const USER_DEVICE_SESSION_LIST: ListSpec<
     deviceLogFirstTimestamp: { type: 'date' },
     retryable: { type: 'boolean' },
     biometricInstrumentation: { type: 'boolean' },
+    abortTime: { type: 'date' },
   },
   defaultSort: [{ field: 'createTime', direction: 'desc' }],
 };

@@ -1,10 +1,12 @@
 /**
  * The retention job (domain/retention.ts): archives runs by each project's strategy, empties and
- * then removes unused projects on the public cloud, and sweeps blobs that no file refers to any
+ * then removes unused projects on the public cloud, drops the live data of ended interactive
+ * sessions (their frame at once, their device log after `liveLogRetentionMs`), and sweeps blobs that no file refers to any
  * more (files go with their project, run or user by cascade; their bytes are swept here). Every
  * server runs it; every step is safe to run concurrently. What it removes is logged.
  */
 import {
+  DEFAULT_LIVE_LOG_RETENTION_MS,
   EMPTIED_PROJECT_REMOVED_AFTER_MS,
   ORPHAN_BLOB_GRACE_MS,
   UNUSED_PROJECT_FILES_AFTER_MS,
@@ -16,6 +18,8 @@ import { pruneGuesses } from '../services/password-guesses.ts';
 /** Rows per statement: a long backlog is worked off in short transactions. */
 const BATCH = 200;
 const BLOB_BATCH = 500;
+/** Log lines are small rows: more of them per statement. */
+const LINE_BATCH = 5000;
 
 export interface RetentionReport {
   archivedRuns: number;
@@ -24,9 +28,21 @@ export interface RetentionReport {
   removedProjects: number;
   removedBlobs: number;
   removedTemporary: number;
+  /** Frames of interactive sessions that ended, and lines of their device logs past their time. */
+  removedLiveFrames: number;
+  removedLiveLogLines: number;
 }
 
-export async function applyRetention(ctx: Context, log: (message: string) => void): Promise<RetentionReport> {
+export interface RetentionSettings {
+  /** How long an interactive session's device log is kept after it ended (config `liveLogRetentionMs`). */
+  readonly liveLogRetentionMs: number;
+}
+
+export async function applyRetention(
+  ctx: Context,
+  log: (message: string) => void,
+  settings: RetentionSettings = { liveLogRetentionMs: DEFAULT_LIVE_LOG_RETENTION_MS },
+): Promise<RetentionReport> {
   const now = ctx.clock();
   const report: RetentionReport = {
     archivedRuns: 0,
@@ -35,6 +51,8 @@ export async function applyRetention(ctx: Context, log: (message: string) => voi
     removedProjects: 0,
     removedBlobs: 0,
     removedTemporary: 0,
+    removedLiveFrames: 0,
+    removedLiveLogLines: 0,
   };
   const store = ctx.store.retention;
 
@@ -66,6 +84,8 @@ export async function applyRetention(ctx: Context, log: (message: string) => voi
     }
   }
 
+  await removeLiveData(ctx, now, settings, report, log);
+
   report.removedBlobs = await sweepBlobs(ctx, now - ORPHAN_BLOB_GRACE_MS);
   if (report.removedBlobs > 0) log(`retention: removed ${report.removedBlobs} stored file(s) no longer referenced`);
   report.removedTemporary = await ctx.blobs.removeStaleTemporary(now - ORPHAN_BLOB_GRACE_MS);
@@ -83,6 +103,32 @@ export async function applyRetention(ctx: Context, log: (message: string) => voi
   function removeBatch() {
     return store.removeEmptiedProjects(now - EMPTIED_PROJECT_REMOVED_AFTER_MS, BATCH);
   }
+}
+
+/** Interactive sessions' live data (migration 023) outlives them only as long as it is of use. */
+async function removeLiveData(
+  ctx: Context,
+  now: number,
+  settings: RetentionSettings,
+  report: RetentionReport,
+  log: (message: string) => void,
+): Promise<void> {
+  const live = ctx.store.liveFrames;
+  for (let batch = await live.removeEndedFrames(now, BATCH); batch.length > 0;) {
+    report.removedLiveFrames += batch.length;
+    batch = batch.length < BATCH ? [] : await live.removeEndedFrames(now, BATCH);
+  }
+  const endedBefore = now - settings.liveLogRetentionMs;
+  for (let removed = await live.removeEndedLines(endedBefore, LINE_BATCH); removed > 0;) {
+    report.removedLiveLogLines += removed;
+    removed = removed < LINE_BATCH ? 0 : await live.removeEndedLines(endedBefore, LINE_BATCH);
+  }
+  if (report.removedLiveFrames > 0)
+    log(`retention: removed the last frame of ${report.removedLiveFrames} ended interactive session(s)`);
+  if (report.removedLiveLogLines > 0)
+    log(
+      `retention: removed ${report.removedLiveLogLines} device log line(s) of interactive sessions ended over ${settings.liveLogRetentionMs} ms ago`,
+    );
 }
 
 async function sweepBlobs(ctx: Context, writtenBefore: number): Promise<number> {
@@ -115,11 +161,12 @@ export function startRetention(options: {
   ctx: Context;
   log: (message: string) => void;
   intervalMs: number;
+  liveLogRetentionMs: number;
 }): RetentionJob {
   let running: Promise<unknown> = Promise.resolve();
   const pass = () => {
     running = running
-      .then(() => applyRetention(options.ctx, options.log))
+      .then(() => applyRetention(options.ctx, options.log, options))
       .catch((error: unknown) => options.log(`retention failed: ${(error as Error).message}`));
   };
   pass();

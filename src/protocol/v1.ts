@@ -270,6 +270,34 @@ export type WebDriverAnswerReport = Static<typeof WebDriverAnswerReport>;
 
 /** `ok`: the answer was the command's first; with `waitMs`, the poll's `commands` and `ended` too. */
 export type WebDriverAnswerResponse = { ok: boolean } & Partial<WebDriverPollResponse>;
+/**
+ * The WebDriver relay's WebSocket (docs/drivers.md#the-webdriver-socket): one per agent, opened
+ * by the agent at WEBDRIVER_SOCKET_PATH with its bearer token, while it serves Appium client side
+ * sessions. Every frame is one JSON text message. The agent asks for a session's commands
+ * (`serve`) and answers them (`answer`, acknowledged by `answered`); the server sends them as they
+ * come (`commands`, the same as a poll's response). Anything the socket cannot do, the HTTP routes
+ * above still do: the agent falls back to them when the socket will not open or breaks.
+ */
+export const WEBDRIVER_SOCKET_PATH = `${PROTOCOL_PREFIX}/webdriver/socket`;
+
+export const WebDriverSocketServe = Type.Object({ type: Type.Literal('serve'), deviceRunId: Id });
+export const WebDriverSocketAnswer = Type.Object({
+  type: Type.Literal('answer'),
+  deviceRunId: Id,
+  commandId: Id,
+  status: Type.Integer({ minimum: 100, maximum: 599 }),
+  body: Type.String({ maxLength: 64 * 1024 * 1024 }),
+});
+/** What the agent sends on the socket. */
+export const WebDriverSocketAgentFrame = Type.Union([WebDriverSocketServe, WebDriverSocketAnswer]);
+export type WebDriverSocketAgentFrame = Static<typeof WebDriverSocketAgentFrame>;
+
+/** What the server sends: a session's commands (or its end); an answer's receipt; a session it will not serve here. */
+export type WebDriverSocketServerFrame =
+  | ({ type: 'commands'; deviceRunId: number } & WebDriverPollResponse)
+  | { type: 'answered'; commandId: number; ok: boolean }
+  | { type: 'refused'; deviceRunId: number; commandId?: number; message: string };
+
 /** Interactive sessions (docs/api.md#interactive-sessions): lines of the device's log, as read. */
 export const LogLinesReport = Type.Object({
   lines: Type.Array(Type.String({ maxLength: 8000 }), { maxItems: 2000 }),

@@ -138,6 +138,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     ctx,
     log: (message) => logger.info(message),
     intervalMs: config.retentionIntervalMs,
+    liveLogRetentionMs: config.liveLogRetentionMs,
   });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;

@@ -43,9 +43,9 @@ export async function reportProgress(
   report: ProgressReport,
 ): Promise<{ abort: boolean }> {
   return ctx.store.transaction(async (store) => {
-    const deviceRun = await requireHeld(store, agent, deviceRunId);
-    if (await store.deviceRuns.acceptSeq(deviceRunId, report.seq)) await recordProgress(store, deviceRun, report);
-    return { abort: deviceRun.state === 'ABORTED' };
+    const accepted = await store.deviceRuns.acceptReport(deviceRunId, agent.id, report.seq);
+    if (accepted !== undefined) await recordProgress(store, accepted, report);
+    return { abort: (accepted ?? (await requireHeld(store, agent, deviceRunId))).state === 'ABORTED' };
   });
 }
 
@@ -55,10 +55,7 @@ async function recordProgress(
   deviceRun: DeviceRun,
   report: Pick<ProgressReport, 'steps' | 'samples'>,
 ): Promise<void> {
-  if (!isFinal(deviceRun.state)) {
-    for (const step of report.steps)
-      await store.deviceRuns.recordStep(deviceRun.id, step.type, step.time, step.failReason ?? null);
-  }
+  if (!isFinal(deviceRun.state)) await store.deviceRuns.recordSteps(deviceRun.id, report.steps);
   if (report.samples.length > 0) await store.results.addSamples(deviceRun.id, report.samples);
 }
 
@@ -200,8 +197,9 @@ export async function reportResult(
   const fitted = fitTestCases(report.testCases);
   const failReason = [report.failReason, fitted.note].filter((part) => part !== null).join('; ');
   const answer = await ctx.store.transaction(async (store): Promise<ResultResponse> => {
-    const deviceRun = await requireHeld(store, agent, deviceRunId);
-    if (!(await store.deviceRuns.acceptSeq(deviceRunId, report.seq))) return { state: deviceRun.state };
+    const deviceRun = await store.deviceRuns.acceptReport(deviceRunId, agent.id, report.seq);
+    // Not accepted: not held (409), or a batch already applied, whose answer is the state.
+    if (deviceRun === undefined) return { state: (await requireHeld(store, agent, deviceRunId)).state };
     await recordProgress(store, deviceRun, { steps: report.steps ?? [], samples: report.samples ?? [] });
     const checkDevice = await recordDeviceOutcome(ctx, store, deviceRun.deviceId, report);
     // Last: it ends by locking the run (PostgreSQL), which is then held only until the commit.

@@ -194,18 +194,17 @@ async function claimOnce(
   // Devices of one claim mostly take device runs of the same run: its config and files are read once.
   const inputs: RunInputsCache = new Map();
   // An agent whose previous claim it gave up on (or lost on the way) gets those device runs again.
-  for (const lost of await ctx.store.queue.undelivered(agent.id, deviceIds, running)) {
-    assignments.push(
-      await buildAssignment(ctx.store, ctx.keyRing, (await ctx.store.deviceRuns.findById(lost.id))!, inputs),
-    );
-  }
+  for (const lost of await ctx.store.queue.undelivered(agent.id, deviceIds, running))
+    assignments.push(await buildAssignment(ctx.store, ctx.keyRing, lost, inputs));
   const taken = new Set(assignments.map((assignment) => assignment.deviceId));
   const withWork = await ctx.store.queue.withWaitingWork(deviceIds.filter((id) => !taken.has(id)));
   for (const deviceId of deviceIds.filter((id) => withWork.has(id))) {
     if (turn?.superseded()) break;
     const assignment = await ctx.store.transaction(async (store) => {
-      const deviceRun = await store.queue.claimNext(deviceId, agent.id, now, now + ctx.limits.leaseMs);
-      if (deviceRun === undefined) return undefined;
+      const claimed = await store.queue.claimNext(deviceId, agent.id, now, now + ctx.limits.leaseMs);
+      if (claimed === undefined) return undefined;
+      const { deviceRun, runRunning } = claimed;
+      // Closes the WAITING step the device run was created with (the run's steps count it).
       await store.deviceRuns.appendStep(deviceRun.id, 'PREPARING', now);
       if (deviceRun.singleGroup !== null) {
         for (const sibling of await store.queue.siblingsOfSingle(deviceRun.id)) {
@@ -222,8 +221,7 @@ async function claimOnce(
       // A run already RUNNING (as the other devices' claims of it left it) stays so without its lock:
       // it cannot finish while this device run is unfinished, nor be reopened while it is not
       // FINISHED. Only the run's first claim takes the lock, which results of the run wait on too.
-      if ((await store.testRuns.stateOf(deviceRun.testRunId)) !== 'RUNNING')
-        await refreshRunState(store, deviceRun.testRunId, now, { unfinished: true, started: true });
+      if (!runRunning) await refreshRunState(store, deviceRun.testRunId, now, { unfinished: true, started: true });
       return assignment;
     });
     if (assignment !== undefined) assignments.push(assignment);

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { InvalidParameterError } from '../domain/errors.ts';
 import type { Agent } from '../domain/agents.ts';
+import { AGENT_TOKENS_TOPIC } from './agent-tokens.ts';
 import type { Context } from './context.ts';
 import { apiKeyHash } from './credentials.ts';
 
@@ -13,10 +14,7 @@ export async function issueAgentToken(ctx: Context, name: string): Promise<{ age
     throw new InvalidParameterError('name', 'An agent name is 1-63 letters, digits, dots, dashes or underscores');
   const token = `dca_${randomBytes(30).toString('base64url')}`;
   const agent = await ctx.store.agents.upsertToken(name, apiKeyHash(token), ctx.clock());
+  // Servers forget the tokens they verified (services/agent-tokens.ts): the old one stops now.
+  ctx.notifier.notify(AGENT_TOKENS_TOPIC);
   return { agent, token };
-}
-
-export async function authenticateAgent(ctx: Context, token: string): Promise<Agent | undefined> {
-  if (!token.startsWith('dca_') || token.length > 100) return undefined;
-  return ctx.store.agents.findByTokenHash(apiKeyHash(token));
 }

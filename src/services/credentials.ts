@@ -2,7 +2,7 @@
  * Secrets: API keys (generated, stored with a SHA-256 index for lookup, compared in constant
  * time) and passwords (scrypt with a per-user salt).
  */
-import { createHash, randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scryptAsync = promisify(scrypt) as (
@@ -23,7 +23,8 @@ export function generateApiKey(): string {
 
 /** The lookup index of a key: finding a user by it reveals nothing about near-miss keys. */
 export function apiKeyHash(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  // One call: a third of createHash's cost, on every request with a key.
+  return hash('sha256', key, 'hex');
 }
 
 export function sameSecret(a: string, b: string): boolean {

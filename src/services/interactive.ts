@@ -97,7 +97,7 @@ export async function startInteractiveSession(
  * session is not found; the user's own automatic one is a 409 (`automatic: 'refuse'`) or is
  * answered as it is (`'allow'`: its live screen is an empty stream).
  */
-async function requireSession(
+export async function requireSession(
   ctx: Context,
   user: User,
   id: number,

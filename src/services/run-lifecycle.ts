@@ -72,11 +72,7 @@ export async function endDeviceRun(
   }
   // Another device run of the run still running (and held until this commit) keeps a RUNNING run
   // RUNNING, and its own end decides whether the run finished: no need for the run's lock.
-  if (
-    (await store.queue.holdRunningSibling(deviceRun.testRunId, deviceRun.id)) &&
-    (await store.testRuns.stateOf(deviceRun.testRunId)) === 'RUNNING'
-  )
-    return;
+  if (await store.queue.holdRunningSibling(deviceRun.testRunId, deviceRun.id)) return;
   await refreshRunState(store, deviceRun.testRunId, now);
 }
 

@@ -9,8 +9,8 @@ import { ConflictError } from '../domain/errors.ts';
 import type { DeviceRun } from '../domain/runs.ts';
 import type { WebDriverAnswerResponse } from '../protocol/v1.ts';
 import type { Context } from './context.ts';
-import { type WebDriverChannels, commandTopic } from './webdriver-channels.ts';
-import { RECHECK_MS, answerTopic, listen } from './webdriver.ts';
+import { type WebDriverChannels, commandTopic, isMemoryCommand } from './webdriver-channels.ts';
+import { RECHECK_MS, answerTopic, isLastCommand, listen, logRelayed } from './webdriver.ts';
 
 /** How often a poll looks at the database when nothing wakes it, to see whether the session is over. */
 const LOOK_MS = RECHECK_MS * 5;
@@ -36,16 +36,20 @@ export async function takeCommands(
   const started = Date.now();
   const known = channels.of(deviceRunId, agent.id);
   if (known !== undefined && !known.dirty && started - known.checked < LOOK_MS) {
-    if (known.queue.length === 0 && waitMs > 0) {
-      const wait = new AbortController();
-      const quit = () => wait.abort();
-      signal.addEventListener('abort', quit, { once: true });
-      const timer = setTimeout(quit, Math.min(waitMs, LOOK_MS - (started - known.checked)));
-      known.wake = quit;
-      await new Promise((resolve) => wait.signal.addEventListener('abort', resolve, { once: true }));
-      clearTimeout(timer);
-      signal.removeEventListener('abort', quit);
-      known.wake = null;
+    if (known.queue.length === 0 && waitMs > 0 && !signal.aborted) {
+      // Woken by a command sent here, the poll's end, or the time to look at the database: a plain
+      // callback, as an AbortController per command cost a DOMException (and its stack) each.
+      await new Promise<void>((resolve) => {
+        const quit = () => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', quit);
+          known.wake = null;
+          resolve();
+        };
+        const timer = setTimeout(quit, Math.min(waitMs, LOOK_MS - (started - known.checked)));
+        signal.addEventListener('abort', quit, { once: true });
+        known.wake = quit;
+      });
       known.lastSeen = Date.now();
     }
     if (known.queue.length > 0) return { commands: strip(channels.take(known)), ended: false };
@@ -117,30 +121,22 @@ async function record(
     // The client has its answer already. The log is written behind it, in order, while the agent
     // goes on; a failed write fails a later answer (which the agent retries), and the session's
     // last command waits for its own, so that the log is whole when the device run ends.
-    const write = channels.logAfter(deviceRunId, () =>
-      ctx.store.webDriver.insertAnswered({
-        deviceRunId,
-        method: local.method,
-        path: local.path,
-        body: local.body,
-        status: answer.status,
-        answer: answer.body,
-        createTime: local.createTime,
-        answerTime: ctx.clock(),
-      }),
-    );
-    const last = local.method === 'DELETE' && /^\/session\/[^/]+$/.test(local.path);
-    await (last ? write.this : write.room());
+    const write = logRelayed(ctx, channels, local, answer);
+    await (isLastCommand(local) ? write.this : write.room());
     return { ok: true };
   }
   await requireHeldRun(ctx, agent, deviceRunId);
-  const first = await ctx.store.webDriver.answer(
-    answer.commandId,
-    deviceRunId,
-    answer.status,
-    answer.body,
-    ctx.clock(),
-  );
+  // A command relayed in memory by another server (behind a load balancer without affinity the
+  // agent's requests reach any server): that server's client waits for this answer.
+  const first = isMemoryCommand(answer.commandId)
+    ? await ctx.store.webDriver.handOff({
+        commandId: answer.commandId,
+        deviceRunId,
+        status: answer.status,
+        answer: answer.body,
+        now: ctx.clock(),
+      })
+    : await ctx.store.webDriver.answer(answer.commandId, deviceRunId, answer.status, answer.body, ctx.clock());
   if (first) ctx.notifier.notify(answerTopic(answer.commandId));
   return { ok: first };
 }

@@ -12,12 +12,22 @@
 import type { Notifier } from '../store/notifier.ts';
 import type { WebDriverAnswer } from './webdriver.ts';
 
+/**
+ * Ids of commands relayed in memory are drawn at random from the upper half of the safe integers,
+ * where database ids never get to: an answer names its command by id, and must not be taken for
+ * another one's, also when it reaches another server than the command's (which then hands it over
+ * through the database, services/webdriver-agent.ts).
+ */
+const MEMORY_IDS_FROM = 2 ** 52;
+export const isMemoryCommand = (commandId: number) => commandId >= MEMORY_IDS_FROM;
+
 /** Commands of a device run were written to the database (by any server). */
 export const commandTopic = (deviceRunId: number) => `wd-commands:${deviceRunId}`;
 
 /** A command waiting for the device, as the agent takes it. */
 export interface LocalCommand {
   readonly id: number;
+  readonly deviceRunId: number;
   readonly method: string;
   readonly path: string;
   readonly body: string;
@@ -55,12 +65,18 @@ interface Channel {
 }
 
 export interface SentCommand {
-  readonly id: number;
+  readonly command: LocalCommand;
+  /** The agent's poll was waiting here when the command came: it takes it at once. */
+  readonly polled: boolean;
   readonly answer: Promise<WebDriverAnswer>;
+  /** The agent has not taken it yet. */
+  queued(): boolean;
   /** Takes the command back if the agent has not taken it yet: true when it was still queued. */
   withdraw(): boolean;
   /** Gives up waiting for the answer (the client went away, the device run ended). */
   forget(): void;
+  /** How long the agent has sent this server nothing (ms): it may have moved to another server. */
+  away(): number;
 }
 
 export type WebDriverChannels = ReturnType<typeof webDriverChannels>;
@@ -69,9 +85,14 @@ export function webDriverChannels(notifier: Notifier) {
   const channels = new Map<number, Channel>();
   /** Sessions whose commands reached this server, and their device runs (a session never changes device run). */
   const sessions = new Map<string, number>();
-  // Ids count down from the top of the safe integers, where database ids never get to: an answer
-  // names its command by id, and must not be taken for another one's.
-  let nextId = Number.MAX_SAFE_INTEGER;
+  /** When each agent last sent this server a request (any of the protocol's). */
+  const seen = new Map<number, number>();
+  const commandId = (channel: Channel) => {
+    let id;
+    do id = MEMORY_IDS_FROM + Math.floor(Math.random() * MEMORY_IDS_FROM);
+    while (channel.waiting.has(id));
+    return id;
+  };
 
   /**
    * Notes every notification of the device run's database commands, so that the agent's poll only
@@ -132,16 +153,22 @@ export function webDriverChannels(notifier: Notifier) {
       return undefined;
     },
 
+    /** The agent sent this server a request. */
+    agentSeen: (agentId: number) => void seen.set(agentId, Date.now()),
+
     send(channel: Channel, command: Omit<LocalCommand, 'id'>): SentCommand {
-      const sent: LocalCommand = { ...command, id: nextId-- };
+      const sent: LocalCommand = { ...command, id: commandId(channel) };
       let resolve!: (answer: WebDriverAnswer) => void;
       const answer = new Promise<WebDriverAnswer>((done) => (resolve = done));
       channel.waiting.set(sent.id, { command: sent, resolve });
       channel.queue.push(sent);
+      const polled = channel.wake !== null;
       channel.wake?.();
       return {
-        id: sent.id,
+        command: sent,
+        polled,
         answer,
+        queued: () => channel.queue.includes(sent),
         withdraw() {
           const index = channel.queue.indexOf(sent);
           if (index < 0) return false;
@@ -150,6 +177,7 @@ export function webDriverChannels(notifier: Notifier) {
           return true;
         },
         forget: () => void channel.waiting.delete(sent.id),
+        away: () => Date.now() - Math.max(channel.lastSeen, seen.get(channel.agentId) ?? 0),
       };
     },
 

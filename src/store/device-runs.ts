@@ -1,4 +1,7 @@
-/** Device runs (the legacy "device run" and the modern "device session" are one row) and their steps. */
+/**
+ * Device runs (the legacy "device run" and the modern "device session" are one row). Their step
+ * timeline is device-run-steps.ts, part of the same store.
+ */
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ListQuery } from '../domain/list-query.ts';
 import {
@@ -8,13 +11,13 @@ import {
   type ExcludeReason,
   FINAL_DEVICE_RUN_STATES,
   type RetryState,
-  type Step,
   type StepType,
   UNFINISHED_DEVICE_RUN_STATES,
   UNSTARTED_DEVICE_RUN_STATES,
 } from '../domain/runs.ts';
 import type { DeviceRunListField } from '../domain/user-lists.ts';
 import { isCurrentDeviceRun } from './current-device-runs.ts';
+import { deviceRunStepsStore } from './device-run-steps.ts';
 import type { Dialect } from './db.ts';
 import type { DeviceRunsTable, Tables } from './schema.ts';
 import { sharedWith } from './sharing.ts';
@@ -43,20 +46,8 @@ export interface NewDeviceRun {
 export type DeviceRunsStore = ReturnType<typeof deviceRunsStore>;
 
 export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
-  async function appendStep(id: number, type: StepType, time: number, failReason: string | null = null): Promise<void> {
-    await db
-      .updateTable('device_run_steps')
-      .set({ finish_time: time })
-      .where('device_run_id', '=', id)
-      .where('finish_time', 'is', null)
-      .execute();
-    await db
-      .insertInto('device_run_steps')
-      .values({ device_run_id: id, type, start_time: time, fail_reason: failReason })
-      .execute();
-  }
-
   return {
+    ...deviceRunStepsStore(db, dialect),
     async insert(run: NewDeviceRun): Promise<DeviceRun> {
       const row = await db
         .insertInto('device_runs')
@@ -128,67 +119,26 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
     },
 
     /**
-     * Moves a device run to a new step: closes the open step, opens the new one. INSTALL records
-     * the install time; SENDING_RESULTS means the run is FINISHING.
+     * Accepts an agent's batch once, for a device run `agentId` holds and may still report on (not
+     * ended, or ended by the user's abort), and answers the device run: one statement where reading
+     * it and then accepting took two. Undefined when it is not held, or when `seq` is not new (the
+     * agent retried after a lost answer): the caller reads it to tell which.
      */
-    /** The step timeline alone: closes the open step, opens `type` (the caller sets current_step). */
-    appendStep,
-
-    /**
-     * Adds a note to the reason of the device run's newest step (e.g. an artifact not kept), after
-     * any reason it has; a reason already long is left as it is, so that notes stay bounded.
-     */
-    async noteOnLatestStep(id: number, note: string): Promise<void> {
-      const latest = db
-        .selectFrom('device_run_steps')
-        .select((eb) => eb.fn.max('id').as('id'))
-        .where('device_run_id', '=', id);
-      await db
-        .updateTable('device_run_steps')
-        .set({
-          fail_reason: sql<string>`CASE WHEN fail_reason IS NULL THEN ${note} ELSE fail_reason || '; ' || ${note} END`,
-        })
-        .where('id', '=', latest)
-        .where((eb) => eb.or([eb('fail_reason', 'is', null), eb(sql`LENGTH(fail_reason)`, '<', 2000)]))
-        .execute();
-    },
-
-    async recordStep(id: number, type: StepType, time: number, failReason: string | null = null): Promise<void> {
-      // The server opens PREPARING at the claim and the driver may report it again: one step.
-      const current = await db.selectFrom('device_runs').select('current_step').where('id', '=', id).executeTakeFirst();
-      if (current?.current_step === type) return;
-      await appendStep(id, type, time, failReason);
-      await db
-        .updateTable('device_runs')
-        .set({
-          current_step: type,
-          current_step_start_time: time,
-          ...(type === 'INSTALL' && { install_time: time }),
-        })
-        .where('id', '=', id)
-        .execute();
-      if (type === 'SENDING_RESULTS') {
-        await db
-          .updateTable('device_runs')
-          .set({ state: DEVICE_RUN_MACHINE.target('sendResults') })
-          .where('id', '=', id)
-          .where('state', 'in', DEVICE_RUN_MACHINE.from('sendResults'))
-          .execute();
-      }
-    },
-
-    /**
-     * Accepts an agent's batch once: true when `seq` is new for this device run, false when the
-     * batch was already applied (the agent retried after a lost answer).
-     */
-    async acceptSeq(id: number, seq: number): Promise<boolean> {
-      const result = await db
+    async acceptReport(id: number, agentId: number, seq: number): Promise<DeviceRun | undefined> {
+      const row = await db
         .updateTable('device_runs')
         .set({ last_seq: seq })
         .where('id', '=', id)
+        .where('agent_id', '=', agentId)
         .where('last_seq', '<', seq)
+        .where(
+          'state',
+          'not in',
+          [...FINAL_DEVICE_RUN_STATES].filter((state) => state !== 'ABORTED'),
+        )
+        .returningAll()
         .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+      return row && toDeviceRun(row);
     },
 
     /**
@@ -369,40 +319,6 @@ export function deviceRunsStore(db: Kysely<Tables>, dialect: Dialect) {
           .execute();
       return Number(ended.numUpdatedRows) > 0;
     },
-
-    /** The steps of several device runs in one statement, by device run then in order. */
-    async stepsOfMany(deviceRunIds: readonly number[]): Promise<Step[]> {
-      if (deviceRunIds.length === 0) return [];
-      const rows = await db
-        .selectFrom('device_run_steps')
-        .selectAll()
-        .where(inIds(dialect, 'device_run_id', deviceRunIds))
-        .orderBy('device_run_id')
-        .orderBy('id')
-        .execute();
-      return rows.map(toStep);
-    },
-
-    async steps(deviceRunId: number): Promise<Step[]> {
-      const rows = await db
-        .selectFrom('device_run_steps')
-        .selectAll()
-        .where('device_run_id', '=', deviceRunId)
-        .orderBy('id')
-        .execute();
-      return rows.map(toStep);
-    },
-  };
-}
-
-function toStep(row: Selectable<Tables['device_run_steps']>): Step {
-  return {
-    id: row.id,
-    deviceRunId: row.device_run_id,
-    type: row.type as StepType,
-    startTime: row.start_time,
-    finishTime: row.finish_time,
-    failReason: row.fail_reason,
   };
 }
 

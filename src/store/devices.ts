@@ -1,7 +1,9 @@
 /** Devices: what their hosts report, their states, and the agents that hold them. Groups: device-groups.ts. */
 import type { Kysely, Selectable } from 'kysely';
 import {
+  DEVICE_CONSTANT_FIELDS,
   DEVICE_MACHINE,
+  type DeviceConstantField,
   type Device,
   type DeviceEvent,
   type DeviceOsType,
@@ -36,10 +38,24 @@ const DEVICE_SQL: ListSql<DeviceField> = {
     state: 'state',
     creditsPrice: 'credits_price',
     stateReason: 'state_reason',
+    // As the presenter shows them (domain/devices.ts lockReason): a device is locked when it
+    // cannot take a run now, available when it can and is enabled.
+    locked: "(CASE WHEN state <> 'IDLE' OR online = 0 THEN 1 ELSE 0 END)",
+    lockReason: "(CASE WHEN state = 'IDLE' THEN NULL ELSE state END)",
+    available: "(CASE WHEN enabled = 1 AND online = 1 AND state = 'IDLE' THEN 1 ELSE 0 END)",
+    ...constantColumns(),
   },
   searchColumns: ['display_name', 'manufacturer'],
   tieBreaker: 'id',
 };
+
+/** The fields every device shows as null (DEVICE_CONSTANT_FIELDS), as typed nulls. */
+function constantColumns(): Record<DeviceConstantField, string> {
+  const columns = {} as Record<DeviceConstantField, string>;
+  for (const [field, spec] of Object.entries(DEVICE_CONSTANT_FIELDS))
+    columns[field as DeviceConstantField] = `CAST(NULL AS ${spec.type === 'number' ? 'INTEGER' : 'TEXT'})`;
+  return columns;
+}
 
 export interface NewDevice {
   readonly displayName: string;

@@ -6,6 +6,7 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import {
   type DeviceFacts,
+  type LABEL_GROUP_LIST,
   type Label,
   type LabelGroup,
   type LabelInUse,
@@ -19,7 +20,7 @@ import type { Tables } from './schema.ts';
 import { type ListSql, inIds, listConditions, pageOf } from './sql.ts';
 
 type LabelField = 'id' | 'name' | 'displayName' | 'propertyGroupId' | 'propertyGroupName' | 'labelGroupName';
-type GroupField = 'id' | 'name' | 'displayName' | 'hiddenByDefault';
+type GroupField = keyof (typeof LABEL_GROUP_LIST)['fields'];
 
 /** Which labels a listing holds: all, one label group's, one device's, or one device group's selectors. */
 export type LabelScope =
@@ -42,7 +43,14 @@ const LABEL_SQL: ListSql<LabelField> = {
 };
 
 const GROUP_SQL: ListSql<GroupField> = {
-  columns: { id: 'id', name: 'name', displayName: 'display_name', hiddenByDefault: 'hidden_by_default' },
+  columns: {
+    id: 'id',
+    name: 'name',
+    displayName: 'display_name',
+    hiddenByDefault: 'hidden_by_default',
+    // As the presenter shows it (a bare 1 would be a column position in ORDER BY).
+    labelsSortAscending: 'CAST(1 AS INTEGER)',
+  },
   searchColumns: ['display_name'],
   tieBreaker: 'id',
 };

@@ -28,18 +28,22 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
   return {
     /**
      * Gives `deviceId` its next device run (RUNNING, PREPARING), or nothing. Call inside a transaction. The device is
-     * taken first (IDLE to TESTING), so it never runs two device runs at once. On PostgreSQL, a
-     * device run of a SERIAL or SINGLE run is taken only under an advisory lock on its run (taken
-     * before any row lock, so claims never deadlock), and is checked again once held: two devices
-     * claiming at once can never both start a SERIAL run's device runs, or a SINGLE run twice.
-     * The candidate row is then locked with SKIP LOCKED: a claim never waits on another's row.
+     * taken first (IDLE to TESTING), so it never runs two device runs at once. On PostgreSQL the
+     * candidate row is locked as it is found (SKIP LOCKED: a claim never waits on another's row),
+     * and a device run of a SERIAL or SINGLE run is taken only under an advisory lock on its run,
+     * tried without waiting (a claim holding a row lock never waits on a lock, so claims never
+     * deadlock) and checked again once held: two devices claiming at once can never both start a
+     * SERIAL run's device runs, or a SINGLE run twice. A claim that finds the run's lock taken
+     * passes over that device run: the holder is starting a device run of the same group, which
+     * would make it wait anyway. Also answers whether the run was RUNNING already (read with the
+     * update, a statement less than asking).
      */
     async claimNext(
       deviceId: number,
       agentId: number,
       now: number,
       leaseUntil: number,
-    ): Promise<DeviceRun | undefined> {
+    ): Promise<{ deviceRun: DeviceRun; runRunning: boolean } | undefined> {
       const device = await db
         .updateTable('devices')
         .set({ state: DEVICE_MACHINE.target('claim'), state_reason: null })
@@ -78,31 +82,15 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
           .limit(1);
         if (passedOver.length > 0)
           candidate = candidate.where(sql<SqlBool>`NOT (${inIds(dialect, 'dr.id', passedOver)})`);
+        if (dialect === 'postgres') candidate = candidate.forUpdate().skipLocked();
         const found = await candidate.executeTakeFirst();
         if (found === undefined) break;
-        let picked: { id: number } | undefined = found;
-        if (dialect === 'postgres') {
-          // The run's lock comes before any row lock, so that claims never deadlock.
-          const group = found.serial_group ?? found.single_group;
-          if (group !== null)
-            await sql`SELECT pg_advisory_xact_lock(${RUN_GROUP_LOCK}::int, (${group}::bigint % 2147483647)::int)`.execute(
-              db,
-            );
-          picked = await db
-            .selectFrom('device_runs as dr')
-            .select('dr.id')
-            .where('dr.id', '=', found.id)
-            .where('dr.state', 'in', DEVICE_RUN_MACHINE.from('claim'))
-            .where(serialFree)
-            .forUpdate()
-            .skipLocked()
-            .executeTakeFirst();
-        }
-        if (picked === undefined) {
+        const group = found.serial_group ?? found.single_group;
+        if (dialect === 'postgres' && group !== null && !(await lockGroupAndCheck(found.id, group))) {
           passedOver.push(found.id);
           continue;
         }
-        // Taken, and PREPARING (the caller appends the step to the timeline).
+        // Taken, and PREPARING (the caller opens the timeline with that step).
         const taken = await db
           .updateTable('device_runs')
           .set({
@@ -113,12 +101,19 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
             current_step: 'PREPARING',
             current_step_start_time: now,
           })
-          .where('id', '=', picked.id)
+          .where('id', '=', found.id)
           .where('state', 'in', DEVICE_RUN_MACHINE.from('claim'))
           .returningAll()
+          .returning((eb) =>
+            eb
+              .selectFrom('test_runs')
+              .select('test_runs.state')
+              .whereRef('test_runs.id', '=', 'device_runs.test_run_id')
+              .as('run_state'),
+          )
           .executeTakeFirst();
-        if (taken !== undefined) return toDeviceRun(taken);
-        passedOver.push(picked.id);
+        if (taken !== undefined) return { deviceRun: toDeviceRun(taken), runRunning: taken.run_state === 'RUNNING' };
+        passedOver.push(found.id);
       }
       await db
         .updateTable('devices')
@@ -127,6 +122,26 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
         .where('state', 'in', DEVICE_MACHINE.from('unclaim'))
         .execute();
       return undefined;
+
+      /** PostgreSQL: the run's advisory lock if free, and then whether its device run may still start. */
+      async function lockGroupAndCheck(deviceRunId: number, group: number): Promise<boolean> {
+        const lock = await sql<{
+          locked: boolean;
+        }>`SELECT pg_try_advisory_xact_lock(${RUN_GROUP_LOCK}::int, (${group}::bigint % 2147483647)::int) AS locked`.execute(
+          db,
+        );
+        if (lock.rows[0]?.locked !== true) return false;
+        // Read again now that the lock is held: a device run of the group started by the lock's
+        // previous holder committed before this statement began.
+        const still = await db
+          .selectFrom('device_runs as dr')
+          .select('dr.id')
+          .where('dr.id', '=', deviceRunId)
+          .where('dr.state', 'in', DEVICE_RUN_MACHINE.from('claim'))
+          .where(serialFree)
+          .executeTakeFirst();
+        return still !== undefined;
+      }
     },
 
     /**
@@ -172,24 +187,27 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
 
     /**
      * PostgreSQL: share-locks (until the commit) another device run of the run that an agent still
-     * holds, and says whether there was one. While it is locked, nothing can end it; whatever ends
-     * it later waits for this commit, and then sees this transaction's device run ended. So the
-     * run cannot finish before it does, and the one that ends it decides: a device run's end need
-     * not lock the run (which every end of a run's device runs queued on). Rows locked by another
-     * transaction (being ended now) are skipped; without one, the caller locks the run as before.
-     * SQLite runs one writer at a time: always false there.
+     * holds, and says whether there was one and the run is RUNNING. While it is locked, nothing can
+     * end it; whatever ends it later waits for this commit, and then sees this transaction's device
+     * run ended. So the run cannot finish before it does, and the one that ends it decides: a
+     * device run's end need not lock the run (which every end of a run's device runs queued on).
+     * Rows locked by another transaction (being ended now) are skipped; without one, the caller
+     * locks the run as before. SQLite runs one writer at a time: always false there.
      */
     async holdRunningSibling(testRunId: number, deviceRunId: number): Promise<boolean> {
       if (dialect !== 'postgres') return false;
       const row = await db
         .selectFrom('device_runs')
-        .select('id')
-        .where('test_run_id', '=', testRunId)
-        .where('id', '<>', deviceRunId)
+        .innerJoin('test_runs', 'test_runs.id', 'device_runs.test_run_id')
+        .select('device_runs.id')
+        .where('device_runs.test_run_id', '=', testRunId)
+        .where('device_runs.id', '<>', deviceRunId)
         .where(isCurrentDeviceRun())
-        .where('state', 'in', HELD_DEVICE_RUN_STATES)
+        .where('device_runs.state', 'in', HELD_DEVICE_RUN_STATES)
+        // In the same statement: asking the run's state apart cost a statement per device run's end.
+        .where('test_runs.state', '=', 'RUNNING')
         .limit(1)
-        .forShare()
+        .forShare('device_runs')
         .skipLocked()
         .executeTakeFirst();
       return row !== undefined;
@@ -236,17 +254,17 @@ export function queueStore(db: Kysely<Tables>, dialect: Dialect) {
       agentId: number,
       freeDeviceIds: readonly number[],
       running: readonly number[],
-    ): Promise<Array<{ id: number; deviceId: number }>> {
+    ): Promise<DeviceRun[]> {
       if (freeDeviceIds.length === 0) return [];
       let query = db
         .selectFrom('device_runs')
-        .select(['id', 'device_id'])
+        .selectAll()
         .where('agent_id', '=', agentId)
         .where('state', '=', 'RUNNING')
         .where(inIds(dialect, 'device_id', freeDeviceIds));
       if (running.length > 0) query = query.where(sql<SqlBool>`NOT (${inIds(dialect, 'id', running)})`);
-      const rows = await query.execute();
-      return rows.map((row) => ({ id: row.id, deviceId: row.device_id }));
+      // Whole rows: the claim builds their assignments again without reading each one back.
+      return (await query.execute()).map(toDeviceRun);
     },
 
     /**

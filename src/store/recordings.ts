@@ -1,7 +1,7 @@
 /** Recorder authorizations (by the SHA-256 of their token), recordings and their steps. */
 import type { Kysely } from 'kysely';
 import type { ListQuery } from '../domain/list-query.ts';
-import type { RECORDING_LIST } from '../domain/recordings.ts';
+import { type RECORDING_LIST, UNAUTHORIZED_STEP_LIMIT } from '../domain/recordings.ts';
 import type {
   NewStep,
   RecorderAuthorization,
@@ -16,6 +16,13 @@ import { type ListSql, listConditions, pageOf } from './sql.ts';
 
 type RecordingField = keyof (typeof RECORDING_LIST)['fields'];
 
+/**
+ * Whether the recording was made under its owner's current recorder authorization (the one not
+ * ended), as services/recordings.ts decides it for the records it shows.
+ */
+const AUTHORIZED = `(CASE WHEN EXISTS (SELECT 1 FROM recorder_authorizations a
+  WHERE a.id = r.authorization_id AND a.user_id = r.user_id AND a.end_time IS NULL) THEN 1 ELSE 0 END)`;
+
 const LIST_SQL: ListSql<RecordingField> = {
   columns: {
     id: 'r.id',
@@ -25,6 +32,8 @@ const LIST_SQL: ListSql<RecordingField> = {
     osType: 'r.os_type',
     stepCount: 'r.step_count',
     endTime: 'r.end_time',
+    authorized: AUTHORIZED,
+    stepLimit: `(CASE WHEN ${AUTHORIZED} = 1 THEN NULL ELSE ${UNAUTHORIZED_STEP_LIMIT} END)`,
   },
   searchColumns: ['r.name'],
   tieBreaker: 'r.id',

@@ -67,6 +67,15 @@ const LIST_SQL: ListSql<RunField> = {
   tieBreaker: 'tr.id',
 };
 
+/**
+ * A waiting run's place in the queue as services/queue-status.ts shows it: over the run's waiting
+ * device runs, the fewest device runs ahead of one on its device (store/queue.ts standings counts
+ * them the same way: higher priority, or older), plus one. Null when none of its device runs waits.
+ */
+const QUEUE_POSITION = `(SELECT MIN(1 + (SELECT COUNT(*) FROM device_runs o WHERE o.device_id = w.device_id
+  AND o.state = 'WAITING' AND (o.priority > w.priority OR (o.priority = w.priority AND (o.create_time < w.create_time
+  OR (o.create_time = w.create_time AND o.id < w.id)))))) FROM device_runs w WHERE w.test_run_id = tr.id AND w.state = 'WAITING')`;
+
 /** Across projects (`/me/runs`): also which project, and its name among what the search looks in. */
 export const USER_LIST_SQL: ListSql<UserRunField> = {
   columns: {
@@ -88,6 +97,7 @@ export const USER_LIST_SQL: ListSql<UserRunField> = {
     billable: 'CAST(0 AS INTEGER)',
     logsFileId: 'CAST(NULL AS BIGINT)',
     screenshotsFileId: 'CAST(NULL AS BIGINT)',
+    queuePosition: QUEUE_POSITION,
   },
   searchColumns: [...LIST_SQL.searchColumns, 'p.name'],
   tieBreaker: LIST_SQL.tieBreaker,
@@ -160,6 +170,8 @@ export function deviceRunListSql(now: number): ListSql<DeviceRunListField> {
       // As domain/runs.ts whyNotRetryable.
       retryable: "(CASE WHEN dr.superseded = 0 AND dr.state NOT IN ('WAITING', 'EXCLUDED') THEN 1 ELSE 0 END)",
       biometricInstrumentation: 'CAST(0 AS INTEGER)',
+      // As the presenter: an aborted session's end.
+      abortTime: "(CASE WHEN dr.state = 'ABORTED' THEN dr.end_time END)",
     },
     searchColumns: ['d.display_name'],
     tieBreaker: 'dr.id',

@@ -350,6 +350,19 @@ export interface NotificationsTable {
   create_time: number;
 }
 
+/** The cloud's system properties (domain/properties.ts, migration 024). */
+export interface PropertiesTable {
+  id: Generated<number>;
+  name: string;
+  value: string | null;
+  description: string | null;
+  from_time: number | null;
+  to_time: number | null;
+  update_time: number;
+  /** The operator who last wrote it; null once that account is deleted. */
+  updated_by: number | null;
+}
+
 /** What a user changed of their preferences (domain/preferences.ts); no row: the defaults. */
 export interface UserPreferencesTable {
   user_id: number;
@@ -423,6 +436,7 @@ export interface Tables {
   hook_deliveries: HookDeliveriesTable;
   notifications: NotificationsTable;
   user_preferences: UserPreferencesTable;
+  properties: PropertiesTable;
   storage_usage: StorageUsageTable;
   password_guesses: PasswordGuessesTable;
   access_groups: AccessGroupsTable;
@@ -430,6 +444,7 @@ export interface Tables {
   shares: SharesTable;
   webdriver_sessions: WebDriverSessionsTable;
   webdriver_commands: WebDriverCommandsTable;
+  webdriver_handoffs: WebDriverHandoffsTable;
   live_frames: LiveFramesTable;
   live_log_lines: LiveLogLinesTable;
 }
@@ -455,6 +470,15 @@ export interface WebDriverCommandsTable {
   answer: string | null;
   create_time: number;
   answer_time: number | null;
+}
+
+/** An answer to a command relayed in memory that reached another server than the command (migration 026). */
+export interface WebDriverHandoffsTable {
+  command_id: number;
+  device_run_id: number;
+  status: number;
+  answer: string;
+  answer_time: number;
 }
 
 /** The newest frame of an interactive session's screen (migration 023). */

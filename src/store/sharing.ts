@@ -5,7 +5,14 @@
  */
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ListQuery } from '../domain/list-query.ts';
-import type { AccessGroup, AccessGroupMember, AccessGroupScope, Share, SharedResourceType } from '../domain/sharing.ts';
+import type {
+  ACCESS_GROUP_MEMBER_LIST,
+  AccessGroup,
+  AccessGroupMember,
+  AccessGroupScope,
+  Share,
+  SharedResourceType,
+} from '../domain/sharing.ts';
 import type { Dialect } from './db.ts';
 import type { Tables } from './schema.ts';
 import { type ListSql, listConditions, pageOf } from './sql.ts';
@@ -52,8 +59,15 @@ const GROUP_SQL: ListSql<'id' | 'name' | 'scope' | 'createTime' | 'userId' | 'us
   tieBreaker: 'ag.id',
 };
 
-const MEMBER_SQL: ListSql<'id' | 'email' | 'firstName' | 'lastName'> = {
-  columns: { id: 'u.id', email: 'u.email', firstName: 'u.first_name', lastName: 'u.last_name' },
+const MEMBER_SQL: ListSql<keyof (typeof ACCESS_GROUP_MEMBER_LIST)['fields']> = {
+  columns: {
+    id: 'u.id',
+    email: 'u.email',
+    firstName: 'u.first_name',
+    lastName: 'u.last_name',
+    // As domain/users.ts fullName writes it.
+    name: "TRIM(u.first_name || ' ' || u.last_name)",
+  },
   searchColumns: ['u.email', 'u.first_name', 'u.last_name'],
   tieBreaker: 'u.id',
 };

@@ -17,6 +17,7 @@ import { liveFramesStore } from './live-frames.ts';
 import { notificationsStore } from './notifications.ts';
 import { oauthTokensStore } from './oauth-tokens.ts';
 import { preferencesStore } from './preferences.ts';
+import { propertiesStore } from './properties.ts';
 import { passwordGuessesStore } from './password-guesses.ts';
 import { storageStore } from './storage.ts';
 import { webSessionsStore } from './web-sessions.ts';
@@ -57,6 +58,7 @@ export interface Store {
   readonly sharing: ReturnType<typeof sharingStore>;
   readonly notifications: ReturnType<typeof notificationsStore>;
   readonly preferences: ReturnType<typeof preferencesStore>;
+  readonly properties: ReturnType<typeof propertiesStore>;
   readonly accountFigures: ReturnType<typeof accountFiguresStore>;
   readonly webDriver: ReturnType<typeof webDriverStore>;
   readonly liveFrames: ReturnType<typeof liveFramesStore>;
@@ -146,6 +148,9 @@ function bind(db: Kysely<Tables>, dialect: Dialect): Store {
     },
     get preferences() {
       return module('preferences', () => preferencesStore(db));
+    },
+    get properties() {
+      return module('properties', () => propertiesStore(db, dialect));
     },
     get accountFigures() {
       return module('accountFigures', () => accountFiguresStore(db, dialect));

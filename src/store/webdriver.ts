@@ -136,6 +136,47 @@ export function webDriverStore(db: Kysely<Tables>) {
     },
 
     /**
+     * Leaves the answer to a command relayed in memory by another server (migration 026); true
+     * when it is the first for that command.
+     */
+    async handOff(answer: {
+      commandId: number;
+      deviceRunId: number;
+      status: number;
+      answer: string;
+      now: number;
+    }): Promise<boolean> {
+      const result = await db
+        .insertInto('webdriver_handoffs')
+        .values({
+          command_id: answer.commandId,
+          device_run_id: answer.deviceRunId,
+          status: answer.status,
+          answer: answer.answer,
+          answer_time: answer.now,
+        })
+        .onConflict((conflict) => conflict.column('command_id').doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+
+    /** Takes (deletes) the answer another server left for a command relayed in memory here. */
+    async takeHandoff(commandId: number, deviceRunId: number): Promise<{ status: number; body: string } | undefined> {
+      const row = await db
+        .deleteFrom('webdriver_handoffs')
+        .where('command_id', '=', commandId)
+        .where('device_run_id', '=', deviceRunId)
+        .returning(['status', 'answer'])
+        .executeTakeFirst();
+      return row && { status: Number(row.status), body: row.answer };
+    },
+
+    /** Answers left for a session's commands that no server took (a retried answer, a server gone). */
+    async dropHandoffs(deviceRunId: number): Promise<void> {
+      await db.deleteFrom('webdriver_handoffs').where('device_run_id', '=', deviceRunId).execute();
+    },
+
+    /**
      * The newest run of this name in the project started by Appium client side sessions on `app`
      * (or none), not finished before `since`: the run a new session of the same CI job joins.
      */

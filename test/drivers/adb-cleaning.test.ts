@@ -6,7 +6,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeAdbServer } from '../support/fake-adb/index.ts';
 import { recorder } from './conformance.ts';
-import { root, instrumentation, driverFor, adbBench, PIXEL, LAB_ACCOUNT } from './adb-world.ts';
+import { root, instrumentation, driverFor, adbBench, PIXEL, LAB_ACCOUNT, adbFiles } from './adb-world.ts';
+
+adbFiles();
 
 describe('adb driver', () => {
   const { bench, job } = adbBench();

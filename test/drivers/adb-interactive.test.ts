@@ -6,8 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InputRefused, type InteractiveDevice, type InteractiveEnd } from '../../src/agent/driver.ts';
-import { adbBench, app, PIXEL } from './adb-world.ts';
+import { adbBench, app, PIXEL, adbFiles } from './adb-world.ts';
 import { recorder } from './conformance.ts';
+
+adbFiles();
 
 describe('adb driver: interactive sessions', () => {
   const { bench, job } = adbBench();

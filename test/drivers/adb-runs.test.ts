@@ -8,7 +8,9 @@ import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { testApk } from '../support/fake-adb/apks.ts';
 import { recorder } from './conformance.ts';
-import { root, app, apks, instrumentation, adbBench, PIXEL, MOTO } from './adb-world.ts';
+import { root, app, apks, instrumentation, adbBench, PIXEL, MOTO, adbFiles } from './adb-world.ts';
+
+adbFiles();
 
 describe('adb driver', () => {
   const { bench, job, until } = adbBench();

@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { processesWith, testSandbox } from '../support/sandbox.ts';
 import { zip } from '../support/zips.ts';
 import { recorder } from './conformance.ts';
-import { root, app, driverFor, adbBench, PIXEL, MOTO } from './adb-world.ts';
+import { root, app, driverFor, adbBench, PIXEL, MOTO, adbFiles } from './adb-world.ts';
+
+adbFiles();
 
 describe('adb driver', () => {
   const { bench, job, until } = adbBench();

@@ -12,7 +12,9 @@ import { fixedTexts, inputTextArgument, parseUiDump, screenTitle } from '../../s
 import { FakeDevice, GOOGLE_USERS, recording } from '../support/fake-adb/index.ts';
 import { dumpScreen, startActivity, tap, typeText } from '../support/fake-adb/ui.ts';
 import { recorder } from './conformance.ts';
-import { instrumentation, adbBench, PIXEL, MOTO, LAB_ACCOUNT } from './adb-world.ts';
+import { instrumentation, adbBench, PIXEL, MOTO, LAB_ACCOUNT, adbFiles } from './adb-world.ts';
+
+adbFiles();
 
 describe('adb driver', () => {
   const { bench, job, until } = adbBench();

@@ -10,8 +10,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Driver } from '../../src/agent/driver.ts';
 import { FakeAdbServer } from '../support/fake-adb/index.ts';
-import { PIXEL, driverFor, root } from './adb-world.ts';
+import { PIXEL, driverFor, root, adbFiles } from './adb-world.ts';
 import { probeVideo } from './conformance.ts';
+
+adbFiles();
 
 describe('adb driver: videos', () => {
   let fake: FakeAdbServer;

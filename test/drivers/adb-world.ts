@@ -1,6 +1,6 @@
 /**
  * What the adb driver tests (test/drivers/adb*.test.ts) share: the example app and test APKs,
- * built once per file, the conformance fixtures, and a driver on a fake ADB server.
+ * built once per file (`adbFiles()`), the conformance fixtures, and a driver on a fake ADB server.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,17 +15,26 @@ import { testApk, localFile } from '../support/fake-adb/apks.ts';
 import { FakeAdbServer } from '../support/fake-adb/index.ts';
 import { type DriverFixtures, type JobSpec } from './conformance.ts';
 
-export const root = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-adb-'));
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+export let root: string;
 export let app: LocalFile;
 export const apks = new Map<string, LocalFile>();
 
-beforeAll(async () => {
-  const examples = await buildExamples(path.join(root, 'examples'));
-  app = await localFile(examples['sample-app.apk']!);
-  for (const name of ['sample', 'failing', 'crash', 'endless', 'trace', 'check'])
-    apks.set(name, await testApk(root, `com.devicecloud.${name}.test`));
-});
+/**
+ * The calling file's folder, example app and test APKs, made by its hooks. The hooks are the file's,
+ * not this module's: files share a worker's modules (vitest.config.ts), so hooks registered when
+ * this module loaded would belong to the first file that imported it only.
+ */
+export function adbFiles(): void {
+  beforeAll(async () => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-adb-'));
+    const examples = await buildExamples(path.join(root, 'examples'));
+    app = await localFile(examples['sample-app.apk']!);
+    apks.clear();
+    for (const name of ['sample', 'failing', 'crash', 'endless', 'trace', 'check'])
+      apks.set(name, await testApk(root, `com.devicecloud.${name}.test`));
+  });
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+}
 
 export const instrumentation = (name: string): JobSpec => ({ kind: 'instrumentation', app, tests: apks.get(name)! });
 

@@ -13,7 +13,19 @@ import { noSandbox } from '../../src/agent/drivers/host/sandbox.ts';
 import { createAdbDriver } from '../../src/agent/drivers/adb/index.ts';
 import { FakeAdbServer } from '../support/fake-adb/index.ts';
 import { describeDriverConformance, recorder } from './conformance.ts';
-import { root, fixtures, driverFor, instrumentation, adbBench, PIXEL, MOTO, LAB_ACCOUNT } from './adb-world.ts';
+import {
+  root,
+  fixtures,
+  driverFor,
+  instrumentation,
+  adbBench,
+  PIXEL,
+  MOTO,
+  LAB_ACCOUNT,
+  adbFiles,
+} from './adb-world.ts';
+
+adbFiles();
 
 describeDriverConformance('adb (fake ADB server)', async () => {
   const fake = await FakeAdbServer.start([{ serial: '28141FDH2000JY' }]);

@@ -42,10 +42,12 @@ describe('an Appium server per device', () => {
       expect((created.body as any).value.sessionId).toBe('fake-1');
       // The cloud's session id in the path becomes the device's; the host decides the device.
       const source = await server.handle({ method: 'GET', path: '/session/0123abcd/source', body: undefined });
-      expect(source).toEqual({
+      // The answer passes as Appium's text; its body is parsed only when the relay looks inside.
+      expect({ status: source.status, body: source.body }).toEqual({
         status: 200,
         body: { value: '<hierarchy udid="R58M123" app="/data/work/7/app.apk"/>' },
       });
+      expect(JSON.parse(source.text!)).toEqual(source.body);
       const missing = await server.handle({
         method: 'POST',
         path: '/session/0123abcd/element',

@@ -17,7 +17,10 @@ import {
   restartedDriver,
   world,
   xcuitest,
+  iosFiles,
 } from './ios-world.ts';
+
+iosFiles();
 
 describe('ios driver: cleaning and device settings', () => {
   it('removes what runs installed, keeps the baseline, restores the region, reboots, and checks', async () => {

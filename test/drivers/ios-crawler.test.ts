@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { WDA_BUNDLE, ipa } from '../support/fake-ios/index.ts';
 import { until } from '../support/until.ts';
 import { recorder } from './conformance.ts';
-import { APP_ID, PHONE_1, app, called, file, job, world } from './ios-world.ts';
+import { APP_ID, PHONE_1, app, called, file, job, world, iosFiles } from './ios-world.ts';
+
+iosFiles();
 
 describe('ios driver: the crawler', () => {
   it('explores the app through its accessibility tree: signs in, screenshots each screen, catches a crash, comes back', async () => {

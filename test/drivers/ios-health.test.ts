@@ -11,7 +11,9 @@ import { findGoIos } from '../../src/agent/drivers/ios/setup.ts';
 import { ConfigError } from '../../src/config.ts';
 import { FAKE_IOS, FAKE_ZSIGN, provisioningProfile, signingFolder } from '../support/fake-ios/index.ts';
 import { until } from '../support/until.ts';
-import { PHONE_1, PHONE_2, root, world } from './ios-world.ts';
+import { PHONE_1, PHONE_2, root, world, iosFiles } from './ios-world.ts';
+
+iosFiles();
 
 describe('ios driver: health and start-up checks', () => {
   it('calls a phone unhealthy when go-ios does not see it or the service profile leaves it out', async () => {

@@ -23,7 +23,10 @@ import {
   runner,
   world,
   xcuitest,
+  iosFiles,
 } from './ios-world.ts';
+
+iosFiles();
 
 describe('ios driver: installing builds', () => {
   let w: World;
@@ -32,7 +35,7 @@ describe('ios driver: installing builds', () => {
     await w.driver.listDevices();
   });
 
-  it('lists the phones by model and iOS version, for XCTest, XCUITest and the crawler', async () => {
+  it('lists the phones by model and iOS version, for XCTest, XCUITest, the crawler and interactive sessions', async () => {
     expect(
       (await w.driver.listDevices()).map((device) => [
         device.serial,
@@ -45,7 +48,7 @@ describe('ios driver: installing builds', () => {
       [PHONE_1, 'Apple iPhone 15', '17.4.1', 'IOS', null],
       [PHONE_2, 'Apple iPhone 13', '16.7.8', 'IOS', null],
     ]);
-    expect((await w.driver.listDevices())[0]!.executionKinds).toEqual(['xctest', 'xcuitest', 'crawler']);
+    expect((await w.driver.listDevices())[0]!.executionKinds).toEqual(['xctest', 'xcuitest', 'crawler', 'interactive']);
   });
 
   it("re-signs the app and the runner with the service's profile before installing them", async () => {

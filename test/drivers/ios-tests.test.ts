@@ -5,7 +5,9 @@ import fs from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { xctestZip } from '../support/fake-ios/index.ts';
 import { recorder } from './conformance.ts';
-import { APP_ID, PHONE_1, type World, app, called, file, job, world, xcuitest } from './ios-world.ts';
+import { APP_ID, PHONE_1, type World, app, called, file, job, world, xcuitest, iosFiles } from './ios-world.ts';
+
+iosFiles();
 
 describe('ios driver: running tests', () => {
   let w: World;

@@ -10,7 +10,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { MultipartImages } from '../../src/agent/drivers/ios/screen-recording.ts';
 import { probeVideo } from './conformance.ts';
-import { PHONE_1, called, root, world } from './ios-world.ts';
+import { PHONE_1, called, root, world, iosFiles } from './ios-world.ts';
+
+iosFiles();
 
 describe('ios driver: videos', () => {
   it("records go-ios' screen stream into a video as long as the recording", async () => {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import type { Driver, Job, LocalFile } from '../../src/agent/driver.ts';
 import { type IosDriverOptions, createIosDriver } from '../../src/agent/drivers/ios/index.ts';
 import { GoIos } from '../../src/agent/drivers/ios/go-ios.ts';
@@ -22,8 +22,19 @@ import {
 } from '../support/fake-ios/index.ts';
 import type { DriverFixtures, JobSpec } from './conformance.ts';
 
-export const root = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-ios-'));
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+export let root: string;
+
+/**
+ * The calling file's folder, made and removed by its hooks. The hooks are the file's, not this
+ * module's: files share a worker's modules (vitest.config.ts), so hooks registered when this module
+ * loaded would belong to the first file that imported it only.
+ */
+export function iosFiles(): void {
+  beforeAll(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-ios-'));
+  });
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+}
 
 export const APP_ID = 'com.devicecloud.sample';
 export const RUNNER_ID = 'com.devicecloud.sample.SampleUITests.xctrunner';

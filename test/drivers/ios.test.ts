@@ -4,7 +4,9 @@
  * involved, the same cases run on a real one in test/hardware/ios.hw.test.ts.
  */
 import { describeDriverConformance } from './conformance.ts';
-import { fixtures, world } from './ios-world.ts';
+import { fixtures, world, iosFiles } from './ios-world.ts';
+
+iosFiles();
 
 describeDriverConformance('ios (fake go-ios)', async () => {
   const { driver } = world();

@@ -203,6 +203,14 @@ describe('without a sandbox (--sandbox none, development only) the same attacks 
     expect(log).toContain('the input of another user');
     expect(log).toContain('hello from the host');
   });
+
+  it('still ends what the script left running in its session when it exits', async () => {
+    const marker = `leftover-${process.pid}-${Date.now()}`;
+    const { log } = await run(`bash -c 'while :; do sleep 0.2; done' ${marker} > /dev/null 2>&1 < /dev/null &
+for i in $(seq 100); do [ "$(pgrep -fc '${marker}')" -ge 1 ] && break; sleep 0.05; done; echo "left $(pgrep -fc '${marker}')"`);
+    expect(log).toMatch(/left [1-9]/);
+    expect(processesWith(marker)).toEqual([]);
+  });
 });
 
 describe('limits: each breach ends the run with a message naming the limit, and counts as FAILED', () => {

@@ -11,7 +11,7 @@ import { TICKS_PER_SECOND, groupUsage } from '../../src/agent/drivers/host/proce
 import { inspectFile } from '../../src/files/inspect/index.ts';
 import { processesWith, testSandbox } from '../support/sandbox.ts';
 import { zip } from '../support/zips.ts';
-import { type DriverFixtures, type JobSpec, describeDriverConformance, recorder } from './conformance.ts';
+import { type DriverFixtures, type JobSpec, describeDriverConformance, probeVideo, recorder } from './conformance.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-virtual-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -72,11 +72,51 @@ ${junit('<testcase classname="c" name="clean">$r</testcase>')}`,
 
 describeDriverConformance('virtual', async () => {
   const dataDir = fs.mkdtempSync(path.join(root, 'conformance-'));
-  return {
-    driver: createVirtualDriver({ dataDir, devices: defaultVirtualDevices(1, 1), sandbox: testSandbox(dataDir) }),
-    fixtures,
-    cleanup: async () => undefined,
-  };
+  const driver = createVirtualDriver({ dataDir, devices: defaultVirtualDevices(1, 1), sandbox: testSandbox(dataDir) });
+  return { driver, fixtures, cleanup: () => driver.close() };
+});
+
+describe('virtual driver videos', () => {
+  it("starts the next session's ffmpeg while a device that records is cleaned, records with it, and stops it when closed", async () => {
+    const dataDir = fs.mkdtempSync(path.join(root, 'standby-'));
+    const standbyDir = path.join(dataDir, 'video-standby');
+    const driver = createVirtualDriver({
+      dataDir,
+      devices: defaultVirtualDevices(2, 0),
+      sandbox: testSandbox(dataDir),
+    });
+    const [recording, quiet] = ['virtual-android-1', 'virtual-android-2'];
+    try {
+      // A device that never recorded gets none: a host whose runs never record runs no ffmpeg.
+      await driver.clean(quiet!);
+      expect(processesWith(standbyDir)).toEqual([]);
+      const first = await (await driver.record(recording!, fs.mkdtempSync(path.join(root, 'v-')))).stop();
+      expect(first.file, first.file === null ? first.reason : '').not.toBeNull();
+      await driver.clean(recording!);
+      const [waiting, ...others] = processesWith(standbyDir);
+      expect(waiting).toBeDefined();
+      expect(others).toEqual([]);
+      await driver.clean(recording!);
+      expect(processesWith(standbyDir)).toEqual([waiting]);
+
+      const dir = fs.mkdtempSync(path.join(root, 'v-'));
+      const session = await driver.record(recording!, dir);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const video = await session.stop();
+      expect(video).toEqual({ file: path.join(dir, 'video.mp4') });
+      expect(probeVideo(video.file!)).toMatchObject({ codec: 'h264', format: expect.stringContaining('mp4') });
+      // It recorded with the waiting one, whose file moved where the session wanted it.
+      expect(fs.readdirSync(standbyDir)).toEqual([]);
+      await until(() => !processesWith(standbyDir).includes(waiting!));
+
+      await driver.clean(recording!);
+      expect(processesWith(standbyDir)).toHaveLength(1);
+    } finally {
+      await driver.close();
+    }
+    expect(processesWith(standbyDir)).toEqual([]);
+    expect(fs.readdirSync(standbyDir)).toEqual([]);
+  });
 });
 
 /** Polls until `done` holds (a busy machine may take a while). */

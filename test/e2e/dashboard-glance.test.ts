@@ -5,15 +5,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Browser, type Page, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/api-client.ts';
 import { cliBudget } from '../support/cli.ts';
-import { Cloud, type CloudUser, until } from '../support/cloud.ts';
+import { chromiumCloud, chromiumFor, signIn } from '../support/browser.ts';
+import { type CloudUser, until } from '../support/cloud.ts';
 import { zip } from '../support/zips.ts';
 
-const CHROMIUM = process.env.DEVICECLOUD_CHROMIUM ?? '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
+const available = chromiumFor('results at a glance');
 const EXAMPLES = path.resolve(import.meta.dirname, '../../examples/dist');
 
 /** Passes on a session with an even id and fails on an odd one: on two devices, one of each. */
@@ -31,31 +31,18 @@ XML
 `;
 
 describe.runIf(available)('results at a glance in Chromium', () => {
-  const cloud = new Cloud();
-  let browser: Browser;
+  const { cloud, browser } = chromiumCloud('glance-host', 2);
   let user: CloudUser;
   const problems: string[] = [];
 
   beforeAll(async () => {
-    await cloud.startServer();
-    await cloud.startAgent('glance-host', 2);
     user = await cloud.user('glance@example.com', 'GOLD');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   }, cliBudget(4));
 
-  afterAll(async () => {
-    await browser?.close();
-    await cloud.stop();
-  }, 60_000);
-
   async function signedIn(): Promise<Page> {
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    const page = await (await browser().newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(`${cloud.url}/#/`);
-    await page.getByLabel('E-mail').fill('glance@example.com');
-    await page.getByLabel('Password').fill('e2e-password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+    await signIn(page, `${cloud.url}/#/`, 'glance@example.com');
     return page;
   }
 

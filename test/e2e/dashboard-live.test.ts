@@ -5,23 +5,17 @@
  * and presses keys, then releases it; the device ends cleaned and free. Skipped, visibly, where no
  * Chromium is installed, unless DEVICECLOUD_REQUIRE_BROWSER=1.
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import { type Browser, type Page, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SCREEN_SIZES, hitTest } from '../../src/agent/drivers/virtual/screen/render.ts';
 import { homeScreen } from '../../src/agent/drivers/virtual/screen/ui-model.ts';
 import { createClient } from '../../src/client/api-client.ts';
 import { cliBudget } from '../support/cli.ts';
-import { Cloud, type CloudUser, until } from '../support/cloud.ts';
+import { chromiumCloud, chromiumFor, signIn } from '../support/browser.ts';
+import { type CloudUser, until } from '../support/cloud.ts';
 
-const CHROMIUM = process.env.DEVICECLOUD_CHROMIUM ?? '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
-if (!available) {
-  if (process.env.DEVICECLOUD_REQUIRE_BROWSER === '1')
-    throw new Error(`Chromium is required (DEVICECLOUD_REQUIRE_BROWSER=1) but ${CHROMIUM} is missing`);
-  console.warn(`\n*** ${CHROMIUM} is not installed: the live device browser test is SKIPPED ***\n`);
-}
+const available = chromiumFor('live device');
 const EXAMPLES = path.resolve(import.meta.dirname, '../../examples/dist');
 
 /**
@@ -40,35 +34,22 @@ const SHOWN = `(() => {
 const shown = (page: Page) => page.evaluate(SHOWN) as Promise<string>;
 
 describe.runIf(available)('an interactive session in Chromium', () => {
-  const cloud = new Cloud();
-  let browser: Browser;
+  const { cloud, browser } = chromiumCloud('live-host', 1);
   let user: CloudUser;
   const problems: string[] = [];
 
   beforeAll(async () => {
-    await cloud.startServer();
-    await cloud.startAgent('live-host', 1);
     user = await cloud.user('live@example.com', 'GOLD');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   }, cliBudget(4));
-
-  afterAll(async () => {
-    await browser?.close();
-    await cloud.stop();
-  }, 60_000);
 
   it('reserves a device, shows its frames, taps, types, installs, releases; the device ends cleaned and free', async () => {
     const client = createClient({ url: cloud.url, apiKey: user.apiKey });
     const app = await client.upload(path.join(EXAMPLES, 'sample-app.apk'));
     const [device] = (await client.devices()).filter((candidate) => candidate.osType === 'ANDROID');
 
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
+    const page = await (await browser().newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
     page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(`${cloud.url}/#/`);
-    await page.getByLabel('E-mail').fill('live@example.com');
-    await page.getByLabel('Password').fill('e2e-password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+    await signIn(page, `${cloud.url}/#/`, 'live@example.com');
 
     await page.goto(`${cloud.url}/#/devices`);
     await page.getByRole('link', { name: `Use ${device!.displayName} live` }).click();

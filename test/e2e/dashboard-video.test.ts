@@ -6,43 +6,26 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/api-client.ts';
 import { cliBudget } from '../support/cli.ts';
-import { Cloud, type CloudUser, until } from '../support/cloud.ts';
+import { chromiumCloud, chromiumFor, signIn } from '../support/browser.ts';
+import { type CloudUser, until } from '../support/cloud.ts';
 
-const CHROMIUM = process.env.DEVICECLOUD_CHROMIUM ?? '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
-if (!available) {
-  if (process.env.DEVICECLOUD_REQUIRE_BROWSER === '1')
-    throw new Error(`Chromium is required (DEVICECLOUD_REQUIRE_BROWSER=1) but ${CHROMIUM} is missing`);
-  console.warn(
-    `\n*** ${CHROMIUM} is not installed: the video browser test is SKIPPED (apt-get install chromium) ***\n`,
-  );
-}
+const available = chromiumFor('video');
 const EXAMPLES = path.resolve(import.meta.dirname, '../../examples/dist');
 const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-output/screenshots');
 // Run in the browser; typed by hand, as the project's TypeScript has no DOM types.
 type VideoElement = { duration: number; currentTime: number; readyState: number; seeking: boolean };
 
 describe.runIf(available)('the video of a device session in Chromium', () => {
-  const cloud = new Cloud();
-  let browser: Browser;
+  const { cloud, browser } = chromiumCloud('video-host', 1);
   let user: CloudUser;
 
   beforeAll(async () => {
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
-    await cloud.startServer();
-    await cloud.startAgent('video-host', 1);
     user = await cloud.user('video@example.com', 'GOLD');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   }, cliBudget(4));
-
-  afterAll(async () => {
-    await browser?.close();
-    await cloud.stop();
-  }, 60_000);
 
   it('plays the recorded video, and its timeline seeks to a step and to the failed test', async () => {
     const client = createClient({ url: cloud.url, apiKey: user.apiKey });
@@ -67,15 +50,11 @@ describe.runIf(available)('the video of a device session in Chromium', () => {
     ).body.data;
     expect(session.video).toMatch(/\/output-file-set\/files\/\d+\/file$/);
 
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    const page = await (await browser().newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
     page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
-    await page.goto(cloud.url);
-    await page.getByLabel('E-mail').fill('video@example.com');
-    await page.getByLabel('Password').fill('e2e-password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+    await signIn(page, cloud.url, 'video@example.com');
     await page.goto(`${cloud.url}/#/projects/${run.projectId}/runs/${run.id}/device-sessions/${session.id}`);
 
     const video = page.getByLabel('Video of the session');

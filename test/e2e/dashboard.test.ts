@@ -12,19 +12,12 @@ import BetterSqlite3 from 'better-sqlite3';
 import { type Browser, type BrowserContext, type Locator, type Page, chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/api-client.ts';
+import { CHROMIUM, chromiumFor } from '../support/browser.ts';
 import { cliBudget } from '../support/cli.ts';
 import { Cloud, type CloudUser, until } from '../support/cloud.ts';
 import { zip } from '../support/zips.ts';
 
-const CHROMIUM = process.env.DEVICECLOUD_CHROMIUM ?? '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
-if (!available) {
-  if (process.env.DEVICECLOUD_REQUIRE_BROWSER === '1')
-    throw new Error(`Chromium is required (DEVICECLOUD_REQUIRE_BROWSER=1) but ${CHROMIUM} is missing`);
-  console.warn(
-    `\n*** ${CHROMIUM} is not installed: the dashboard browser tests are SKIPPED (apt-get install chromium) ***\n`,
-  );
-}
+const available = chromiumFor('dashboard');
 const EXAMPLES = path.resolve(import.meta.dirname, '../../examples/dist');
 const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-output/screenshots');
 const PHONE = { width: 390, height: 844 };

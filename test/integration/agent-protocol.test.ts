@@ -99,7 +99,10 @@ describe.each(ENGINES)('running on devices through the agent protocol (%s)', (en
         { timestamp: now + 21, cpuUsage: 0.5, memUsage: null, packageName: null },
       ],
     };
+    h.queries.length = 0;
     expect((await agent.post(`/device-runs/${first!.deviceRunId}/progress`, progress)).status).toBe(200);
+    // A report's steps go in together: the open step closed, the new ones inserted in one statement.
+    expect(h.queries.filter((statement) => /"device_run_steps"/.test(statement))).toHaveLength(2);
     expect((await agent.post(`/device-runs/${first!.deviceRunId}/progress`, progress)).status).toBe(200); // retried: applied once
 
     const artifact = (name: string, kind: string, body: string) =>
@@ -124,6 +127,20 @@ describe.each(ENGINES)('running on devices through the agent protocol (%s)', (en
       samples: [{ timestamp: now + 22, cpuUsage: 0.75, memUsage: 52000, packageName: 'com.example' }],
     };
     expect((await agent.post(`/device-runs/${first!.deviceRunId}/result`, result)).status).toBe(200);
+    // SENDING_RESULTS, even among other steps of a report, means the device run is finishing.
+    const sending = {
+      seq: 1,
+      steps: [
+        { type: 'RUNNING', time: now },
+        { type: 'SENDING_RESULTS', time: now + 5 },
+      ],
+      samples: [],
+    };
+    expect((await agent.post(`/device-runs/${second!.deviceRunId}/progress`, sending)).status).toBe(200);
+    expect(await h.ctx.store.deviceRuns.findById(second!.deviceRunId)).toMatchObject({
+      state: 'FINISHING',
+      currentStep: 'SENDING_RESULTS',
+    });
     expect(
       (await agent.finish(second!.deviceRunId, 'FAILED', [testCase('testLogin'), testCase('testPay', 'FAILED')]))
         .status,
@@ -155,6 +172,17 @@ describe.each(ENGINES)('running on devices through the agent protocol (%s)', (en
       'RUNNING',
       'SENDING_RESULTS',
       'PROCESSING_RESULTS',
+    ]);
+    // Each step ends as the next starts, including those reported together.
+    expect(
+      steps.body.data
+        .slice(2)
+        .map((s: { startTimeMS: number; finishTimeMS: number | null }) => [s.startTimeMS, s.finishTimeMS]),
+    ).toEqual([
+      [now, now + 10],
+      [now + 10, now + 30],
+      [now + 30, now + 40],
+      [now + 40, expect.any(Number)],
     ]);
     const samples = await alice.call('GET', `${session}/performance`, { json: true });
     // A device that does not report memory (iOS) leaves it null, not zero.

@@ -5,10 +5,9 @@
  * session is then a device session of the API with its command log and screenshots.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { remote } from 'webdriverio';
 import { until } from '../support/cloud.ts';
 import { ENGINES } from '../support/engines.ts';
-import * as fixtures from '../support/fixtures.ts';
+import { hubSession, shopApp } from '../support/appium-session.ts';
 import { type Harness, type TestUser, createHarness } from '../support/harness.ts';
 import { type VirtualHost, listenWithVirtualHost } from '../support/virtual-host.ts';
 
@@ -24,31 +23,15 @@ describe.each(ENGINES)('Appium client side through /wd/hub (%s)', (engine) => {
     host = await listenWithVirtualHost(h, 'appium');
     url = host.url;
     alice = await h.user({ plan: 'GOLD' });
-    app = await fixtures.file(h.ctx, alice.user, {
-      name: 'shop.apk',
-      inputType: 'APPLICATION',
-      osType: 'ANDROID',
-      properties: {
-        package_name: 'com.example.shop',
-        main_activity: 'com.example.shop.MainActivity',
-        activities: 'com.example.shop.CartActivity,com.example.shop.MainActivity',
-      },
-    });
+    app = await shopApp(h.ctx, alice.user);
   });
   afterEach(async () => host.stop());
 
   const connect = (options: Record<string, unknown> = {}) =>
-    remote({
-      hostname: url.hostname,
-      port: Number(url.port),
-      path: '/wd/hub',
-      logLevel: 'silent',
-      connectionRetryCount: 0,
-      capabilities: {
-        platformName: 'Android',
-        'appium:automationName': 'UiAutomator2',
-        'bitbar:options': { apiKey: alice.key, project: 'Shop', testrun: 'CI 42', app: app.id, ...options },
-      } as WebdriverIO.Capabilities,
+    hubSession(url, {
+      platformName: 'Android',
+      'appium:automationName': 'UiAutomator2',
+      'bitbar:options': { apiKey: alice.key, project: 'Shop', testrun: 'CI 42', app: app.id, ...options },
     });
 
   it('webdriverio finds, types, clicks, asserts, takes a screenshot and quits; the session shows in the API', async () => {
@@ -200,17 +183,10 @@ describe.each(ENGINES)('Appium client side through /wd/hub (%s)', (engine) => {
   });
 
   it('a client that goes silent loses its session after newCommandTimeout, and the device is freed', async () => {
-    const driver = await remote({
-      hostname: url.hostname,
-      port: Number(url.port),
-      path: '/wd/hub',
-      logLevel: 'silent',
-      connectionRetryCount: 0,
-      capabilities: {
-        platformName: 'Android',
-        'appium:newCommandTimeout': 1,
-        'bitbar:options': { apiKey: alice.key, app: app.id },
-      } as WebdriverIO.Capabilities,
+    const driver = await hubSession(url, {
+      platformName: 'Android',
+      'appium:newCommandTimeout': 1,
+      'bitbar:options': { apiKey: alice.key, app: app.id },
     });
     const session = (await h.ctx.store.webDriver.session(driver.sessionId))!;
     const deviceSession = await until(

@@ -10,13 +10,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { remote } from 'webdriverio';
 import { startTimeOf } from '../../src/agent/drivers/host/process-tree.ts';
 import { issueAgentToken } from '../../src/services/agents.ts';
 import { appiumPidFile } from '../support/appium-host.ts';
 import { until } from '../support/cloud.ts';
 import { ENGINES } from '../support/engines.ts';
-import * as fixtures from '../support/fixtures.ts';
+import { hubSession, shopApp } from '../support/appium-session.ts';
 import { type Harness, type TestUser, createHarness } from '../support/harness.ts';
 
 const HOST = path.resolve(import.meta.dirname, '../support/appium-host.ts');
@@ -69,12 +68,7 @@ describe.each(ENGINES)('Appium client side through a real Appium 3 server (%s)',
     host = await startHost();
     alice = await h.user({ plan: 'GOLD' });
     // Installed by no one: the host's capabilities give the fake driver its own app (an XML screen).
-    app = await fixtures.file(h.ctx, alice.user, {
-      name: 'shop.apk',
-      inputType: 'APPLICATION',
-      osType: 'ANDROID',
-      properties: { package_name: 'com.example.shop' },
-    });
+    app = await shopApp(h.ctx, alice.user);
     await until(deviceState, (state) => state === 'IDLE', 60_000);
   }, BUDGET);
   afterEach(async () => {
@@ -91,18 +85,11 @@ describe.each(ENGINES)('Appium client side through a real Appium 3 server (%s)',
   }, BUDGET);
 
   const connect = (extra: Record<string, unknown> = {}) =>
-    remote({
-      hostname: url.hostname,
-      port: Number(url.port),
-      path: '/wd/hub',
-      logLevel: 'silent',
-      connectionRetryCount: 0,
-      capabilities: {
-        platformName: 'Android',
-        'appium:automationName': 'UiAutomator2',
-        'bitbar:options': { apiKey: alice.key, project: 'Real Appium', testrun: 'fake driver', app: app.id },
-        ...extra,
-      } as WebdriverIO.Capabilities,
+    hubSession(url, {
+      platformName: 'Android',
+      'appium:automationName': 'UiAutomator2',
+      'bitbar:options': { apiKey: alice.key, project: 'Real Appium', testrun: 'fake driver', app: app.id },
+      ...extra,
     });
 
   it(

@@ -162,8 +162,8 @@ describe.each(ENGINES)("records carry the fields of the clients' models (%s)", (
     // Device sessions with their device, steps, test cases and screenshots.
     const sessions = await get(`/me/projects/${ids.projectId}/runs/${run.id}/device-sessions`);
     for (const listed of sessions.data) {
-      expectModels('device session', listed, models.DEVICE_SESSION);
-      expectModels('device session device', listed.device, models.DEVICE);
+      expectModels('device session', listed, models.DEVICE_SESSION, models.JAVA_DEVICE_SESSION);
+      expectModels('device session device', listed.device, models.DEVICE, models.JAVA_DEVICE);
       expectModels('software version', listed.device.softwareVersion, models.SOFTWARE_VERSION);
       expect(listed).toMatchObject({
         projectName: read.projectName,
@@ -172,8 +172,13 @@ describe.each(ENGINES)("records carry the fields of the clients' models (%s)", (
       });
     }
     expectModels('device session', await get(`/me/device-sessions/${session}`), models.DEVICE_SESSION);
-    for (const listed of (await get(`/me/projects/${ids.projectId}/runs/${run.id}/device-runs`)).data)
+    for (const listed of (await get(`/me/projects/${ids.projectId}/runs/${run.id}/device-runs`)).data) {
       expectModels('device run', listed, models.DEVICE_RUN);
+      expectModels('device run state', listed.currentState, models.DEVICE_RUN_STATE);
+    }
+    const states = await get(`/me/projects/${ids.projectId}/runs/${run.id}/device-runs/${session}/states`);
+    expect(states.data.length).toBeGreaterThan(0);
+    for (const state of states.data) expectModels('device run state', state, models.DEVICE_RUN_STATE);
     const steps = await get(`/me/device-sessions/${session}/steps`);
     expect(steps.data.length).toBeGreaterThan(0);
     for (const step of steps.data) expectModels('step', step, models.DEVICE_SESSION_STEP);
@@ -199,9 +204,21 @@ describe.each(ENGINES)("records carry the fields of the clients' models (%s)", (
     const screenshots = await get(`/me/device-sessions/${ids.deviceSessionId}/screenshots`);
     expect(screenshots.data.length).toBeGreaterThan(0);
     for (const screenshot of screenshots.data) expectModels('screenshot', screenshot, models.SCREENSHOT);
+    // A session's output files, in a stable order (by id, not by name) however often they are read.
+    for (const name of ['z-last-by-name.log', 'a-first-by-name.log'])
+      await fixtures.file(h.ctx, world.user.user, { name, inputType: 'DATA', outputOf: ids.deviceSessionId! });
+    const outputs = `/me/device-sessions/${ids.deviceSessionId}/output-file-set/files`;
+    const outputFiles = (await get(outputs)).data as Array<{ id: number }>;
+    expect(outputFiles.length).toBeGreaterThan(2);
+    for (const output of outputFiles) expectModels('output file', output, models.USER_FILE);
+    const outputIds = outputFiles.map((output) => output.id);
+    expect(outputIds).toEqual([...outputIds].sort((a, b) => a - b));
+    expect(((await get(outputs)).data as Array<{ id: number }>).map((output) => output.id)).toEqual(outputIds);
 
     // Devices and groups.
-    expectModels('device', await get(`/devices/${ids.deviceId}`), models.DEVICE);
+    expectModels('device', await get(`/devices/${ids.deviceId}`), models.DEVICE, models.JAVA_DEVICE);
+    for (const listed of (await get(`/me/device-groups/${ids.groupId}/devices`)).data)
+      expectModels('device in a group', listed, models.DEVICE, models.JAVA_DEVICE);
     const group = await get(`/me/device-groups/${ids.groupId}`);
     expectModels('device group', group, models.DEVICE_GROUP, models.JAVA_DEVICE_GROUP);
     expect(group.userEmail).toBe(world.user.user.email);
@@ -271,6 +288,13 @@ describe.each(ENGINES)("records carry the fields of the clients' models (%s)", (
     for (const path of ['/me/notifications/scopes', '/me/notifications/channels'])
       for (const item of (await get(path)).data) expectModels(path, item, models.ENUM);
     expectModels('preferences', await get('/me/preferences'), models.USER_PREFERENCE);
+    const properties = await get('/properties');
+    expect(properties.data.length).toBeGreaterThan(0);
+    for (const listed of properties.data) {
+      expectModels('property', listed, models.PROPERTY);
+      // Every field set, so that each type above is checked rather than passed as null.
+      expect(Object.keys(models.PROPERTY.fields).filter((field) => listed[field] === null)).toEqual([]);
+    }
     expectModels('statistics', await get('/me/statistics'), models.USER_STATISTICS);
     const usage = await get('/me/device-usage');
     expect(usage.data.length).toBeGreaterThan(0);

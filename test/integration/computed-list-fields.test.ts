@@ -1,6 +1,7 @@
 /**
  * The fields the stored lists compute rather than hold (a project's figures and sharing flags, a
- * run's per-state counters, a device group's device count and owner) take the list grammar in SQL
+ * run's per-state counters and place in the queue, a device group's device count and owner, a
+ * device's lock and availability, a recording's authorization, a member's name) take the list grammar in SQL
  * (docs/api.md#lists), with the values the records show. Computed from the caller's side, they
  * never reach another user's rows: a filter on them finds only what the caller may list.
  */
@@ -175,6 +176,127 @@ describe.each(ENGINES)('computed list fields (%s)', (engine) => {
       expect(await idsOf(reader, `${shared}?filter=userEmail_eq_${bob.user.email}`)).toEqual([]);
     }
     expect(await idsOf(bob, `/api/v2/me/device-sessions?filter=userEmail_eq_${alice.user.email}`)).toEqual([]);
+  });
+
+  /** Each value the items show of `field` finds exactly the items showing it, and sorting orders by it. */
+  async function expectFiltersAsShown(who: TestUser, url: string, field: string): Promise<Set<unknown>> {
+    const all = (await get(who, `${url}?limit=0&sort=id_a`)).body.data as Item[];
+    const values = new Set(all.map((item) => item[field] ?? null));
+    for (const value of values) {
+      const filter = value === null ? `${field}_isnull` : `${field}_eq_${String(value)}`;
+      const expected = all.filter((item) => (item[field] ?? null) === value).map((item) => item.id);
+      expect(await idsOf(who, `${url}?limit=0&sort=id_a&filter=${filter}`), `${url} ${filter}`).toEqual(expected);
+    }
+    const sorted = (await get(who, `${url}?limit=0&sort=${field}_d:id_a`)).body.data as Item[];
+    const rank = (item: Item) => (item[field] === null ? -1 : Number(item[field]));
+    if (typeof all.find((item) => item[field] !== null)?.[field] !== 'string')
+      expect(sorted.map(rank), `${url} sorted by ${field}`).toEqual(all.map(rank).sort((a, b) => b - a));
+    return values;
+  }
+
+  it('filters and sorts devices on their state as shown: locked, lockReason, available', async () => {
+    const fleet = {
+      ready: await fixtures.device(h.ctx, 'Ready'),
+      offline: await fixtures.device(h.ctx, 'Offline'),
+      broken: await fixtures.device(h.ctx, 'Broken'),
+      disabled: await fixtures.device(h.ctx, 'Disabled'),
+      cleaning: await fixtures.device(h.ctx, 'Cleaning'),
+    };
+    const { devices } = h.ctx.store;
+    for (const device of [fleet.ready, fleet.broken, fleet.disabled, fleet.cleaning])
+      await devices.setOnline(device.id, true);
+    await devices.transition(fleet.broken.id, 'takeOut', { reason: 'battery' });
+    await devices.setEnabled(fleet.disabled.id, false);
+    await devices.transition(fleet.cleaning.id, 'register');
+    const shown = async (device: { id: number }) => (await get(alice, `/api/v2/devices/${device.id}`)).body as Item;
+    expect(await shown(fleet.ready)).toMatchObject({ locked: false, lockReason: null, available: true });
+    expect(await shown(fleet.offline)).toMatchObject({ locked: true, lockReason: null, available: false });
+    expect(await shown(fleet.broken)).toMatchObject({ locked: true, lockReason: 'NOT_OPERATIONAL', available: false });
+    expect(await shown(fleet.disabled)).toMatchObject({ locked: false, available: false });
+    expect(await shown(fleet.cleaning)).toMatchObject({ locked: true, lockReason: 'CLEANING' });
+    expect(await expectFiltersAsShown(alice, '/api/v2/devices', 'locked')).toEqual(new Set([true, false]));
+    expect(await expectFiltersAsShown(alice, '/api/v2/devices', 'available')).toEqual(new Set([true, false]));
+    expect(await expectFiltersAsShown(alice, '/api/v2/devices', 'lockReason')).toEqual(
+      new Set([null, 'NOT_OPERATIONAL', 'CLEANING']),
+    );
+    expect(await idsOf(alice, '/api/v2/devices?filter=available_eq_true;displayName_in_Ready|Offline')).toEqual([
+      fleet.ready.id,
+    ]);
+    expect(await idsOf(alice, '/api/v2/devices?filter=accountId_isnull;imageCornerRadius_isnull&limit=0')).toHaveLength(
+      (await get(alice, '/api/v2/devices?limit=0')).body.total,
+    );
+    expect((await get(alice, '/api/v2/devices?filter=lockReason_eq_IDLE')).status).toBe(400);
+  });
+
+  it('filters and sorts waiting runs on their place in the queue, as shown', async () => {
+    const carol = await h.user();
+    const project = (await carol.call('POST', '/api/me/projects', form({ name: 'Queued' }))).body.id as number;
+    const [busy, free] = [await fixtures.device(h.ctx, 'Busy'), await fixtures.device(h.ctx, 'Free')];
+    const first = (await fixtures.run(h.ctx, carol.user, project, [busy], ['WAITING'])).id;
+    h.advance(1000);
+    const second = (await fixtures.run(h.ctx, carol.user, project, [busy], ['WAITING'])).id;
+    h.advance(1000);
+    // Third on the busy device, but first on the free one: its best place counts.
+    const both = (await fixtures.run(h.ctx, carol.user, project, [busy, free], ['WAITING', 'WAITING'])).id;
+    const done = (await fixtures.run(h.ctx, carol.user, project, [free], ['SUCCEEDED'])).id;
+    const runs = (await get(carol, '/api/v2/me/runs?limit=0&sort=id_a')).body.data as Item[];
+    expect(runs.map((run) => [run.id, run.queuePosition])).toEqual([
+      [first, 1],
+      [second, 2],
+      [both, 1],
+      [done, null],
+    ]);
+    for (const url of ['/api/v2/me/runs', `/api/v2/me/projects/${project}/runs`]) {
+      await expectFiltersAsShown(carol, url, 'queuePosition');
+      expect(await idsOf(carol, `${url}?filter=queuePosition_gt_1`)).toEqual([second]);
+      expect(await idsOf(carol, `${url}?sort=queuePosition_a:id_a`)).toEqual([done, first, both, second]);
+    }
+    expect((await get(carol, '/api/v2/me/runs?filter=message_isnull')).body.message).toContain(
+      "Field 'message' of test runs cannot be used in filter",
+    );
+    // Carol's runs wait behind no one else's: other users' lists do not see them.
+    expect(await idsOf(dave, '/api/v2/me/runs?filter=queuePosition_isnotnull')).toEqual([]);
+  });
+
+  it("filters recordings on whether the account's current recorder authorized them", async () => {
+    const carol = await h.user();
+    const authorize = async () =>
+      (await carol.call('POST', '/api/v2/me/recorder/authorizations', { json: true })).body.token as string;
+    const record = async (name: string, authorizationToken?: string) =>
+      (
+        await carol.call(
+          'POST',
+          '/api/v2/me/recordings',
+          form({ name, ...(authorizationToken && { authorizationToken }) }),
+        )
+      ).body.id as number;
+    const old = await record('Under the old recorder', await authorize());
+    const plain = await record('Without a recorder');
+    const current = await record('Under the current recorder', await authorize());
+    const url = '/api/v2/me/recordings';
+    expect(await idsOf(carol, `${url}?filter=authorized_eq_true`)).toEqual([current]);
+    expect(await idsOf(carol, `${url}?filter=stepLimit_isnull`)).toEqual([current]);
+    expect(await idsOf(carol, `${url}?filter=stepLimit_eq_30&sort=id_a`)).toEqual([old, plain]);
+    await expectFiltersAsShown(carol, url, 'authorized');
+    await expectFiltersAsShown(carol, url, 'stepLimit');
+  });
+
+  it("filters and sorts an access group's members on their name, as shown", async () => {
+    const group = (await alice.call('POST', '/api/v2/me/access-groups', form({ name: 'Team', scope: 'USER' }))).body
+      .id as number;
+    for (const member of [bob, dave])
+      await alice.call('POST', `/api/v2/me/access-groups/${group}/users`, form({ email: member.user.email }));
+    const url = `/api/v2/me/access-groups/${group}/users`;
+    const members = (await get(alice, `${url}?sort=name_d`)).body.data as Item[];
+    expect(members.map((member) => member.name)).toEqual(
+      [bob, dave]
+        .map((member) => `${member.user.firstName} ${member.user.lastName}`)
+        .sort()
+        .reverse(),
+    );
+    const [first] = members;
+    expect(await idsOf(alice, `${url}?filter=name_eq_${String(first!.name)}`)).toEqual([first!.id]);
+    expect(await idsOf(alice, `${url}?filter=name_like_First%&sort=id_a`)).toEqual([bob.user.id, dave.user.id]);
   });
 
   it('filters device groups on their device count, owner and sharing, seen from the caller', async () => {

@@ -24,9 +24,11 @@ const LISTS = ROUTES.filter((route) => route.method === 'GET' && route.list !== 
 /**
  * Lists that have nothing to show in the world: no live connections
  * (docs/api.md#steps-and-data-availability), and no flaky test (a test that passed and failed on
- * one build needs test case results the world does not seed: flaky-tests.test.ts walks its fields).
+ * one build needs test case results the world does not seed: flaky-tests.test.ts walks its fields),
+ * and no device screen (the world's sessions are finished or waiting, none running:
+ * device-screens.test.ts walks its fields).
  */
-const ALWAYS_EMPTY = /\/connections$|\/flaky-tests$/;
+const ALWAYS_EMPTY = /\/connections$|\/flaky-tests$|\/device-screens$/;
 
 type Item = Record<string, unknown>;
 type Scalar = string | number | boolean;
@@ -73,6 +75,7 @@ describe.each(ENGINES)('every list route takes the list grammar (%s)', (engine) 
     // A second of what the world has one of, so that sorting and paging have something to order.
     await fixtures.device(h.ctx, 'Another device');
     await world.user.call('POST', '/api/me/projects', { form: { name: 'Second project' } });
+    await world.user.call('POST', '/api/properties', { form: { name: 'SECOND_PROPERTY', value: 'v2', fromTime: '5' } });
     // Test cases and steps of the finished session, steps of the recording.
     const session = world.ids.deviceSessionId!;
     await h.ctx.store.results.insertTestCases(session, [
@@ -124,6 +127,17 @@ describe.each(ENGINES)('every list route takes the list grammar (%s)', (engine) 
     expect(unknownXml.status).toBe(400);
     expect(parseXml(unknownXml.text).apiExceptionMessage.message).toContain("'noSuchField'");
     expect((await get(query(url, { sort: 'noSuchField_a' }))).status).toBe(400);
+    // A field shown but not filterable (a link, a nested list) is a 400 that says why, never ignored.
+    for (const field of route.list!.shownOnly) {
+      const refused = await get(query(url, { filter: `${field}_isnull` }));
+      expect(refused.status, `${url}?filter=${field}_isnull`).toBe(400);
+      expect(refused.body.message).toContain(
+        `Field '${field}' of ${route.list!.spec.entity} cannot be used in filter: `,
+      );
+      const unsorted = await get(query(url, { sort: `${field}_a` }));
+      expect(unsorted.status, `${url}?sort=${field}_a`).toBe(400);
+      expect(unsorted.body.message).toContain(`'${field}'`);
+    }
 
     // (b) Each field sorts both ways; paging slices the sorted list.
     const sample = items[0];

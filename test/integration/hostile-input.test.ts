@@ -5,10 +5,13 @@
  * the Accept header asks for, and a refused request writes nothing (row counts of every table,
  * the blob directory including its temporary files, and no committed INSERT/UPDATE/DELETE).
  *
- * The driving is in support/hostile-drive.ts (the chaos suite runs it with more seeds).
+ * The driving is in support/hostile-drive.ts (the chaos suite runs it with more seeds), the tests
+ * around it in support/hostile-suite.ts: here on SQLite, on PostgreSQL in hostile-input-postgres-*
+ * (reads and writes).
  * Inputs come from a seeded generator: HOSTILE_SEED=<n> explores other inputs, HOSTILE_ONLY=
  * '<METHOD> <path>' narrows a run to one operation to reproduce a failure, HOSTILE_REPORT=<file>
- * writes all failures. What the generator found is kept below as plain regression tests.
+ * writes all failures (`npx vitest run hostile-input` runs the three files). What the generator found
+ * is kept below as plain regression tests.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,49 +19,12 @@ import { ENGINES } from '../support/engines.ts';
 import { androidDevice, fakeAgent, testCase } from '../support/fake-agent.ts';
 import * as fixtures from '../support/fixtures.ts';
 import { type Harness, createHarness, parseXml } from '../support/harness.ts';
-import { DEEP, MULTIPART_TYPE, NOT_XML, SPEC_OF, deepArray, filePart, multipartBody } from '../support/hostile.ts';
-import { type HostileReport, driveHostileInput } from '../support/hostile-drive.ts';
-import { seedFrom } from '../support/prng.ts';
+import { DEEP, MULTIPART_TYPE, NOT_XML, deepArray, filePart, multipartBody } from '../support/hostile.ts';
+import { describeHostileInput } from '../support/hostile-suite.ts';
 import { until } from '../support/until.ts';
 import { type World, fillPath, seedWorld } from '../support/world.ts';
 
-const SEED = seedFrom('HOSTILE_SEED', 20260115);
-const ONLY = process.env.HOSTILE_ONLY;
-/** Where to write every failure (the assertion shows the first 40). */
-const REPORT = process.env.HOSTILE_REPORT;
-
-// ---------------------------------------------------------------------------------------------
-
-describe.each(ENGINES)('hostile input (%s)', (engine) => {
-  let h: Harness;
-  let report: HostileReport;
-
-  beforeAll(async () => {
-    h = await createHarness(engine);
-    report = await driveHostileInput(h, { seed: SEED, only: ONLY });
-    // A backstop, not a budget: the driving is CPU-bound (every operation, many inputs, a table
-    // snapshot after each), about 100 s on PostgreSQL on an idle 2-core machine and over 240 s
-    // with the rest of the suite beside it.
-  }, 900_000);
-  afterAll(async () => h?.close());
-
-  it('documents every route of the route table', () => {
-    const paths = new Set(report.documented.map((operation) => `${operation.method} ${operation.path}`));
-    expect([...SPEC_OF.keys()].filter((key) => !paths.has(key))).toEqual([]);
-    expect(report.documented.length).toBeGreaterThan(100);
-  });
-
-  it('answers generated malformed input on every operation without a 5xx, in the negotiated error shape, writing nothing', () => {
-    const { tried, accepted, operations, reseeded, failures, seconds } = report;
-    console.info(
-      `hostile input (${engine}): ${tried} inputs over ${operations} operations in ${seconds.toFixed(1)} s, seed ${SEED}; ` +
-        `${accepted} accepted (odd but valid), ${tried - accepted} refused, ${reseeded} fresh worlds, ${failures.length} failures`,
-    );
-    if (REPORT !== undefined) fs.writeFileSync(`${REPORT}.${engine}.txt`, failures.join('\n'));
-    expect(tried).toBeGreaterThan(operations * 10);
-    expect(failures.slice(0, 40), `${failures.length} failures (seed ${SEED})`).toEqual([]);
-  });
-});
+describeHostileInput('sqlite');
 
 /** Inputs the generator found answered with a 5xx, a wrong shape or a leftover, kept as plain cases. */
 describe.each(ENGINES)('hostile inputs found by the generator (%s)', (engine) => {

@@ -84,6 +84,7 @@ describe.each(ENGINES)('device selection (%s)', (engine) => {
       name: 'android-version',
       displayName: 'Android version',
       hiddenByDefault: false,
+      labelsSortAscending: true,
     });
     expect((await anonymous('/api/v2/label-groups/3')).body).toMatchObject({
       name: 'api-level',

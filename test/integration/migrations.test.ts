@@ -57,7 +57,9 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
         '020_account_pages',
         '021_project_unarchive',
         '023_live_frames',
+        '024_properties',
         '025_webdriver',
+        '026_webdriver_handoffs',
       ]);
       expect(await db.selectFrom('device_runs').select('id').execute()).toEqual([]);
     } finally {

@@ -145,4 +145,36 @@ describe.each(ENGINES)('retention (%s)', (engine) => {
     expect((await retain()).removedBlobs).toBe(0);
     expect(await blobExists(young.key)).toBe(true);
   });
+
+  it("removes an interactive session's frame once it ended, and its device log liveLogRetentionMs after", async () => {
+    await cloud('private');
+    const projectId = await project('Interactive sessions');
+    const run = await fixtures.run(h.ctx, alice.user, projectId, devices, ['RUNNING', 'SUCCEEDED']);
+    const [running, ended] = await h.ctx.store.deviceRuns.ofRuns([run.id]);
+    const live = h.ctx.store.liveFrames;
+    for (const session of [running!, ended!]) {
+      await live.put(session.id, 'image/png', Buffer.from(`frame of ${session.id}`), h.ctx.clock(), h.ctx.clock());
+      await live.appendLines(session.id, ['I/Input: tap 1,2', 'I/Input: tap 3,4']);
+    }
+    const settings = { liveLogRetentionMs: DAY };
+    const retainLive = () => applyRetention(h.ctx, (line) => log.push(line), settings);
+    const lines = async (id: number) => (await live.linesAfter(id, 0)).lines.length;
+
+    h.advance(1000);
+    expect(await retainLive()).toMatchObject({ removedLiveFrames: 1, removedLiveLogLines: 0 });
+    expect(await live.newest(ended!.id)).toBeUndefined();
+    expect((await live.newest(running!.id))?.bytes.toString()).toBe(`frame of ${running!.id}`);
+    expect([await lines(ended!.id), await lines(running!.id)]).toEqual([2, 2]);
+    expect(log.join('\n')).toContain('removed the last frame of 1 ended interactive session(s)');
+
+    h.advance(DAY - 1000);
+    expect(await retainLive()).toMatchObject({ removedLiveFrames: 0, removedLiveLogLines: 0 });
+    h.advance(1000);
+    expect(await retainLive()).toMatchObject({ removedLiveFrames: 0, removedLiveLogLines: 2 });
+    expect([await lines(ended!.id), await lines(running!.id)]).toEqual([0, 2]);
+    // A running session keeps both however long it runs.
+    h.advance(400 * DAY);
+    expect(await retainLive()).toMatchObject({ removedLiveFrames: 0, removedLiveLogLines: 0 });
+    expect(await live.newest(running!.id)).toBeDefined();
+  });
 });

@@ -4,11 +4,12 @@
  * against them). Written from the model files named in each entry's `source`, as stored in the
  * search index at the commit given; facts only. Types are the JSON ones: enums and dates-as-text
  * are strings, Java `Date`s and `Long`s numbers, `any` fields any type. Every field may be null
- * (docs/api.md#formats): a type is checked when the value is not.
+ * (docs/api.md#formats): a type is checked when the value is not. This file holds the JavaScript
+ * client's models; java-client-models.ts the Java client's, exported from here too.
  *
  * Java models extend `APIEntity` (bitbar/testdroid-api src/main/java/com/testdroid/api/APIEntity.java
  * @008b7c89: `id`, `selfURI`), so their entities carry `selfURI` even where the TypeScript model
- * leaves it out.
+ * leaves it out; the few JavaScript models below that merge in a Java one do too.
  */
 
 export type JsonType = 'string' | 'number' | 'boolean' | 'array' | 'object' | 'any';
@@ -18,6 +19,8 @@ export interface ClientModel {
   readonly source: string;
   readonly fields: Readonly<Record<string, JsonType>>;
 }
+
+export * from './java-client-models.ts';
 
 const JS = 'bitbar/cloud-api-client-js src/api/models';
 const JAVA = 'bitbar/testdroid-api src/main/java/com/testdroid/api/model';
@@ -58,38 +61,6 @@ export const USER: ClientModel = {
   },
 };
 
-export const JAVA_USER: ClientModel = {
-  source: `${JAVA}/APIUser.java @f22edb1b`,
-  fields: {
-    ...ENTITY,
-    activeServiceId: 'number',
-    accountId: 'number',
-    address: 'string',
-    city: 'string',
-    code: 'string',
-    country: 'string',
-    createTime: 'number',
-    deleteTime: 'number',
-    email: 'string',
-    enabled: 'boolean',
-    isMainUser: 'boolean',
-    lastLoginTime: 'number',
-    mainUserEmail: 'string',
-    mainUserId: 'number',
-    name: 'string',
-    organization: 'string',
-    phone: 'string',
-    roles: 'array',
-    state: 'string',
-    status: 'string',
-    timeZone: 'string',
-    vatId: 'string',
-    apiKey: 'string',
-    createdById: 'number',
-    createdByEmail: 'string',
-  },
-};
-
 export const ROLE: ClientModel = {
   source: `${JS}/Role.ts @1b7ec7ba (Role)`,
   fields: {
@@ -101,11 +72,6 @@ export const ROLE: ClientModel = {
     valueCalculated: 'boolean',
     userRole: 'boolean',
   },
-};
-
-export const JAVA_ROLE: ClientModel = {
-  source: `${JAVA}/APIRole.java @8c27eece`,
-  fields: { ...ENTITY, expireTime: 'number', name: 'string', useLimit: 'number' },
 };
 
 export const PROJECT: ClientModel = {
@@ -130,11 +96,6 @@ export const PROJECT: ClientModel = {
     userEmail: 'string',
     userId: 'number',
   },
-};
-
-export const JAVA_PROJECT: ClientModel = {
-  source: `${JAVA}/APIProject.java @d6882d03`,
-  fields: { ...ENTITY, name: 'string', description: 'string', type: 'string', common: 'boolean', sharedById: 'number' },
 };
 
 export const TEST_RUN: ClientModel = {
@@ -178,24 +139,6 @@ export const TEST_RUN: ClientModel = {
     userId: 'number',
     waitingDeviceCount: 'number',
     warningDeviceCount: 'number',
-  },
-};
-
-export const JAVA_TEST_RUN: ClientModel = {
-  source: `${JAVA}/APITestRun.java @5a88e779`,
-  fields: {
-    ...ENTITY,
-    config: 'object',
-    createTime: 'number',
-    displayName: 'string',
-    executionRatio: 'number',
-    number: 'number',
-    projectId: 'number',
-    startedByDisplayName: 'string',
-    state: 'string',
-    successRatio: 'number',
-    screenshotsFileId: 'number',
-    logsFileId: 'number',
   },
 };
 
@@ -253,12 +196,6 @@ export const TEST_RUN_CONFIG: ClientModel = {
   },
 };
 
-/** An item of a TestRunConfig's `files`. */
-export const FILE_CONFIG: ClientModel = {
-  source: `${JAVA}/APIFileConfig.java @67334a41`,
-  fields: { ...ENTITY, action: 'string', availableActions: 'array', file: 'object' },
-};
-
 export const TAG: ClientModel = { source: `${JS}/Tag.ts @00bdfb45 (Tag)`, fields: { id: 'number', name: 'string' } };
 
 export const DEVICE_SESSION: ClientModel = {
@@ -306,25 +243,6 @@ export const DEVICE_SESSION: ClientModel = {
   },
 };
 
-/** The legacy view of a device session (`…/runs/{id}/device-runs`). */
-export const DEVICE_RUN: ClientModel = {
-  source: `${JAVA}/APIDeviceRun.java @00fdbccc`,
-  fields: {
-    ...ENTITY,
-    runTime: 'number',
-    device: 'object',
-    testCaseSuccessNo: 'number',
-    testCaseAllNo: 'number',
-    testCaseCount: 'number',
-    softwareVersion: 'object',
-    createTime: 'number',
-    startTime: 'number',
-    currentState: 'object',
-    interruptedByState: 'object',
-    runStatus: 'string',
-  },
-};
-
 export const DEVICE_SESSION_STEP: ClientModel = {
   source: `${JS}/DeviceSession.ts @09fa0743 (DeviceSessionStep)`,
   fields: {
@@ -351,27 +269,9 @@ export const DEVICE_SESSION_DATA_AVAILABILITY: ClientModel = {
   },
 };
 
-export const JAVA_DEVICE_SESSION_DATA_AVAILABILITY: ClientModel = {
-  source: `${JAVA}/APIDeviceSessionDataAvailability.java @1dd4f127`,
-  fields: {
-    ...ENTITY,
-    deviceRunId: 'number',
-    logs: 'boolean',
-    performance: 'boolean',
-    screenshots: 'boolean',
-    buildLogs: 'boolean',
-    resultsDataZip: 'boolean',
-  },
-};
-
 export const TEST_RUN_DATA_AVAILABILITY: ClientModel = {
   source: `${JS}/TestRunDataAvailability.ts @dc379028`,
   fields: { deviceRunDataAvailabilities: 'array', id: 'number', testRunId: 'number' },
-};
-
-export const JAVA_TEST_RUN_DATA_AVAILABILITY: ClientModel = {
-  source: `${JAVA}/APITestRunDataAvailability.java @7958caf0`,
-  fields: { ...ENTITY, deviceRunDataAvailabilities: 'array', testRunId: 'number' },
 };
 
 export const CONNECTION: ClientModel = {
@@ -389,23 +289,6 @@ export const CONNECTION: ClientModel = {
     type: 'string',
     url: 'string',
     urlSchema: 'string',
-  },
-};
-
-export const JAVA_CONNECTION: ClientModel = {
-  source: `${JAVA}/APIConnection.java @d086b225`,
-  fields: {
-    ...ENTITY,
-    createTime: 'number',
-    endTime: 'number',
-    deviceSessionId: 'number',
-    password: 'string',
-    type: 'string',
-    url: 'string',
-    port: 'number',
-    path: 'string',
-    urlSchema: 'string',
-    host: 'string',
   },
 };
 
@@ -471,19 +354,6 @@ export const SHARED_RESOURCE: ClientModel = {
   fields: { id: 'number', name: 'string', resourceId: 'number', type: 'string' },
 };
 
-export const JAVA_DEVICE_GROUP: ClientModel = {
-  source: `${JAVA}/APIDeviceGroup.java @ed872736`,
-  fields: {
-    ...ENTITY,
-    creditsPrice: 'number',
-    deviceCount: 'number',
-    displayName: 'string',
-    name: 'string',
-    osType: 'string',
-    userId: 'number',
-  },
-};
-
 export const DEVICE_PROPERTY: ClientModel = {
   source: `${JS}/Device.ts @9103e5da (DeviceProperty)`,
   fields: {
@@ -496,19 +366,9 @@ export const DEVICE_PROPERTY: ClientModel = {
   },
 };
 
-export const JAVA_DEVICE_PROPERTY: ClientModel = {
-  source: `${JAVA}/APIDeviceProperty.java @04537bde`,
-  fields: { ...ENTITY, displayName: 'string', name: 'string', propertyGroupId: 'number', propertyGroupName: 'string' },
-};
-
 export const LABEL_GROUP: ClientModel = {
   source: `${JS}/LabelGroup.ts @00bdfb45 (LabelGroup)`,
   fields: { displayName: 'string', id: 'number', name: 'string' },
-};
-
-export const JAVA_LABEL_GROUP: ClientModel = {
-  source: `${JAVA}/APILabelGroup.java @0f845f01`,
-  fields: { ...ENTITY, displayName: 'string', hiddenByDefault: 'boolean', name: 'string' },
 };
 
 export const DEVICE_PICKER: ClientModel = {
@@ -591,36 +451,6 @@ export const FRAMEWORK: ClientModel = {
   },
 };
 
-export const JAVA_FRAMEWORK: ClientModel = {
-  source: `${JAVA}/APIFramework.java @5665a47b`,
-  fields: {
-    ...ENTITY,
-    accountId: 'number',
-    accountName: 'string',
-    canRunFromUI: 'boolean',
-    createTime: 'number',
-    description: 'string',
-    forProjects: 'boolean',
-    name: 'string',
-    osType: 'string',
-    requiredAppExtensions: 'string',
-    requiredTestExtensions: 'string',
-    documentationUrl: 'string',
-    requiredTestFileTags: 'string',
-    retryable: 'boolean',
-    secured: 'boolean',
-    skipOlderSdk: 'boolean',
-    skipQueue: 'boolean',
-    queueWait: 'number',
-    type: 'string',
-    labelId: 'number',
-    labelName: 'string',
-    icon: 'string',
-    sampleApp: 'object',
-    sampleTest: 'object',
-  },
-};
-
 export const SCREENSHOT: ClientModel = {
   source: `${JS}/Screenshot.ts @00bdfb45 (Screenshot), and ${JAVA}/APIScreenshot.java @1e812ad7`,
   fields: {
@@ -649,35 +479,6 @@ export const TEST_CASE_RUN: ClientModel = {
   },
 };
 
-/** The legacy project config (`/projects/{id}/config`), the "mode" era's APITestRunConfig. */
-export const PROJECT_CONFIG: ClientModel = {
-  source: `${JAVA}/APITestRunConfig.java @023da245`,
-  fields: {
-    ...ENTITY,
-    projectId: 'number',
-    scheduler: 'string',
-    mode: 'string',
-    autoScreenshots: 'boolean',
-    runAvailable: 'boolean',
-    screenshotDir: 'string',
-    limitationType: 'string',
-    limitationValue: 'string',
-    withAnnotation: 'string',
-    withoutAnnotation: 'string',
-    applicationUsername: 'string',
-    applicationPassword: 'string',
-    usedDeviceGroupId: 'number',
-    creditsPrice: 'number',
-    deviceLanguageCode: 'string',
-    hookURL: 'string',
-    uiAutomatorTestClasses: 'string',
-    launchApp: 'boolean',
-    instrumentationRunner: 'string',
-    checkApp: 'boolean',
-    appRequired: 'boolean',
-  },
-};
-
 /** A notification subscription (`/me/notifications`). */
 export const NOTIFICATION: ClientModel = {
   source: `${JS}/Notification.ts @01380c59 (Notification)`,
@@ -691,6 +492,23 @@ export const NOTIFICATION: ClientModel = {
     selfURI: 'string',
     userEmail: 'string',
     userId: 'number',
+  },
+};
+
+/** A system property (`/properties`). */
+export const PROPERTY: ClientModel = {
+  source: `${JS}/Property.ts @39203736 (Property)`,
+  fields: {
+    description: 'string',
+    fromTime: 'number',
+    id: 'number',
+    name: 'string',
+    selfURI: 'string',
+    toTime: 'number',
+    updateTime: 'number',
+    updatedByDisplayName: 'string',
+    updatedById: 'number',
+    value: 'string',
   },
 };
 

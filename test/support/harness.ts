@@ -5,7 +5,6 @@
  */
 import { hookDestinationRules } from '../../src/domain/hook-destinations.ts';
 import { notificationSenders } from '../../src/jobs/notification-senders.ts';
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { XMLParser } from 'fast-xml-parser';
 import type { RateLimits } from '../../src/api/plugins/rate-limit.ts';
@@ -25,6 +24,7 @@ import { createStore } from '../../src/store/store.ts';
 import { type KeyRing, migrationSealers, fixedKeyRing, generateSecretKey } from '../../src/services/secret-box.ts';
 import { leaseApp } from './app-pool.ts';
 import { type Engine, POSTGRES_URL } from './engines.ts';
+import { emptySchema, giveBackSchema, newSchemaName, rememberMigratedState, takeSchema } from './pg-schemas.ts';
 
 export interface Harness {
   readonly engine: Engine;
@@ -86,10 +86,9 @@ export async function createHarness(
   } = {},
 ): Promise<Harness> {
   const queries: string[] = [];
-  const schema =
-    engine === 'postgres'
-      ? `${process.env.DEVICECLOUD_TEST_SCHEMA_PREFIX ?? 'dct_'}${randomBytes(6).toString('hex')}`
-      : undefined;
+  // A schema an earlier test migrated and gave back, most often (test/support/pg-schemas.ts).
+  const pooled = engine === 'postgres' ? await takeSchema(POSTGRES_URL) : undefined;
+  const schema = engine === 'postgres' ? (pooled ?? newSchemaName()) : undefined;
   const database = await openDatabase({
     databaseUrl: engine === 'postgres' ? POSTGRES_URL : undefined,
     sqliteFile: options.sqliteFile ?? ':memory:',
@@ -97,8 +96,10 @@ export async function createHarness(
     pgPoolSize: 4,
     onQuery: (sql) => queries.push(sql),
   });
+  if (pooled !== undefined) await emptySchema(database);
   const keyRing = options.keyRing ?? testKeyRing();
   await migrate(database, migrationSealers(keyRing));
+  if (engine === 'postgres' && pooled === undefined) await rememberMigratedState(database);
   let now = START_TIME;
   // In a folder of its own, so that a test can see that nothing was written beside it (other
   // tests, running at the same time, create their folders in the system's temporary one).
@@ -156,7 +157,8 @@ export async function createHarness(
       await lease.release();
       await database.close();
       fs.rmSync(blobRoot, { recursive: true, force: true });
-      // The schema is dropped with the run's others by test/support/global-setup.ts.
+      // For the next harness; dropped with the run's other schemas by test/support/global-setup.ts.
+      if (schema !== undefined) await giveBackSchema(POSTGRES_URL, schema);
     },
   };
   return harness;

@@ -28,12 +28,21 @@ export interface HostileReport {
   readonly seconds: number;
 }
 
-export async function driveHostileInput(h: Harness, options: { seed: number; only?: string }): Promise<HostileReport> {
+/**
+ * `part` drives some of the operations only (a file per part runs them side by side); each
+ * operation's inputs come from the seed and the operation alone, whichever part drives it.
+ */
+export async function driveHostileInput(
+  h: Harness,
+  options: { seed: number; only?: string; part?: (operation: Operation) => boolean },
+): Promise<HostileReport> {
   const started = performance.now();
   const answer = await h.app.inject({ method: 'GET', url: '/api/openapi.json' });
   const documented = operationsOf(JSON.parse(answer.body));
   const chosen = [...documented, ...undocumentedOperations()].filter(
-    (operation) => options.only === undefined || `${operation.method} ${operation.path}` === options.only,
+    (operation) =>
+      (options.only === undefined || `${operation.method} ${operation.path}` === options.only) &&
+      (options.part === undefined || options.part(operation)),
   );
   const agentToken = (await issueAgentToken(h.ctx, `hostile-${options.seed}`)).token;
   const snapshot = await snapshotter(h.database, h.blobDir);

@@ -1,6 +1,6 @@
 /**
  * A user who owns one of everything the API has ids for (project, config parameter, run and its
- * device runs, input and output files, device group, recording, notification subscription), so that generated requests and
+ * device runs, input and output files, device group, recording, notification subscription, system property), so that generated requests and
  * authorization checks reach handlers with ids that exist rather than stopping at "not found".
  * Every world's files have the same bytes, so worlds share their blobs and the blob directory
  * stays small enough to compare around every request.
@@ -98,12 +98,28 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
     now: h.ctx.clock(),
   });
   await h.ctx.store.webDriver.answer(command, finished!.id, 200, '{"value":"<hierarchy/>"}', h.ctx.clock());
+  // The newest frame of its screen, as an agent streams it: the session's frame route reads it.
+  await h.ctx.store.liveFrames.put(finished!.id, 'image/png', Buffer.from('world frame'), h.ctx.clock(), h.ctx.clock());
   // A device run that ended had started (an agent's claim sets it): the device-usage list reads it.
   await h.database.db
     .updateTable('device_runs')
     .set({ start_time: h.ctx.clock() })
     .where('id', '=', finished!.id)
     .execute();
+  // A system property, the cloud's rather than the world's (docs/api.md#properties): an operator writes it.
+  const operator = await h.user({ role: 'ADMIN' });
+  const property = await operator.call('POST', '/api/properties', {
+    json: true,
+    form: {
+      name: 'CLOUD_HEADER_ANNOUNCEMENT',
+      value: 'Maintenance on Sunday',
+      description: 'The banner',
+      fromTime: '1000',
+      toTime: '2000',
+    },
+  });
+  if (property.status !== 201)
+    throw new Error(`seeding: POST /api/properties answered ${property.status} ${property.text}`);
   const screenshot = await fixtures.file(h.ctx, user.user, {
     name: 'screen.png',
     inputType: 'DATA',
@@ -138,6 +154,7 @@ export async function seedWorld(h: Harness, options: { role?: Role } = {}): Prom
       parameterId,
       recordingId,
       notificationId,
+      propertyId: (property.body as { id: number }).id,
       fileId: app.id,
       outputFileId: screenshot.id,
       accessGroupId,

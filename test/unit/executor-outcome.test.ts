@@ -113,7 +113,13 @@ describe('progress reports of a device run', () => {
         inFlight -= 1;
         return { abort: false };
       },
-      result: async () => ({ state: 'SUCCEEDED' }),
+      // The last samples may go with the result: it too comes after every report, never beside one.
+      async result(_id: number, report: { seq: number; samples?: Array<{ timestamp: number }> }) {
+        mostInFlight = Math.max(mostInFlight, inFlight + 1);
+        seqs.push(report.seq);
+        samples.push(...(report.samples ?? []).map((sample) => sample.timestamp));
+        return { state: 'SUCCEEDED' };
+      },
       artifact: async () => undefined,
       download: async () => undefined,
     };

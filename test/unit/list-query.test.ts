@@ -107,6 +107,22 @@ describe('list query grammar', () => {
     rejects({ filter: 'name_isnull_x' }, 'filter', 'takes no value');
   });
 
+  it('says why a field shown but not filterable cannot be filtered or sorted on, in any letter case', () => {
+    const spec = { ...SPEC, notFilterable: { selfURI: "it is a link (the record's address), not data" } };
+    for (const raw of [{ filter: 'selfURI_isnull' }, { filter: 's_selfuri_eq_x' }, { sort: 'selfURI_a' }]) {
+      const parameter = 'filter' in raw ? 'filter' : 'sort';
+      expect(() => parseListQuery(raw, spec)).toThrow(
+        new InvalidParameterError(
+          parameter,
+          `Field 'selfURI' of things cannot be used in ${parameter}: it is a link (the record's address), not data; allowed: id, name, createTime, state, online, ratio`,
+        ),
+      );
+    }
+    expect(parseListQuery({ filter: 'name_eq_selfURI' }, spec).filters).toEqual([
+      { field: 'name', op: 'eq', values: ['selfURI'] },
+    ]);
+  });
+
   it('keeps SQL-looking values as plain values', () => {
     const query = parseListQuery({ filter: "name_eq_x' OR 1=1 --", search: "'; DROP TABLE projects; --" }, SPEC);
     expect(query.filters[0]!.values).toEqual(["x' OR 1=1 --"]);

@@ -326,6 +326,23 @@ const PRESENTERS: Record<string, (s: Texts) => Promise<Rep>> = {
       device(s),
       context(s),
     ),
+  presentProperty: async (s) =>
+    (await import('../../src/api/present/property.ts')).presentProperty({
+      id: 1,
+      name: s(),
+      value: s(),
+      description: s(),
+      fromTime: 1,
+      toTime: 2,
+      updateTime: 3,
+      updatedById: 1,
+      updatedByDisplayName: s(),
+    }),
+  presentDeviceScreen: async (s) =>
+    (await import('../../src/api/present/device-screen.ts')).presentDeviceScreen(
+      { deviceId: 1, deviceRunId: 2, interactive: true, frame: { seq: 3, frameTime: 4 }, screenshotFileId: null },
+      context(s),
+    ),
   presentEnum: async (s) => (await import('../../src/api/present/account.ts')).presentEnum(s(), 0),
   presentAgent: async (s) =>
     (await import('../../src/api/present/agent.ts')).presentAgent(

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { commandTopic, webDriverChannels } from '../../src/services/webdriver-channels.ts';
 import { memoryNotifier } from '../../src/store/notifier.ts';
 
-const command = (path: string) => ({ method: 'GET', path, body: '', createTime: 1 });
+const command = (path: string) => ({ deviceRunId: 7, method: 'GET', path, body: '', createTime: 1 });
 
 describe('WebDriver channels', () => {
   it('hands a command to the agent that polls here, and only its answer resolves the client', async () => {
@@ -17,17 +17,23 @@ describe('WebDriver channels', () => {
     channel.wake = () => (woken = true);
     const sent = channels.send(channel, command('/session/a/source'));
     expect(woken).toBe(true);
+    // Its poll was waiting: it takes the command at once, so the hub may wait longer for that.
+    expect(sent.polled).toBe(true);
+    expect(sent.queued()).toBe(true);
     // Above every database id, so an answer never names the wrong command.
-    expect(sent.id).toBeGreaterThan(2 ** 52);
+    expect(sent.command.id).toBeGreaterThan(2 ** 52);
     expect(channels.take(channel).map((each) => each.path)).toEqual(['/session/a/source']);
+    expect(sent.queued()).toBe(false);
     expect(sent.withdraw()).toBe(false);
 
-    expect(channels.answer(7, 2, sent.id, { status: 200, body: 'stolen' })).toBeUndefined();
-    expect(channels.answer(8, 1, sent.id, { status: 200, body: 'elsewhere' })).toBeUndefined();
-    expect(channels.answer(7, 1, sent.id, { status: 200, body: '{"value":"<x/>"}' })?.path).toBe('/session/a/source');
+    expect(channels.answer(7, 2, sent.command.id, { status: 200, body: 'stolen' })).toBeUndefined();
+    expect(channels.answer(8, 1, sent.command.id, { status: 200, body: 'elsewhere' })).toBeUndefined();
+    expect(channels.answer(7, 1, sent.command.id, { status: 200, body: '{"value":"<x/>"}' })?.path).toBe(
+      '/session/a/source',
+    );
     expect(await sent.answer).toEqual({ status: 200, body: '{"value":"<x/>"}' });
     // A repeated answer is not the in-memory command's any more.
-    expect(channels.answer(7, 1, sent.id, { status: 200, body: 'again' })).toBeUndefined();
+    expect(channels.answer(7, 1, sent.command.id, { status: 200, body: 'again' })).toBeUndefined();
     channels.detach(7);
   });
 
@@ -36,7 +42,10 @@ describe('WebDriver channels', () => {
     const channel = channels.attach(7, 1);
     expect(channels.live(7)).toBe(channel);
     const sent = channels.send(channel, command('/session/a/title'));
+    // No poll waits here (the agent is between two polls): its next one may go to another server.
+    expect(sent.polled).toBe(false);
     expect(sent.withdraw()).toBe(true);
+    expect(sent.queued()).toBe(false);
     expect(channels.take(channel)).toEqual([]);
     channels.remember('a', 7);
     channels.detach(7);

@@ -60,6 +60,11 @@ const storable = async (request: FastifyRequest) => {
   request.body = withoutNul(request.body);
 };
 const schema = { hide: true };
+/**
+ * Why a long poll's signal aborts. 'close' comes after every answer too, and abort() without a
+ * reason builds a DOMException with its stack each time: 0.1 ms of a WebDriver command's relay.
+ */
+const HUNG_UP = new DOMException('The agent hung up', 'AbortError');
 
 /**
  * Path ids are read here rather than by a schema: one that is not an id names a resource that
@@ -90,7 +95,11 @@ async function readAll(body: Readable, limit: number): Promise<Buffer> {
 export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context, channels: WebDriverChannels): void {
   // Bodies, queries and paths are typed from their schemas, which Fastify has validated them against.
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
-  const agentOf = (request: FastifyRequest): Agent => request.agent!;
+  const agentOf = (request: FastifyRequest): Agent => {
+    // The WebDriver relay's commands in memory wait for an agent that still comes here.
+    channels.agentSeen(request.agent!.id);
+    return request.agent!;
+  };
   const json = <T>(value: T) => value;
 
   app.post(
@@ -110,7 +119,8 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context, ch
     async (request) => json(await heartbeat(ctx, agentOf(request), request.body)),
   );
 
-  // Long polls end early when their agent hangs up, and all at once when the server closes.
+  // Long polls end early when their agent hangs up (or their answer is sent), and all at once when
+  // the server closes.
   const polls = new Set<AbortController>();
   const turns = claimTurns();
   app.addHook('preClose', async () => {
@@ -123,7 +133,7 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context, ch
       const poll = new AbortController();
       polls.add(poll);
       // The response closes before it is sent only when the agent hung up.
-      reply.raw.once('close', () => poll.abort());
+      reply.raw.once('close', () => poll.abort(HUNG_UP));
       try {
         return json(await claim(ctx, agentOf(request), request.body, poll.signal, turns));
       } finally {
@@ -139,7 +149,7 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context, ch
     async (request, reply) => {
       const poll = new AbortController();
       polls.add(poll);
-      reply.raw.once('close', () => poll.abort());
+      reply.raw.once('close', () => poll.abort(HUNG_UP));
       try {
         const deviceRunId = id(request.params.deviceRunId, 'Device run');
         return json(await takeCommands(ctx, channels, agentOf(request), deviceRunId, request.body.waitMs, poll.signal));
@@ -157,7 +167,7 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context, ch
       // With waitMs it is the next poll as well: a long poll like the commands'.
       const poll = new AbortController();
       polls.add(poll);
-      reply.raw.once('close', () => poll.abort());
+      reply.raw.once('close', () => poll.abort(HUNG_UP));
       try {
         const deviceRunId = id(request.params.deviceRunId, 'Device run');
         return json(await answerCommand(ctx, channels, agentOf(request), deviceRunId, request.body, poll.signal));

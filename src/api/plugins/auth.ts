@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ForbiddenError, UnauthorizedError } from '../../domain/errors.ts';
 import type { User } from '../../domain/users.ts';
 import type { Context } from '../../services/context.ts';
-import { authenticateAgent } from '../../services/agents.ts';
+import { type AgentTokens, agentTokenCache } from '../../services/agent-tokens.ts';
 import { authenticateAccessToken } from '../../services/oauth.ts';
 import { authenticateApiKey } from '../../services/users.ts';
 import { type Session, csrfMatches, sessionOf } from '../../services/web-sessions.ts';
@@ -40,15 +40,18 @@ declare module 'fastify' {
 
 export const REALM = 'devicecloud';
 
-export function registerAuth(app: FastifyInstance, ctx: Context, known: KnownPaths): void {
+/** Returns the agent-token cache, which the agents' WebDriver socket authenticates its upgrade with too. */
+export function registerAuth(app: FastifyInstance, ctx: Context, known: KnownPaths): AgentTokens {
   app.decorateRequest('user', null);
   app.decorateRequest('agent', null);
   app.decorateRequest('credential', null);
+  const agentTokens = agentTokenCache(ctx);
+  app.addHook('onClose', async () => agentTokens.close());
   app.addHook('onRequest', async (request, reply) => {
     const access = known.accessOf(request);
     if (access === undefined) return; // unknown route: the not-found handler answers
     if (access === 'agent') {
-      request.agent = (await authenticateAgentRequest(ctx, request)) ?? null;
+      request.agent = (await authenticateAgentRequest(agentTokens, request)) ?? null;
       if (request.agent === null) {
         reply.header('WWW-Authenticate', `Bearer realm="${REALM}-agents"`);
         throw new UnauthorizedError(
@@ -72,12 +75,13 @@ export function registerAuth(app: FastifyInstance, ctx: Context, known: KnownPat
     }
     if (access === 'admin' && user.role !== 'ADMIN') throw new ForbiddenError('This operation needs the ADMIN role');
   });
+  return agentTokens;
 }
 
-async function authenticateAgentRequest(ctx: Context, request: FastifyRequest): Promise<Agent | undefined> {
+async function authenticateAgentRequest(agentTokens: AgentTokens, request: FastifyRequest): Promise<Agent | undefined> {
   const [scheme, token] = (request.headers.authorization ?? '').split(' ', 2);
   if (scheme?.toLowerCase() !== 'bearer' || token === undefined) return undefined;
-  return authenticateAgent(ctx, token);
+  return agentTokens.verify(token);
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

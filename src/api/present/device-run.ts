@@ -21,11 +21,14 @@ import { Nested, Nullable, type Rep, entity, entitySchema } from './representati
 
 export const ApiDeviceRunState = entitySchema('apiDeviceRunState', {
   id: Id,
+  selfURI: AlwaysNull,
   deviceRunId: Id,
   startTimeMS: MaybeTime,
   finishTimeMS: MaybeTime,
   status: Str,
   deviceRunStateType: MaybeStr,
+  failReason: MaybeStr,
+  retryTime: AlwaysNull,
 });
 
 const Duration = Type.Integer({ minimum: 0, description: 'Milliseconds' });
@@ -64,6 +67,7 @@ export const ApiDeviceSession = entitySchema('apiDeviceSession', {
   installTime: MaybeTime,
   startTime: MaybeTime,
   endTime: MaybeTime,
+  abortTime: MaybeTime,
   duration: Duration,
   timeLimit: Type.Integer({ minimum: 0, description: 'Seconds' }),
   testCaseAllCount: Count,
@@ -123,11 +127,15 @@ export function presentDeviceRun(view: DeviceRunView, context: PresentContext): 
     runStatus: status,
     currentState: entity(ApiDeviceRunState, {
       id: run.id,
+      selfURI: null,
       deviceRunId: run.id,
       startTimeMS: run.currentStepStartTime,
       finishTimeMS: null,
       status,
       deviceRunStateType: run.currentStep,
+      // The step under way has not failed; a state is never retried on its own (retryTime).
+      failReason: null,
+      retryTime: null,
     }),
     excludeReason: run.excludeReason,
     createTime: run.createTime,
@@ -160,6 +168,7 @@ export function presentDeviceSession(view: DeviceRunView, context: PresentContex
     installTime: run.installTime,
     startTime: run.startTime,
     endTime: run.endTime,
+    abortTime: run.state === 'ABORTED' ? run.endTime : null,
     duration: deviceRunDuration(run, context.now),
     timeLimit: run.timeLimit,
     testCaseAllCount: run.testCaseAllCount,
@@ -221,10 +230,14 @@ export function presentStep(step: Step): Rep {
 export function presentLegacyState(step: Step, status: string): Rep {
   return entity(ApiDeviceRunState, {
     id: step.id,
+    // A state has no resource of its own, as a session's steps.
+    selfURI: null,
     deviceRunId: step.deviceRunId,
     startTimeMS: step.startTime,
     finishTimeMS: step.finishTime,
     status,
     deviceRunStateType: step.type,
+    failReason: step.failReason,
+    retryTime: null,
   });
 }

@@ -43,7 +43,10 @@ const deviceFields = {
   available: Bool,
   stateReason: MaybeStr,
   accountId: AlwaysNull,
+  accountName: AlwaysNull,
   mainUserEmail: AlwaysNull,
+  location: AlwaysNull,
+  availability: AlwaysNull,
   supportedCreators: AlwaysNull,
   browsers: AlwaysNull,
   properties: Nullable(Nested(ApiDevicePropertyList)),
@@ -52,6 +55,7 @@ const deviceFields = {
   imageLeft: AlwaysNull,
   imageWidth: AlwaysNull,
   imageHeight: AlwaysNull,
+  imageCornerRadius: AlwaysNull,
   frameExtraWidth: AlwaysNull,
   frame80Url: AlwaysNull,
   frame100Url: AlwaysNull,
@@ -117,10 +121,13 @@ function deviceFieldsOf(device: Device, extras: DeviceExtras = {}) {
     deviceGroupOrigin: extras.origin ?? null,
     available: device.enabled && device.online && reason === null,
     stateReason: device.stateReason,
-    // Every device serves every account: none is an account's private device, and none has
-    // picture frames or browsers listed.
+    // Every device serves every account: none is an account's private device, none stands in a
+    // named lab or has its model's pool size rated, and none has picture frames or browsers listed.
     accountId: null,
+    accountName: null,
     mainUserEmail: null,
+    location: null,
+    availability: null,
     supportedCreators: null,
     browsers: null,
     properties: extras.properties === undefined ? null : presentDeviceProperties(device.id, extras.properties),
@@ -129,6 +136,7 @@ function deviceFieldsOf(device: Device, extras: DeviceExtras = {}) {
     imageLeft: null,
     imageWidth: null,
     imageHeight: null,
+    imageCornerRadius: null,
     frameExtraWidth: null,
     frame80Url: null,
     frame100Url: null,

@@ -14,6 +14,7 @@ export const ApiLabelGroup = entitySchema('apiLabelGroup', {
   name: Str,
   displayName: Str,
   hiddenByDefault: Bool,
+  labelsSortAscending: Type.Boolean({ description: 'Its labels are listed by name, ascending' }),
 });
 
 export const ApiDeviceProperty = entitySchema(
@@ -61,6 +62,8 @@ export function presentLabelGroup(group: LabelGroup): Rep {
     name: group.name,
     displayName: group.displayName,
     hiddenByDefault: group.hiddenByDefault,
+    // Every group's labels are listed by name, ascending (LABEL_LIST), OS versions too.
+    labelsSortAscending: true,
   });
 }
 

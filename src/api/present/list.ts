@@ -89,12 +89,16 @@ export function itemList(
     readonly search: readonly string[];
     /** Without `limit`, every item (0) unless given: these lists were answered whole before they took the grammar. */
     readonly defaultLimit?: number;
+    /** Fields shown that are not values (nested lists or records shown as null), as storedList's `shownOnly`. */
+    readonly shownOnly?: readonly string[];
   },
 ): RouteList {
+  const shown = Object.keys(item.properties);
+  const shownOnly = [...shown.filter((name) => LINKS.has(name)), ...(options.shownOnly ?? [])];
   const fields: Record<string, FieldSpec> = {};
   for (const [name, schema] of Object.entries(item.properties)) {
     const type = fieldType(name, schema as FieldSchema);
-    if (type !== null) fields[name] = { type };
+    if (type !== null && !shownOnly.includes(name)) fields[name] = { type };
   }
   for (const field of [...options.sort.map((key) => key.field), ...options.search]) {
     if (fields[field] === undefined) throw new Error(`list of ${options.entity}: no field '${field}' in its items`);
@@ -105,15 +109,47 @@ export function itemList(
     defaultSort: options.sort,
     defaultLimit: options.defaultLimit ?? 0,
   };
-  return { spec, search: options.search, shownOnly: [] };
+  return { ...withReasons(spec, shownOnly), search: options.search };
+}
+
+/**
+ * Why a field the items show cannot be filtered or sorted on (docs/api.md#lists): a filter on it
+ * is a 400 saying so. Every field a list names as shown-only needs its reason here.
+ */
+const NOT_FILTERABLE: Readonly<Record<string, string>> = {
+  selfURI: "it is a link (the record's address), not data",
+  uiLink: "it is a link (the record's page in the web UI), not data",
+  directUrl: "it is a link (where the file's content is served), not data",
+  iconDirectUrl: "it is a link (where the file's icon is served), not data",
+  video: "it is a link (the session's recording), not data",
+  message: 'it is written from the live queue when the run is read; filter on state or queuePosition',
+  properties: 'it is a nested list (GET /devices/{id}/properties lists it)',
+  browsers: 'it is a nested list',
+  availability: 'it is a nested record',
+  steps: 'it is a nested list',
+  sampleApp: 'it is a nested record (a file)',
+  sampleTest: 'it is a nested record (a file)',
+};
+
+/** Links are never filtered on, in any list: the record's address is not data. */
+const LINKS: ReadonlySet<string> = new Set(['selfURI', 'uiLink', 'directUrl', 'iconDirectUrl']);
+
+function withReasons<F extends string>(spec: ListSpec<F>, shownOnly: readonly string[]): RouteList<F> {
+  const notFilterable: Record<string, string> = {};
+  for (const field of shownOnly) {
+    const why = NOT_FILTERABLE[field];
+    if (why === undefined) throw new Error(`list of ${spec.entity}: say why '${field}' cannot be filtered on`);
+    notFilterable[field] = why;
+  }
+  return { spec: { ...spec, notFilterable }, search: [], shownOnly };
 }
 
 /**
  * A list the store filters, sorts and pages (store/sql.ts), on the fields of its spec; `shownOnly`
- * names the fields its items show that have no column to filter on yet.
+ * names the fields its items show that cannot be (links, nested lists, text written when read).
  */
 export function storedList<F extends string>(spec: ListSpec<F>, shownOnly: readonly string[] = []): RouteList<F> {
-  return { spec, search: [], shownOnly };
+  return withReasons(spec, shownOnly);
 }
 
 interface FieldSchema {

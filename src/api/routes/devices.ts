@@ -36,16 +36,15 @@ async function labelsFor(ctx: Context, devices: readonly Device[], wanted: boole
 const TAGS = ['Devices'];
 const DeviceList = listSchema(ApiDevice);
 const GROUP = '/me/device-groups/:groupId';
+/** What a device shows that is not a value: its labels (a list of their own), browsers and availability. */
+const DEVICE_NESTED = ['properties', 'browsers', 'availability'];
 /** A group's devices, on every field they show; by name, as the device list. */
-const GROUP_DEVICES = {
-  ...itemList(ApiDevice, {
-    entity: 'devices',
-    sort: [{ field: 'displayName', direction: 'asc', caseInsensitive: true }],
-    search: ['displayName', 'manufacturer'],
-  }),
-  // A device's labels are a list of their own (/devices/{id}/properties), not a field to filter on.
-  shownOnly: ['properties'],
-};
+const GROUP_DEVICES = itemList(ApiDevice, {
+  entity: 'devices',
+  sort: [{ field: 'displayName', direction: 'asc', caseInsensitive: true }],
+  search: ['displayName', 'manufacturer'],
+  shownOnly: DEVICE_NESTED,
+});
 
 export const deviceRoutes: readonly RouteSpec[] = [
   route({
@@ -64,28 +63,7 @@ export const deviceRoutes: readonly RouteSpec[] = [
         }),
       ),
     }),
-    list: storedList(DEVICE_LIST, [
-      'selfURI',
-      'locked',
-      'lockReason',
-      'deviceGroupOrigin',
-      'available',
-      'accountId',
-      'mainUserEmail',
-      'imagePrefix',
-      'imageTop',
-      'imageLeft',
-      'imageWidth',
-      'imageHeight',
-      'frameExtraWidth',
-      'frame80Url',
-      'frame100Url',
-      'frame160Url',
-      'frame400Url',
-      'supportedCreators',
-      'browsers',
-      'properties',
-    ]),
+    list: storedList(DEVICE_LIST, ['selfURI', ...DEVICE_NESTED]),
     handle: async ({ ctx, input, list }) => {
       const labelIds = input.labelIds ?? [];
       if (labelIds.length > 0) await requireLabels(ctx, 'labelIds', labelIds);

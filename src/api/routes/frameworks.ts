@@ -15,6 +15,7 @@ export const frameworkRoutes: readonly RouteSpec[] = [
       entity: 'frameworks',
       sort: [{ field: 'id', direction: 'asc' }],
       search: ['name', 'description'],
+      shownOnly: ['sampleApp', 'sampleTest'],
     }),
     handle: async () => whole(FRAMEWORKS.map(presentFramework)),
   }),

@@ -81,7 +81,7 @@ export const recorderRoutes: readonly RouteSpec[] = [
     summary: "List the user's recordings",
     tags: TAGS,
     answers: { 200: listSchema(ApiRecording) },
-    list: storedList(RECORDING_LIST, ['selfURI', 'authorized', 'stepLimit']),
+    list: storedList(RECORDING_LIST, ['selfURI']),
     handle: async ({ ctx, user, present, list }) => {
       const found = await listRecordings(ctx, user, list);
       return page(

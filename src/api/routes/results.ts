@@ -43,6 +43,7 @@ const TEST_CASE_RUNS = itemList(ApiTestCaseRun, {
   entity: 'test case runs',
   sort: BY_ID,
   search: ['suiteName', 'className', 'methodName'],
+  shownOnly: ['steps'],
 });
 const SCREENSHOTS = itemList(ApiScreenshot, { entity: 'screenshots', sort: BY_ID, search: ['originalName'] });
 const OUTPUT_FILES = itemList(ApiUserFile, { entity: 'files', sort: BY_ID, search: ['name'] });

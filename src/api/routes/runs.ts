@@ -43,7 +43,7 @@ const StateList = listSchema(ApiDeviceRunState);
  * What the run and session lists show but cannot filter on (docs/api.md#lists): links, and a run's
  * place in the live queue, which the scheduler works out rather than the runs table holding it.
  */
-const RUN_SHOWN_ONLY = ['selfURI', 'uiLink', 'message', 'queuePosition'];
+const RUN_SHOWN_ONLY = ['selfURI', 'uiLink', 'message'];
 const SESSION_SHOWN_ONLY = ['selfURI', 'uiLink', 'video'];
 const LEGACY_SHOWN_ONLY = ['selfURI'];
 

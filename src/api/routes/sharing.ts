@@ -108,7 +108,7 @@ export const sharingRoutes: readonly RouteSpec[] = [
     summary: "List an access group's members",
     tags: TAGS,
     answers: { 200: listSchema(ApiAccessGroupUser) },
-    list: storedList(ACCESS_GROUP_MEMBER_LIST, ['selfURI', 'name']),
+    list: storedList(ACCESS_GROUP_MEMBER_LIST, ['selfURI']),
     handle: async ({ ctx, user, params, present, list }) => {
       const found = await listAccessGroupUsers(ctx, user, params.accessGroupId, list);
       return page(

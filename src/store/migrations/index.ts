@@ -28,7 +28,9 @@ import * as m018 from './018_sharing.ts';
 import * as m020 from './020_account_pages.ts';
 import * as m021 from './021_project_unarchive.ts';
 import * as m023 from './023_live_frames.ts';
+import * as m024 from './024_properties.ts';
 import * as m025 from './025_webdriver.ts';
+import * as m026 from './026_webdriver_handoffs.ts';
 
 /** What a step may need besides the database: the key that seals API keys (008) and run secrets (010). */
 export type MigrationOptions = m008.MigrationSecrets & {
@@ -56,11 +58,17 @@ const STEPS: ReadonlyArray<readonly [string, Step]> = [
   ['020_account_pages', m020.up],
   ['021_project_unarchive', m021.up],
   ['023_live_frames', m023.up],
+  ['024_properties', m024.up],
   ['025_webdriver', m025.up],
+  ['026_webdriver_handoffs', m026.up],
 ];
 
 const TABLE = 'kysely_migration';
-/** Any constant both roles agree on: "devicecloud" in ASCII, as a bigint. */
+/**
+ * Any constant both roles agree on: "devicecloud" in ASCII, as a bigint. The lock taken is this
+ * seed hashed with the schema the connection works in: servers of one schema still migrate one at
+ * a time, while schemas sharing a database (tests, several deployments) do not wait on each other.
+ */
 const ADVISORY_LOCK_KEY = 0x6465766963656c6fn;
 
 export async function migrate(database: Database, options: MigrationOptions = {}): Promise<void> {
@@ -71,7 +79,9 @@ export async function migrate(database: Database, options: MigrationOptions = {}
   try {
     await db.transaction().execute(async (trx) => {
       if (database.dialect === 'postgres')
-        await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_KEY.toString()}::bigint)`.execute(trx);
+        await sql`SELECT pg_advisory_xact_lock(hashtextextended(current_schema(), ${ADVISORY_LOCK_KEY.toString()}::bigint))`.execute(
+          trx,
+        );
       await trx.schema
         .createTable(TABLE)
         .ifNotExists()

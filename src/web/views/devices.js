@@ -1,11 +1,16 @@
 // The devices of the cloud with their state and health (live), and the user's device groups:
 // create, rename, choose devices, delete. The service's public groups are shown, not editable.
+// Each device is a tile; a busy one running a session the user may see shows its newest picture
+// (docs/api.md#device-screens), refreshed with the tiles while the tab is shown (page.js poll).
 
 import { api } from '../api.js';
 import { badge, field, h, statusLine, table } from '../dom.js';
 import { current, page, poll } from '../page.js';
 import { osOf } from './runs.js';
-/** @import { ApiDevice, ApiDeviceGroup, ApiList } from '../../client/api-types.ts' */
+/** @import { ApiDevice, ApiDeviceGroup, ApiDeviceScreen, ApiList } from '../../client/api-types.ts' */
+
+/** How often the tiles look again: often enough to follow a session, cheap (pictures load only when new). */
+const TILES_EVERY_MS = 2000;
 
 /**
  * What a device is doing and how healthy it is, in the words of the device list.
@@ -19,6 +24,36 @@ export function condition(device) {
   if (device.lockReason === 'TESTING') return { state: 'TESTING', health: 'Healthy; running a test' };
   if (device.lockReason === 'CLEANING') return { state: 'CLEANING', health: 'Healthy; being cleaned for the next run' };
   return { state: 'IDLE', health: 'Healthy; ready for a run' };
+}
+
+/**
+ * One device's tile: its name, OS and state; when it runs a session the user may see, the
+ * session's newest picture (another's session: busy, no picture), linked to the session.
+ * @param {ApiDevice} device
+ * @param {ApiDeviceScreen | undefined} screen
+ */
+function tile(device, screen) {
+  const { state, health } = condition(device);
+  const href =
+    screen === undefined
+      ? null
+      : screen.type === 'MANUAL'
+        ? `#/live/${screen.deviceSessionId}`
+        : `#/device-sessions/${screen.deviceSessionId}`;
+  const picture =
+    screen?.picture == null
+      ? h('span', { class: 'device-tile-screen muted' }, screen === undefined ? '' : 'No picture yet')
+      : h('img', { class: 'device-tile-screen', src: screen.picture, alt: `The screen of ${device.displayName}` });
+  return h(
+    'li',
+    { class: `device-tile tile-${state}`, title: health, 'data-device-id': device.id },
+    href === null
+      ? picture
+      : h('a', { href, 'aria-label': `The session on ${device.displayName}`, class: 'device-tile-link' }, picture),
+    h('span', { class: 'device-tile-name' }, device.displayName),
+    h('span', { class: 'muted' }, osOf(device)),
+    badge(state),
+  );
 }
 
 export async function devicesView() {
@@ -62,22 +97,16 @@ export async function devicesView() {
   void poll(
     devicesBox,
     async () => {
-      /** @type {ApiList<ApiDevice>} */
-      const devices = await api('GET', '/api/v2/devices?limit=0&sort=displayName_a');
-      // Every device at a glance, refreshed with the list (no stream: its state, not its screen).
+      /** @type {[ApiList<ApiDevice>, ApiList<ApiDeviceScreen>]} */
+      const [devices, screens] = await Promise.all([
+        api('GET', '/api/v2/devices?limit=0&sort=displayName_a'),
+        api('GET', '/api/me/device-screens?limit=0'),
+      ]);
+      const screenOf = new Map(screens.data.map((screen) => [screen.deviceId, screen]));
       const grid = h(
         'ul',
         { class: 'device-grid', 'aria-label': 'Device thumbnails' },
-        devices.data.map((device) => {
-          const { state, health } = condition(device);
-          return h(
-            'li',
-            { class: `device-tile tile-${state}`, title: health },
-            h('span', { class: 'device-tile-name' }, device.displayName),
-            h('span', { class: 'muted' }, osOf(device)),
-            badge(state),
-          );
-        }),
+        devices.data.map((device) => tile(device, screenOf.get(device.id))),
       );
       const list = table(
         'Devices',
@@ -108,7 +137,7 @@ export async function devicesView() {
       );
       return h('div', {}, devices.data.length > 0 ? grid : '', list);
     },
-    5000,
+    TILES_EVERY_MS,
   );
 
   void poll(

@@ -48,6 +48,11 @@ export interface FakeDevice extends FakeDeviceSpec {
   boots?: number;
   foreground: string | null;
   wdaPort: number | null;
+  /** As WDA's orientation and lock commands left them (absent: upright, unlocked). */
+  orientation?:
+    'PORTRAIT' | 'LANDSCAPE' | 'UIA_DEVICE_ORIENTATION_LANDSCAPERIGHT' | 'UIA_DEVICE_ORIENTATION_PORTRAIT_UPSIDEDOWN';
+  locked?: boolean;
+  volume?: number;
   apps: Record<string, FakeApp>;
   /** Files the apps wrote into their data containers, by bundle id. */
   containers: Record<string, string[]>;
@@ -148,6 +153,18 @@ export class FakeIos {
 
   clearCalls(): void {
     fs.rmSync(`${this.stateFile}.calls.jsonl`, { force: true });
+    fs.rmSync(`${this.stateFile}.wda.jsonl`, { force: true });
+  }
+
+  /** The requests the fake WebDriverAgent answered, oldest first; session ids read `{session}`. */
+  wdaRequests(): Array<{ method: string; path: string; body: Record<string, unknown> }> {
+    const file = `${this.stateFile}.wda.jsonl`;
+    if (!fs.existsSync(file)) return [];
+    return fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { method: string; path: string; body: Record<string, unknown> });
   }
 }
 

@@ -2,7 +2,8 @@
  * The fake go-ios' device state: one JSON file (FAKE_IOS_STATE) shared by all its processes, so
  * that what one command does (install, uninstall, reboot, a crash in the fake WDA) is what the
  * next one sees. Changes take a lock and replace the file whole; every command line is appended
- * to `<state>.calls.jsonl` for the tests to read.
+ * to `<state>.calls.jsonl`, and every request the fake WebDriverAgent answered to `<state>.wda.jsonl`,
+ * for the tests to read.
  */
 import fs from 'node:fs';
 
@@ -50,6 +51,14 @@ export function updateState(change) {
   } finally {
     fs.rmSync(lock, { recursive: true, force: true });
   }
+}
+
+/** A request the fake WebDriverAgent answered, its session id written `{session}`, for the tests to read. */
+export function recordWdaRequest(method, route, body) {
+  fs.appendFileSync(
+    `${statePath()}.wda.jsonl`,
+    `${JSON.stringify({ method, path: route.replace(/^\/session\/[^/]+/, '/session/{session}'), body })}\n`,
+  );
 }
 
 export function recordCall(args) {

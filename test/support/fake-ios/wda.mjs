@@ -9,14 +9,31 @@
  *                    of its executable appears on the device
  *
  * The tree has WDA's JSON source shape (type, name, label, value, rect, isEnabled/isVisible "1").
+ *
+ * The device's own controls, as appium/WebDriverAgent's routes take them: pressButton (home,
+ * volumeup, volumedown), lock/unlock/locked, orientation (the screen's size swaps in landscape),
+ * url (web addresses open Safari), touchAndHold, and W3C actions (a finger that moves between
+ * down and up is a swipe, not a tap). A locked screen takes no touches. Every request answered is
+ * recorded (state.mjs).
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { PNG } from 'pngjs';
+import { recordWdaRequest } from './state.mjs';
 
 const WIDTH = 390;
 const HEIGHT = 844;
+/** Pixels a point: an iPhone 15's. */
+const SCALE = 3;
 const SPRINGBOARD = 'com.apple.springboard';
+const SAFARI = 'com.apple.mobilesafari';
+const ORIENTATIONS = [
+  'PORTRAIT',
+  'LANDSCAPE',
+  'UIA_DEVICE_ORIENTATION_LANDSCAPERIGHT',
+  'UIA_DEVICE_ORIENTATION_PORTRAIT_UPSIDEDOWN',
+];
+const BUTTONS = ['home', 'volumeup', 'volumedown'];
 
 export function screenshotPng(label) {
   let hash = 0;
@@ -52,6 +69,16 @@ export async function serveWda(udid, { readState, changeDevice }) {
 
   const device = () => readState().devices.find((candidate) => candidate.udid === udid);
   const foreground = () => device()?.foreground ?? SPRINGBOARD;
+  const orientation = () => device()?.orientation ?? 'PORTRAIT';
+  /** What a screenshot shows: a different picture for each app screen, turn and lock. */
+  const shown = () =>
+    device()?.locked
+      ? 'locked'
+      : `${foreground()}:${apps.get(foreground())?.screen ?? ''}:${orientation().includes('LANDSCAPE') ? 'landscape' : ''}`;
+  const number = (body, name) => {
+    if (typeof body[name] !== 'number')
+      throw Object.assign(new Error(`'${name}' must be a number`), { status: 400, error: 'invalid argument' });
+  };
   const modelOf = (bundleId) => {
     const info = device().apps[bundleId].info;
     const screens = Array.isArray(info.DCScreens) && info.DCScreens.length > 0 ? info.DCScreens.map(String) : ['Home'];
@@ -151,6 +178,7 @@ export async function serveWda(udid, { readState, changeDevice }) {
   };
 
   const tap = (x, y) => {
+    if (device().locked) return;
     const bundleId = foreground();
     const target = hit(tree(), x, y);
     if (bundleId === SPRINGBOARD || target === null) return;
@@ -237,9 +265,10 @@ export async function serveWda(udid, { readState, changeDevice }) {
       /^\/session\/([^/]+)\/actions$/,
       (body) => {
         for (const chain of body.actions ?? []) {
-          const move = (chain.actions ?? []).find((action) => action.type === 'pointerMove');
-          if (move !== undefined && (chain.actions ?? []).some((action) => action.type === 'pointerUp'))
-            tap(move.x, move.y);
+          const steps = chain.actions ?? [];
+          const moves = steps.filter((action) => action.type === 'pointerMove');
+          // A finger that moved between down and up swiped; the model has nothing to scroll.
+          if (moves.length === 1 && steps.some((action) => action.type === 'pointerUp')) tap(moves[0].x, moves[0].y);
         }
         return { value: null };
       },
@@ -254,10 +283,89 @@ export async function serveWda(udid, { readState, changeDevice }) {
         return { value: null };
       },
     ],
+    ['GET', /^\/session\/([^/]+)\/screenshot$/, () => ({ value: screenshotPng(shown()).toString('base64') })],
+    [
+      'POST',
+      /^\/session\/([^/]+)\/wda\/touchAndHold$/,
+      (body) => {
+        number(body, 'x');
+        number(body, 'y');
+        number(body, 'duration');
+        return { value: null };
+      },
+    ],
+    [
+      'POST',
+      /^\/session\/([^/]+)\/wda\/pressButton$/,
+      (body) => {
+        const name = String(body.name ?? '').toLowerCase();
+        if (!BUTTONS.includes(name))
+          throw Object.assign(
+            new Error(
+              `The button '${body.name}' is unknown. Only the following button names are supported: ${BUTTONS.join(', ')}`,
+            ),
+            { status: 400, error: 'invalid argument' },
+          );
+        changeDevice(udid, (next) => {
+          if (name === 'home') next.foreground = null;
+          else next.volume = Math.max(0, Math.min(16, (next.volume ?? 8) + (name === 'volumeup' ? 1 : -1)));
+        });
+        return { value: null };
+      },
+    ],
+    ['GET', /^(?:\/session\/([^/]+))?\/wda\/locked$/, () => ({ value: device().locked === true })],
+    [
+      'POST',
+      /^(?:\/session\/([^/]+))?\/wda\/(lock|unlock)$/,
+      (_body, _id, url) => {
+        changeDevice(udid, (next) => {
+          next.locked = url.pathname.endsWith('/lock');
+        });
+        return { value: null };
+      },
+    ],
     [
       'GET',
-      /^\/session\/([^/]+)\/screenshot$/,
-      () => ({ value: screenshotPng(`${foreground()}:${apps.get(foreground())?.screen ?? ''}`).toString('base64') }),
+      /^(?:\/session\/([^/]+))?\/wda\/screen$/,
+      () => {
+        const landscape = orientation().includes('LANDSCAPE');
+        return {
+          value: {
+            screenSize: { width: landscape ? HEIGHT : WIDTH, height: landscape ? WIDTH : HEIGHT },
+            statusBarSize: { width: landscape ? HEIGHT : WIDTH, height: landscape ? 0 : 47 },
+            scale: SCALE,
+          },
+        };
+      },
+    ],
+    ['GET', /^\/session\/([^/]+)\/orientation$/, () => ({ value: orientation() })],
+    [
+      'POST',
+      /^\/session\/([^/]+)\/orientation$/,
+      (body) => {
+        if (!ORIENTATIONS.includes(body.orientation))
+          throw Object.assign(new Error(`Unable To Rotate Device`), { status: 400, error: 'invalid argument' });
+        changeDevice(udid, (next) => {
+          next.orientation = body.orientation;
+        });
+        return { value: null };
+      },
+    ],
+    [
+      'POST',
+      /^\/session\/([^/]+)\/url$/,
+      (body) => {
+        if (typeof body.url !== 'string' || !/^[a-z][a-z0-9+.-]*:/i.test(body.url))
+          throw Object.assign(new Error(`'${body.url}' is not a valid URL`), {
+            status: 400,
+            error: 'invalid argument',
+          });
+        if (/^https?:/i.test(body.url))
+          changeDevice(udid, (next) => {
+            next.foreground = SAFARI;
+          });
+        return { value: null };
+      },
     ],
     [
       'POST',
@@ -295,14 +403,20 @@ export async function serveWda(udid, { readState, changeDevice }) {
           sessionId: null,
         });
       const id = route[1].exec(url.pathname)[1];
+      let body;
+      try {
+        body = chunks.length === 0 ? {} : JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return send(400, { value: { error: 'invalid argument', message: 'The body is not JSON' }, sessionId: null });
+      }
+      recordWdaRequest(request.method, url.pathname, body);
       if (id !== undefined && !sessions.has(id))
         return send(404, {
           value: { error: 'invalid session id', message: `Session does not exist: ${id}` },
           sessionId: id,
         });
       try {
-        const body = chunks.length === 0 ? {} : JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        send(200, { sessionId: id ?? null, ...route[2](body, id) });
+        send(200, { sessionId: id ?? null, ...route[2](body, id, url) });
       } catch (error) {
         send(error.status ?? 500, {
           value: { error: error.error ?? 'unknown error', message: error.message },

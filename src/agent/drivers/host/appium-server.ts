@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { ExecutionContext, ExecutionResult, Job, WebDriverHandler } from '../../driver.ts';
+import { keepAlive, requestText } from '../../http-text.ts';
 import { startTimeOf } from './process-tree.ts';
 import { sessionLogPath, sessionResult } from '../../webdriver-relay.ts';
 
@@ -65,32 +66,49 @@ export async function startAppiumServer(options: AppiumOptions): Promise<AppiumS
   }
 
   let deviceSession: string | null = null;
-  const handle: WebDriverHandler = async ({ method, path, body }) => {
+  const pool = keepAlive();
+  const handle: WebDriverHandler = async (request) => {
+    const { method, path } = request;
     let target = path;
-    let payload = body;
+    let payload: string | undefined;
     if (method === 'POST' && path === '/session') {
-      const caps = (body as { capabilities?: { alwaysMatch?: Record<string, unknown> } } | undefined)?.capabilities;
-      payload = {
+      const caps = (request.body as { capabilities?: { alwaysMatch?: Record<string, unknown> } } | undefined)
+        ?.capabilities;
+      payload = JSON.stringify({
         capabilities: {
           alwaysMatch: { ...caps?.alwaysMatch, ...options.capabilities },
           firstMatch: [{}],
         },
-      };
-    } else if (deviceSession !== null) {
-      target = path.replace(/^\/session\/[^/]+/, `/session/${deviceSession}`);
+      });
+    } else {
+      if (deviceSession !== null) target = path.replace(/^\/session\/[^/]+/, `/session/${deviceSession}`);
+      payload = request.text ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
     }
-    const response = await fetch(`${url}${target}`, {
+    const response = await requestText(pool, new URL(`${url}${target}`), {
       method,
       headers: payload === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' },
-      body: payload === undefined ? undefined : JSON.stringify(payload),
+      body: payload,
     });
-    const text = await response.text();
-    const answer = text === '' ? { value: null } : (JSON.parse(text) as { value?: { sessionId?: string } });
-    if (method === 'POST' && path === '/session' && response.status === 200)
-      deviceSession = answer.value?.sessionId ?? (answer as { sessionId?: string }).sessionId ?? null;
-    return { status: response.status, body: answer };
+    const text = response.text === '' ? '{"value":null}' : response.text;
+    if (method === 'POST' && path === '/session' && response.status === 200) {
+      const answer = JSON.parse(text) as { sessionId?: string; value?: { sessionId?: string } };
+      deviceSession = answer.value?.sessionId ?? answer.sessionId ?? null;
+    }
+    // Parsed only when the relay looks inside (a screenshot, the session's start): most answers pass as text.
+    let body: unknown;
+    return {
+      status: response.status,
+      text,
+      get body() {
+        return (body ??= JSON.parse(text));
+      },
+    };
   };
-  return { url, pid: child.pid!, handle, stop: () => stopProcess(child) };
+  const stop = async () => {
+    pool.http.destroy();
+    await stopProcess(child);
+  };
+  return { url, pid: child.pid!, handle, stop };
 }
 
 /** A real device's Appium client side session: an Appium server of its own for the session's length. */

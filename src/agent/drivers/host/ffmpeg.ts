@@ -61,27 +61,27 @@ export function rgbaInput(width: number, height: number): string[] {
 /** ffmpeg's input for frames that are each a whole JPEG or PNG image (what iOS streams). */
 export const IMAGE_INPUT: readonly string[] = ['-f', 'image2pipe'];
 
-/**
- * Records the frames `frame()` answers (in the format `input` names; null while there is none
- * yet) at `fps` frames a second of wall time: frames missed while the host was busy, or before the
- * first one came, are made up with the current one, so the video lasts as long as the session did
- * and its times match the steps'.
- */
-export function recordFrames(options: {
+/** An ffmpeg that encodes the frames written to its input into `file`; it may be started before it has any. */
+export interface FrameEncoder {
+  readonly child: ChildProcess;
+  readonly file: string;
+  readonly exit: Promise<{ code: number | null; error: string }>;
+}
+
+export function startFrameEncoder(options: {
   readonly ffmpeg: string;
   readonly file: string;
   readonly input: readonly string[];
   readonly fps: number;
-  readonly frame: () => Buffer | null;
-  readonly now?: () => number;
-}): Recording {
-  const now = options.now ?? Date.now;
+}): FrameEncoder {
   const { fps } = options;
   const child = spawn(
     options.ffmpeg,
     [
       ...['-hide_banner', '-loglevel', 'error', '-y'],
       ...options.input,
+      // Times come from the frames' count, not the clock: an encoder that waited for its first
+      // frame starts its video at that frame.
       ...['-framerate', String(fps), '-i', 'pipe:0'],
       // H.264 in yuv420p needs even sides.
       ...['-vf', 'scale=trunc(iw/2)*2:trunc(ih/2)*2'],
@@ -92,12 +92,40 @@ export function recordFrames(options: {
     ],
     { stdio: ['pipe', 'ignore', 'pipe'] },
   );
+  child.stdin!.on('error', () => undefined);
+  return { child, file: options.file, exit: exitOf(child) };
+}
+
+/** Whether an encoder started ahead can still take a recording (it did not die while it waited). */
+export function isWaiting(encoder: FrameEncoder): boolean {
+  return encoder.child.exitCode === null && encoder.child.signalCode === null && !encoder.child.killed;
+}
+
+/**
+ * Records the frames `frame()` answers (in the format `input` names; null while there is none
+ * yet) at `fps` frames a second of wall time: frames missed while the host was busy, or before the
+ * first one came, are made up with the current one, so the video lasts as long as the session did
+ * and its times match the steps'. `encoder`: one started ahead for the same input (its file is
+ * moved to `file` at the end); else one is started now.
+ */
+export function recordFrames(options: {
+  readonly ffmpeg: string;
+  readonly file: string;
+  readonly input: readonly string[];
+  readonly fps: number;
+  readonly frame: () => Buffer | null;
+  readonly now?: () => number;
+  readonly encoder?: FrameEncoder;
+}): Recording {
+  const now = options.now ?? Date.now;
+  const { fps } = options;
+  const encoder = options.encoder ?? startFrameEncoder(options);
+  const { child } = encoder;
   const started = now();
   let written = 0;
   let congested = false;
   let ended = false;
   const stdin = child.stdin!;
-  stdin.on('error', () => undefined);
   stdin.on('drain', () => (congested = false));
   const pump = () => {
     if (ended || congested) return;
@@ -112,7 +140,6 @@ export function recordFrames(options: {
   };
   pump();
   const timer = setInterval(pump, Math.max(10, Math.floor(1000 / fps / 2)));
-  const exit = exitOf(child);
   return {
     async stop() {
       clearInterval(timer);
@@ -120,10 +147,26 @@ export function recordFrames(options: {
       ended = true;
       stdin.end();
       if (written === 0) child.kill('SIGKILL');
-      const outcome = await finish(child, exit, options.file);
-      return written === 0 ? { file: null, reason: 'the device sent no picture of its screen' } : outcome;
+      const finished = await finish(child, encoder.exit, encoder.file);
+      const outcome: VideoOutcome =
+        written === 0 ? { file: null, reason: 'the device sent no picture of its screen' } : finished;
+      if (encoder.file === options.file) return outcome;
+      // An encoder started ahead wrote elsewhere: its video moves to where it is wanted.
+      if (outcome.file === null) await fs.promises.rm(encoder.file, { force: true });
+      else await moveFile(encoder.file, options.file);
+      return outcome.file === null ? outcome : { file: options.file };
     },
   };
+}
+
+async function moveFile(from: string, to: string): Promise<void> {
+  try {
+    await fs.promises.rename(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    await fs.promises.copyFile(from, to);
+    await fs.promises.rm(from, { force: true });
+  }
 }
 
 /**

@@ -2,7 +2,8 @@
  * The iOS driver: real iPhones through go-ios (go-ios.ts). A device run installs the user's app
  * (and XCUITest runner) re-signed with the service's profile (install.ts, signer.ts), then runs
  * XCTest/XCUITest bundles (xctest.ts) or the crawler (crawler.ts, through WebDriverAgent: wda.ts)
- * while the device log, CPU samples and crash reports are recorded (capture.ts). Cleaning
+ * while the device log, CPU samples and crash reports are recorded (capture.ts); an interactive
+ * session hands the phone to a user through WebDriverAgent (interactive.ts). Cleaning
  * (cleaning.ts) returns the device to the baseline recorded when the agent first saw it.
  * Everything here was exercised against the fake go-ios of the tests, not on hardware:
  * docs/drivers.md#the-ios-driver says what that leaves unproven.
@@ -12,6 +13,7 @@ import path from 'node:path';
 import type { ExecutionKind } from '../../../domain/frameworks-kinds.ts';
 import type { Artifact, DeviceDescription, Driver, ExecutionResult } from '../../driver.ts';
 import { startRecording, watchCrashes } from './capture.ts';
+import { serveInteractiveIos } from './interactive.ts';
 import { cleanDevice, ensureBaseline } from './cleaning.ts';
 import { type CrawlLimits, DEFAULT_CRAWL_LIMITS, crawl } from './crawler.ts';
 import { DeviceRecords } from './device-records.ts';
@@ -29,7 +31,7 @@ import { findTool, missingToolMessage, noRecording } from '../host/ffmpeg.ts';
 import { recordScreen } from './screen-recording.ts';
 
 /** What a real iPhone runs here; Appium client side and server-side packages are not offered on iOS yet. */
-export const IOS_KINDS: readonly ExecutionKind[] = ['xctest', 'xcuitest', 'crawler'];
+export const IOS_KINDS: readonly ExecutionKind[] = ['xctest', 'xcuitest', 'crawler', 'interactive'];
 
 export interface IosDriverOptions {
   /** Baselines and developer disk images live here. */
@@ -43,6 +45,8 @@ export interface IosDriverOptions {
   /** How long a rebooted device may take to answer again (default 3 min), and how often to look. */
   readonly bootTimeoutMs?: number;
   readonly pollMs?: number;
+  /** How long WebDriverAgent may take to answer once go-ios started it (default 90 s). */
+  readonly wdaReadyTimeoutMs?: number;
   /** ffmpeg, which encodes the phone's screen stream into a session's video (default `ffmpeg` on PATH). */
   readonly ffmpeg?: string;
 }
@@ -73,7 +77,7 @@ const LIST_CACHE_MS = 2000;
 export function createIosDriver(options: IosDriverOptions): Driver {
   const { goIos, signing, signer } = options;
   const records = new DeviceRecords(options.dataDir);
-  const automation = options.automation ?? wdaAutomation(goIos);
+  const automation = options.automation ?? wdaAutomation(goIos, { readyTimeoutMs: options.wdaReadyTimeoutMs });
   const cleaning = {
     goIos,
     records,
@@ -169,8 +173,29 @@ export function createIosDriver(options: IosDriverOptions): Driver {
         exitCode: null,
         artifacts: [],
       });
+      const failed = (error: unknown): ExecutionResult => {
+        if (context.signal.aborted)
+          return { outcome: 'STOPPED', failReason: null, testCases: [], exitCode: null, artifacts: [] };
+        // A build that may not run here fails the run with the reason; retrying cannot help it.
+        if (error instanceof Refusal)
+          return { outcome: 'COMPLETED', failReason: error.message, testCases: [], exitCode: null, artifacts: [] };
+        return infra((error as Error).message);
+      };
       if (!IOS_KINDS.includes(job.kind))
-        return infra(`iOS devices here run XCTest, XCUITest and the crawler, not ${job.kind} tests`);
+        return infra(
+          `iOS devices here run XCTest, XCUITest, the crawler and interactive sessions, not ${job.kind} tests`,
+        );
+      if (job.kind === 'interactive') {
+        const listed = (await list().catch(() => [])).find((device) => device.udid === job.serial);
+        return serveInteractiveIos(job, context, {
+          goIos,
+          signer,
+          signing,
+          udid: job.serial,
+          displayName: listed === undefined ? job.serial : modelName(listed.productType),
+          wdaReadyTimeoutMs: options.wdaReadyTimeoutMs,
+        }).catch(failed);
+      }
       if (job.app === null) return infra('the run has no app to install');
       if (job.kind !== 'crawler' && job.tests === null)
         return infra(`the run has no ${job.kind === 'xctest' ? 'XCTest bundle' : 'XCUITest runner'}`);
@@ -212,12 +237,7 @@ export function createIosDriver(options: IosDriverOptions): Driver {
           plan !== null && result.outcome === 'COMPLETED' ? await finalScreenshot(goIos, udid, job.workDir) : [];
         return { ...result, artifacts: [...result.artifacts, ...deviceLog, ...finalShot] };
       } catch (error) {
-        if (context.signal.aborted)
-          return { outcome: 'STOPPED', failReason: null, testCases: [], exitCode: null, artifacts: [] };
-        // A build that may not run here fails the run with the reason; retrying cannot help it.
-        if (error instanceof Refusal)
-          return { outcome: 'COMPLETED', failReason: error.message, testCases: [], exitCode: null, artifacts: [] };
-        return infra((error as Error).message);
+        return failed(error);
       }
     },
 

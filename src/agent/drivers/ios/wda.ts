@@ -37,6 +37,11 @@ const REQUEST_TIMEOUT_MS = 60_000;
 
 export class WdaError extends Error {}
 
+export interface Point {
+  readonly x: number;
+  readonly y: number;
+}
+
 /** A client of one WDA session over HTTP. */
 export class WdaClient {
   constructor(
@@ -81,9 +86,10 @@ export class WdaClient {
     }
   }
 
-  async createSession(bundleId: string): Promise<string> {
+  /** A session on the app (launched for it), or, without one, on whatever the device shows. */
+  async createSession(bundleId?: string): Promise<string> {
     const answer = (await this.request('POST', '/session', {
-      capabilities: { alwaysMatch: { bundleId, shouldWaitForQuiescence: true } },
+      capabilities: { alwaysMatch: bundleId === undefined ? {} : { bundleId, shouldWaitForQuiescence: true } },
     })) as {
       sessionId?: unknown;
       value?: { sessionId?: unknown };
@@ -106,22 +112,74 @@ export class WdaClient {
   }
 
   async tap(session: string, x: number, y: number): Promise<void> {
-    // W3C pointer actions: understood by every WDA since 2019, unlike its changing tap routes.
+    await this.finger(session, [
+      { type: 'pointerMove', duration: 0, x, y },
+      { type: 'pointerDown', button: 0 },
+      { type: 'pause', duration: 80 },
+      { type: 'pointerUp', button: 0 },
+    ]);
+  }
+
+  /** A finger moved from one point to the other in `ms`, as a person swipes. */
+  async swipe(session: string, from: Point, to: Point, ms: number): Promise<void> {
+    await this.finger(session, [
+      { type: 'pointerMove', duration: 0, x: from.x, y: from.y },
+      { type: 'pointerDown', button: 0 },
+      { type: 'pointerMove', duration: ms, x: to.x, y: to.y },
+      { type: 'pointerUp', button: 0 },
+    ]);
+  }
+
+  /**
+   * W3C pointer actions of one finger: understood by every WDA since 2019, unlike its changing
+   * tap routes (`/wda/tap/:uuid` became `/wda/tap`), and a swipe's duration is its movement's,
+   * where `/wda/dragfromtoforduration` holds the finger that long before it moves.
+   */
+  private async finger(session: string, actions: readonly Record<string, unknown>[]): Promise<void> {
     await this.request('POST', `/session/${session}/actions`, {
-      actions: [
-        {
-          type: 'pointer',
-          id: 'finger1',
-          parameters: { pointerType: 'touch' },
-          actions: [
-            { type: 'pointerMove', duration: 0, x, y },
-            { type: 'pointerDown', button: 0 },
-            { type: 'pause', duration: 80 },
-            { type: 'pointerUp', button: 0 },
-          ],
-        },
-      ],
+      actions: [{ type: 'pointer', id: 'finger1', parameters: { pointerType: 'touch' }, actions }],
     });
+  }
+
+  /** Pressed for `seconds` at a point (in points, as WDA's coordinates are). */
+  async touchAndHold(session: string, x: number, y: number, seconds: number): Promise<void> {
+    await this.request('POST', `/session/${session}/wda/touchAndHold`, { x, y, duration: seconds });
+  }
+
+  /** A hardware button: home, volumeup or volumedown (the volume ones on real devices only). */
+  async pressButton(session: string, name: 'home' | 'volumeup' | 'volumedown'): Promise<void> {
+    await this.request('POST', `/session/${session}/wda/pressButton`, { name });
+  }
+
+  async locked(): Promise<boolean> {
+    const answer = (await this.request('GET', '/wda/locked')) as { value?: unknown };
+    return answer.value === true;
+  }
+
+  /** The side button: locks the screen, or wakes and unlocks it (a device without a passcode). */
+  async lock(lock: boolean): Promise<void> {
+    await this.request('POST', lock ? '/wda/lock' : '/wda/unlock');
+  }
+
+  async orientation(session: string, orientation: 'PORTRAIT' | 'LANDSCAPE'): Promise<void> {
+    await this.request('POST', `/session/${session}/orientation`, { orientation });
+  }
+
+  /** Opens the URL as the system does (Safari for web addresses). */
+  async openUrl(session: string, url: string): Promise<void> {
+    await this.request('POST', `/session/${session}/url`, { url });
+  }
+
+  /** The screen in points as it is turned now, and how many pixels a point is. */
+  async screen(): Promise<{ width: number; height: number; scale: number }> {
+    const answer = (await this.request('GET', '/wda/screen')) as {
+      value?: { screenSize?: { width?: unknown; height?: unknown }; scale?: unknown };
+    };
+    const { width, height } = answer.value?.screenSize ?? {};
+    const scale = answer.value?.scale;
+    if (typeof width !== 'number' || typeof height !== 'number' || typeof scale !== 'number' || scale <= 0)
+      throw new WdaError('WebDriverAgent did not say the size of the screen');
+    return { width, height, scale };
   }
 
   async keys(session: string, text: string): Promise<void> {
@@ -143,32 +201,53 @@ export class WdaClient {
   }
 }
 
+/** WebDriverAgent running on a device, with a local port forwarded to it. */
+export interface RunningWda {
+  readonly client: WdaClient;
+  stop(): Promise<void>;
+}
+
+/** Starts WDA through go-ios and waits until it answers (up to `readyTimeoutMs`). */
+export async function startWda(
+  goIos: GoIos,
+  udid: string,
+  signal: AbortSignal,
+  readyTimeoutMs = 90_000,
+): Promise<RunningWda> {
+  const port = await freePort();
+  const said: LogLine[] = [];
+  const runner = goIos.start(['runwda', udidArg(udid)], { signal, onLogLine: (line) => said.push(line) });
+  const forward = goIos.start(['forward', String(port), String(WDA_DEVICE_PORT), udidArg(udid)], { signal });
+  let runnerGone = false;
+  void runner.exited.then(() => (runnerGone = true));
+  const stop = async () => {
+    await Promise.all([runner.stop(), forward.stop()]);
+  };
+  const client = new WdaClient(`http://127.0.0.1:${port}`, signal);
+  try {
+    const deadline = Date.now() + readyTimeoutMs;
+    while (!(await client.ready())) {
+      if (runnerGone) throw new WdaError(`go-ios could not start WebDriverAgent: ${lastError(said)}`);
+      if (Date.now() > deadline)
+        throw new WdaError(
+          `WebDriverAgent did not answer within ${Math.round(readyTimeoutMs / 1000)} s: ${lastError(said)}`,
+        );
+      await sleep(500, undefined, { signal });
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { client, stop };
+}
+
 /** WDA started through go-ios for each session; it takes up to `readyTimeoutMs` to answer. */
 export function wdaAutomation(goIos: GoIos, options: { readyTimeoutMs?: number } = {}): UiAutomation {
-  const readyTimeoutMs = options.readyTimeoutMs ?? 90_000;
   return {
     async open(udid, bundleId, signal) {
-      const port = await freePort();
-      const said: LogLine[] = [];
-      const runner = goIos.start(['runwda', udidArg(udid)], { signal, onLogLine: (line) => said.push(line) });
-      const forward = goIos.start(['forward', String(port), String(WDA_DEVICE_PORT), udidArg(udid)], { signal });
-      let runnerGone = false;
-      void runner.exited.then(() => (runnerGone = true));
-      const stop = async () => {
-        await Promise.all([runner.stop(), forward.stop()]);
-      };
-      const client = new WdaClient(`http://127.0.0.1:${port}`, signal);
+      const { client, stop } = await startWda(goIos, udid, signal, options.readyTimeoutMs);
       let session: string;
       try {
-        const deadline = Date.now() + readyTimeoutMs;
-        while (!(await client.ready())) {
-          if (runnerGone) throw new WdaError(`go-ios could not start WebDriverAgent: ${lastError(said)}`);
-          if (Date.now() > deadline)
-            throw new WdaError(
-              `WebDriverAgent did not answer within ${Math.round(readyTimeoutMs / 1000)} s: ${lastError(said)}`,
-            );
-          await sleep(500, undefined, { signal });
-        }
         session = await client.createSession(bundleId);
       } catch (error) {
         await stop();

@@ -6,7 +6,15 @@
  */
 import path from 'node:path';
 import type { Driver } from '../../driver.ts';
-import { findTool, missingToolMessage, noRecording, recordFrames, rgbaInput } from '../host/ffmpeg.ts';
+import { encoderStandby } from '../host/encoder-standby.ts';
+import {
+  findTool,
+  missingToolMessage,
+  noRecording,
+  recordFrames,
+  rgbaInput,
+  startFrameEncoder,
+} from '../host/ffmpeg.ts';
 import type { Sandbox } from '../host/sandbox.ts';
 import { crawl } from './crawler.ts';
 import { DeviceState } from './device-state.ts';
@@ -45,6 +53,12 @@ export function createVirtualDriver(options: {
       device.serial,
       new LiveScreen(home(device, states.get(device.serial)!), device.serial),
     ]),
+  );
+  // A video keeps one frame size for its whole length: the upright one (a turned screen is drawn into it).
+  const input = (screen: LiveScreen) => rgbaInput(screen.uprightSize.width, screen.uprightSize.height);
+  // The next session's ffmpeg starts while its device is cleaned (clean() below).
+  const standby = encoderStandby(path.join(options.dataDir, 'video-standby'), (serial, file) =>
+    startFrameEncoder({ ffmpeg: ffmpegCommand, file, input: input(lookup(serial).screen), fps: VIRTUAL_VIDEO_FPS }),
   );
   const lookup = (serial: string) => {
     const device = devices.get(serial);
@@ -93,7 +107,9 @@ export function createVirtualDriver(options: {
     async clean(serial, kind) {
       const { device, state, screen } = lookup(serial);
       const report = state.clean(kind);
+      screen.rotate('portrait');
       screen.show(home(device, state));
+      if (findTool(ffmpegCommand) !== null) standby.prepare(serial);
       return report;
     },
     async record(serial, dir) {
@@ -103,9 +119,10 @@ export function createVirtualDriver(options: {
       return recordFrames({
         ffmpeg,
         file: path.join(dir, 'video.mp4'),
-        input: rgbaInput(screen.size.width, screen.size.height),
+        input: input(screen),
         fps: VIRTUAL_VIDEO_FPS,
-        frame: () => screen.raster().data,
+        frame: () => screen.uprightRaster().data,
+        encoder: standby.take(serial),
       });
     },
     missingTools() {
@@ -113,6 +130,8 @@ export function createVirtualDriver(options: {
         ? [missingToolMessage(ffmpegCommand, 'device sessions on virtual devices will have no video')]
         : [];
     },
-    async close() {},
+    async close() {
+      await standby.close();
+    },
   };
 }

@@ -3,8 +3,9 @@
  * its UI model: a tap lands on what the screen drew there (render.ts hitTest): an app on the home
  * screen opens it, a field takes the focus and then the typed text, a toggle flips, a button does
  * what its label says (Continue/Next: the app's next screen; Sign in: signs in as the name typed).
- * Keys, rotation and the volume show as the device would tell them (back, home, a banner); an
- * installed app joins the home screen; a URL opens the browser. Every change is on the LiveScreen,
+ * Keys and the volume show as the device would tell them (back, home, a banner); rotation turns
+ * the screen (drawn in landscape, render.ts); an installed app joins the home screen; a URL opens
+ * the browser. Every change is on the LiveScreen,
  * so frames, screenshots and the video show it.
  */
 import path from 'node:path';
@@ -63,7 +64,6 @@ export function virtualInteractiveDevice(
   let focus: number | null = null;
   let screenOn = true;
   let volume = 7;
-  let orientation = 'portrait';
   const top = () => stack.at(-1)!;
   const show = () => live.show(screenOn ? top().screen : { ...blank(), banner: null });
   const blank = (): Screen => ({ platform, appId: null, title: '', elements: [], banner: null });
@@ -204,8 +204,7 @@ export function virtualInteractiveDevice(
         key(input.key);
         return null;
       case 'rotate':
-        orientation = input.orientation;
-        banner(`Rotated to ${orientation}`);
+        live.rotate(input.orientation);
         return null;
       case 'install': {
         const appId =

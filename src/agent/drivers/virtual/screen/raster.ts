@@ -77,6 +77,43 @@ export class Raster {
     }
   }
 
+  /**
+   * This raster shrunk to fit a `width`x`height` one (keeping its proportions), centred on
+   * `background`: each pixel the average of the pixels it covers, so that text stays legible.
+   */
+  fittedInto(width: number, height: number, background: Colour): Raster {
+    const target = new Raster(width, height, background);
+    const scale = Math.min(1, width / this.width, height / this.height);
+    const w = Math.floor(this.width * scale);
+    const h = Math.floor(this.height * scale);
+    const x0 = Math.floor((width - w) / 2);
+    const y0 = Math.floor((height - h) / 2);
+    for (let y = 0; y < h; y++) {
+      const sy0 = Math.floor(y / scale);
+      const sy1 = Math.max(sy0 + 1, Math.min(this.height, Math.floor((y + 1) / scale)));
+      for (let x = 0; x < w; x++) {
+        const sx0 = Math.floor(x / scale);
+        const sx1 = Math.max(sx0 + 1, Math.min(this.width, Math.floor((x + 1) / scale)));
+        let r = 0;
+        let g = 0;
+        let b = 0;
+        for (let sy = sy0; sy < sy1; sy++)
+          for (let sx = sx0; sx < sx1; sx++) {
+            const at = (sy * this.width + sx) * 4;
+            r += this.data[at]!;
+            g += this.data[at + 1]!;
+            b += this.data[at + 2]!;
+          }
+        const count = (sy1 - sy0) * (sx1 - sx0);
+        const to = ((y0 + y) * width + x0 + x) * 4;
+        target.data[to] = Math.round(r / count);
+        target.data[to + 1] = Math.round(g / count);
+        target.data[to + 2] = Math.round(b / count);
+      }
+    }
+    return target;
+  }
+
   png(): Buffer {
     const png = new PNG({ width: this.width, height: this.height });
     this.data.copy(png.data);

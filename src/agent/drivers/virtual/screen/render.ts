@@ -2,7 +2,9 @@
  * Draws a screen of the UI model (ui-model.ts) the way a phone shows it: a status bar with the time
  * and the battery, a title bar in the app's colour, then its elements, and the system's navigation
  * at the bottom. Android and iOS differ where they visibly do (status bar, title alignment,
- * navigation). Pure: the screen, the size and the clock decide every byte.
+ * navigation). A screen wider than tall (the device turned to landscape) lays its elements out in
+ * two columns side by side, as apps reflow their forms, and hitTest finds them where they were
+ * drawn. Pure: the screen, the size and the clock decide every byte.
  */
 import { GLYPH_HEIGHT, Raster, advance, fit, textWidth } from './raster.ts';
 import type { Element, Screen } from './ui-model.ts';
@@ -12,11 +14,18 @@ export interface ScreenSize {
   readonly height: number;
 }
 
-/** Even sides: H.264 in yuv420p, what browsers play, takes nothing else. */
+/** Upright. Even sides: H.264 in yuv420p, what browsers play, takes nothing else. */
 export const SCREEN_SIZES: Readonly<Record<Screen['platform'], ScreenSize>> = {
   ANDROID: { width: 320, height: 640 },
   IOS: { width: 300, height: 640 },
 };
+
+/** The size of a screen turned to `orientation`: in landscape its sides swap. */
+export function turned(size: ScreenSize, orientation: 'portrait' | 'landscape'): ScreenSize {
+  const long = Math.max(size.width, size.height);
+  const short = Math.min(size.width, size.height);
+  return orientation === 'landscape' ? { width: long, height: short } : { width: short, height: long };
+}
 
 const INK = 0x202124;
 const MUTED = 0x6b6f76;
@@ -34,13 +43,24 @@ export interface Clock {
   readonly battery: number;
 }
 
-/** Where an element of the screen was drawn (rows of a list: ROW_HEIGHT each from `top`). */
+/**
+ * Where an element of the screen was drawn (rows of a list: LIST_ROW_HEIGHT each from `top`, the
+ * first of them `firstRow`: a list that runs on into the next column has a box in each).
+ */
 export interface ElementBox {
   readonly index: number;
   readonly top: number;
   readonly bottom: number;
+  readonly left: number;
+  readonly right: number;
+  readonly firstRow: number;
 }
 export const LIST_ROW_HEIGHT = 36;
+const BUTTON_HEIGHT = 38;
+const FIELD_BOX_HEIGHT = 34;
+const TOGGLE_HEIGHT = 30;
+const TEXT_LINE_GAP = 6;
+const ELEMENT_GAP = 10;
 
 /** What is at a point of the drawn screen: an element (a list's row), the system navigation, or nothing. */
 export type Hit =
@@ -57,14 +77,15 @@ export function hitTest(screen: Screen, size: ScreenSize, x: number, y: number):
     const third = Math.min(2, Math.floor((x * 3) / size.width));
     return { kind: 'navigation', key: (['back', 'home', 'recents'] as const)[third]! };
   }
-  if (x < PAD || x >= size.width - PAD) return null;
-  const box = boxes.find((candidate) => y >= candidate.top && y < candidate.bottom);
+  const box = boxes.find(
+    (candidate) => y >= candidate.top && y < candidate.bottom && x >= candidate.left && x < candidate.right,
+  );
   if (box === undefined) return null;
   const element = screen.elements[box.index]!;
   return {
     kind: 'element',
     index: box.index,
-    row: element.kind === 'list' ? Math.floor((y - box.top) / LIST_ROW_HEIGHT) : null,
+    row: element.kind === 'list' ? box.firstRow + Math.floor((y - box.top) / LIST_ROW_HEIGHT) : null,
   };
 }
 
@@ -97,15 +118,41 @@ export function renderScreen(screen: Screen, size: ScreenSize, clock: Clock, box
     raster.text(PAD, titleY + (titleHeight - LINE_HEIGHT) / 2, title, PAGE, S);
   }
 
-  // Body.
+  // Body: a column of the elements; turned to landscape, where the screen is half as tall, an
+  // element that no longer fits starts a second column beside the first, and a list's rows run
+  // on into it (what fits in neither is cut, as below the fold of an upright screen).
   const bottom = size.height - navHeight - 8;
-  let y = titleY + titleHeight + 12;
-  for (const [index, element] of screen.elements.entries()) {
-    if (y >= bottom) break;
+  const bodyTop = titleY + titleHeight + 12;
+  const columnCount = size.width > size.height ? 2 : 1;
+  const inner = Math.floor((size.width - PAD * (columnCount + 1)) / columnCount);
+  let column = 0;
+  let y = bodyTop;
+  const nextColumn = () => {
+    if (column + 1 >= columnCount) return false;
+    column += 1;
+    y = bodyTop;
+    return true;
+  };
+  const place = (index: number, element: Element, firstRow = 0) => {
+    const left = PAD + column * (inner + PAD);
     const top = y;
-    y = drawElement(raster, element, y, bottom, size.width, accent);
-    boxes?.push({ index, top, bottom: y });
-    y += 10;
+    y = drawElement(raster, element, left, y, bottom, inner, accent);
+    boxes?.push({ index, top, bottom: y, left, right: left + inner, firstRow });
+  };
+  for (const [index, element] of screen.elements.entries()) {
+    if (element.kind === 'list') {
+      for (let first = 0; first < element.items.length;) {
+        if (y + LIST_ROW_HEIGHT > bottom && !nextColumn()) break;
+        const rows = Math.min(element.items.length - first, Math.floor((bottom - y) / LIST_ROW_HEIGHT));
+        place(index, { kind: 'list', items: element.items.slice(first, first + rows) }, first);
+        first += rows;
+      }
+    } else {
+      if (y > bodyTop && y + elementHeight(element, inner) > bottom) nextColumn();
+      if (y >= bottom) break;
+      place(index, element);
+    }
+    y += ELEMENT_GAP;
   }
 
   if (screen.banner !== null) {
@@ -133,37 +180,38 @@ export function renderScreen(screen: Screen, size: ScreenSize, clock: Clock, box
   return raster;
 }
 
+/** Draws the element `inner` wide from (left, y), cut at `bottom`; answers where it ends. */
 function drawElement(
   raster: Raster,
   element: Element,
+  left: number,
   y: number,
   bottom: number,
-  width: number,
+  inner: number,
   accent: number,
 ): number {
-  const inner = width - 2 * PAD;
   switch (element.kind) {
     case 'text': {
       const colour = element.tone === 'muted' ? MUTED : INK;
       let top = y;
       for (const line of wrap(element.text, columns(inner))) {
         if (top + LINE_HEIGHT > bottom) break;
-        raster.text(PAD, top, line, colour, S);
-        if (element.tone === 'strong') raster.text(PAD + 1, top, line, colour, S);
-        top += LINE_HEIGHT + 6;
+        raster.text(left, top, line, colour, S);
+        if (element.tone === 'strong') raster.text(left + 1, top, line, colour, S);
+        top += LINE_HEIGHT + TEXT_LINE_GAP;
       }
-      return top - 6;
+      return top - TEXT_LINE_GAP;
     }
     case 'button': {
-      const h = 38;
-      if (element.primary === true) raster.rounded(PAD, y, inner, h, 8, accent);
+      const h = BUTTON_HEIGHT;
+      if (element.primary === true) raster.rounded(left, y, inner, h, 8, accent);
       else {
-        raster.rounded(PAD, y, inner, h, 8, accent);
-        raster.rounded(PAD + 2, y + 2, inner - 4, h - 4, 6, PAGE);
+        raster.rounded(left, y, inner, h, 8, accent);
+        raster.rounded(left + 2, y + 2, inner - 4, h - 4, 6, PAGE);
       }
       const label = fit(element.label, columns(inner - 16));
       raster.text(
-        PAD + (inner - textWidth(label, S)) / 2,
+        left + (inner - textWidth(label, S)) / 2,
         y + (h - LINE_HEIGHT) / 2,
         label,
         element.primary ? PAGE : accent,
@@ -172,18 +220,18 @@ function drawElement(
       return y + h;
     }
     case 'field': {
-      raster.text(PAD, y, fit(element.label, columns(inner)), MUTED, S);
-      const top = y + LINE_HEIGHT + 6;
-      const h = 34;
-      raster.outline(PAD, top, inner, h, element.value === '' ? LINE : accent, 2);
+      raster.text(left, y, fit(element.label, columns(inner)), MUTED, S);
+      const top = y + LINE_HEIGHT + TEXT_LINE_GAP;
+      const h = FIELD_BOX_HEIGHT;
+      raster.outline(left, top, inner, h, element.value === '' ? LINE : accent, 2);
       const shown = element.secret === true ? '*'.repeat(Math.min(element.value.length, 12)) : element.value;
-      if (shown !== '') raster.text(PAD + 8, top + (h - LINE_HEIGHT) / 2, fit(shown, columns(inner - 16)), INK, S);
+      if (shown !== '') raster.text(left + 8, top + (h - LINE_HEIGHT) / 2, fit(shown, columns(inner - 16)), INK, S);
       return top + h;
     }
     case 'toggle': {
-      const h = 30;
-      raster.text(PAD, y + (h - LINE_HEIGHT) / 2, fit(element.label, columns(inner - 56)), INK, S);
-      const x = PAD + inner - 44;
+      const h = TOGGLE_HEIGHT;
+      raster.text(left, y + (h - LINE_HEIGHT) / 2, fit(element.label, columns(inner - 56)), INK, S);
+      const x = left + inner - 44;
       raster.rounded(x, y + 5, 44, 20, 10, element.on ? accent : LINE);
       raster.rounded(element.on ? x + 26 : x + 2, y + 7, 16, 16, 8, PAGE);
       return y + h;
@@ -193,13 +241,29 @@ function drawElement(
       let top = y;
       for (const item of element.items) {
         if (top + row > bottom) break;
-        raster.text(PAD, top + (row - LINE_HEIGHT) / 2, fit(item, columns(inner - 20)), INK, S);
-        raster.text(PAD + inner - advance(S) + S, top + (row - LINE_HEIGHT) / 2, '>', MUTED, S);
-        raster.fill(PAD, top + row - 1, inner, 1, LINE);
+        raster.text(left, top + (row - LINE_HEIGHT) / 2, fit(item, columns(inner - 20)), INK, S);
+        raster.text(left + inner - advance(S) + S, top + (row - LINE_HEIGHT) / 2, '>', MUTED, S);
+        raster.fill(left, top + row - 1, inner, 1, LINE);
         top += row;
       }
       return top;
     }
+  }
+}
+
+/** How tall drawElement draws the element when nothing cuts it. */
+function elementHeight(element: Element, inner: number): number {
+  switch (element.kind) {
+    case 'text':
+      return wrap(element.text, columns(inner)).length * (LINE_HEIGHT + TEXT_LINE_GAP) - TEXT_LINE_GAP;
+    case 'button':
+      return BUTTON_HEIGHT;
+    case 'field':
+      return LINE_HEIGHT + TEXT_LINE_GAP + FIELD_BOX_HEIGHT;
+    case 'toggle':
+      return TOGGLE_HEIGHT;
+    case 'list':
+      return element.items.length * LIST_ROW_HEIGHT;
   }
 }
 
