@@ -111,6 +111,8 @@ export function createIosDriver(options: IosDriverOptions): Driver {
     }
   };
   let listed: { at: number; devices: Promise<ListedDevice[]> } | null = null;
+  // A busy host's go-ios can fail one listing; the name a device was last listed under still holds.
+  const modelNames = new Map<string, string>();
   const list = (): Promise<ListedDevice[]> => {
     if (listed === null || Date.now() - listed.at > LIST_CACHE_MS) {
       const devices = listAnswering().catch((error: Error) => {
@@ -133,6 +135,7 @@ export function createIosDriver(options: IosDriverOptions): Driver {
         // answer yet (not trusted, booting) gets its baseline at its first cleaning.
         await ensureBaseline({ goIos, records }, device.udid).catch(() => undefined);
       }
+      for (const device of devices) modelNames.set(device.udid, modelName(device.productType));
       return devices.map((device) => ({
         serial: device.udid,
         displayName: modelName(device.productType),
@@ -187,12 +190,13 @@ export function createIosDriver(options: IosDriverOptions): Driver {
         );
       if (job.kind === 'interactive') {
         const listed = (await list().catch(() => [])).find((device) => device.udid === job.serial);
+        const displayName = listed === undefined ? modelNames.get(job.serial) : modelName(listed.productType);
         return serveInteractiveIos(job, context, {
           goIos,
           signer,
           signing,
           udid: job.serial,
-          displayName: listed === undefined ? job.serial : modelName(listed.productType),
+          displayName: displayName ?? job.serial,
           wdaReadyTimeoutMs: options.wdaReadyTimeoutMs,
         }).catch(failed);
       }
