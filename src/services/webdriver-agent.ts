@@ -69,7 +69,10 @@ export async function takeCommands(
       channel.checked = Date.now();
       const taken = await ctx.store.webDriver.takePending(deviceRunId);
       const commands = [...taken, ...channels.take(channel)];
-      const session = await ctx.store.webDriver.sessionOfDeviceRun(deviceRunId);
+      const session = await ctx.store.webDriver.sessionOfDeviceRun(deviceRunId).catch(async (error: unknown) => {
+        await giveBackCommands(ctx, channels, deviceRunId, commands).catch(() => undefined);
+        throw error;
+      });
       // An interactive session's row may come a moment after its device run was claimed
       // (services/interactive.ts): only its end, or its device run's, ends it.
       const over =
@@ -87,6 +90,27 @@ export async function takeCommands(
       }
     }
   }
+}
+
+/**
+ * Commands a poll took but could not hand to the agent (it hung up before the answer left, its
+ * socket closed, the poll failed after taking them): the agent's next poll, here or on another
+ * server, takes them again. Without this a command would wait unanswered until its client gave up.
+ */
+export async function giveBackCommands(
+  ctx: Context,
+  channels: WebDriverChannels,
+  deviceRunId: number,
+  commands: readonly { readonly id: number }[],
+): Promise<void> {
+  if (commands.length === 0) return;
+  const ids = commands.map((command) => command.id);
+  channels.giveBack(deviceRunId, ids.filter(isMemoryCommand));
+  await ctx.store.webDriver.untake(
+    deviceRunId,
+    ids.filter((id) => !isMemoryCommand(id)),
+  );
+  ctx.notifier.notify(commandTopic(deviceRunId));
 }
 
 const strip = (commands: readonly PolledCommand[]): PolledCommand[] =>

@@ -187,6 +187,22 @@ export function webDriverChannels(notifier: Notifier) {
       return channel.queue.splice(0);
     },
 
+    /**
+     * Commands a poll took but could not hand over (the agent hung up, the socket closed): queued
+     * again, ahead of the others, for the agent's next poll. Those answered or forgotten since stay out.
+     */
+    giveBack(deviceRunId: number, commandIds: readonly number[]): void {
+      const channel = channels.get(deviceRunId);
+      if (channel === undefined) return;
+      const back = commandIds.flatMap((id) => {
+        const command = channel.waiting.get(id)?.command;
+        return command === undefined || channel.queue.includes(command) ? [] : [command];
+      });
+      if (back.length === 0) return;
+      channel.queue.unshift(...back);
+      channel.wake?.();
+    },
+
     /** The agent's answer to a command sent in memory: its command, or undefined when it is not one. */
     answer(deviceRunId: number, agentId: number, commandId: number, answer: WebDriverAnswer): LocalCommand | undefined {
       const channel = channels.get(deviceRunId);

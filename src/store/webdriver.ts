@@ -123,6 +123,18 @@ export function webDriverStore(db: Kysely<Tables>) {
       return (rows as CommandRow[]).map(toCommand).sort((a, b) => a.id - b.id);
     },
 
+    /** Commands taken by a poll whose answer never left: the next poll takes them again. */
+    async untake(deviceRunId: number, ids: readonly number[]): Promise<void> {
+      if (ids.length === 0) return;
+      await db
+        .updateTable('webdriver_commands')
+        .set({ state: 'PENDING' })
+        .where('device_run_id', '=', deviceRunId)
+        .where('id', 'in', ids)
+        .where('state', '=', 'TAKEN')
+        .execute();
+    },
+
     /** True when this answer was the first for the command (a retried answer changes nothing). */
     async answer(id: number, deviceRunId: number, status: number, answer: string, now: number): Promise<boolean> {
       const result = await db

@@ -53,6 +53,24 @@ describe('WebDriver channels', () => {
     expect(channels.deviceRunOf('a')).toBeUndefined();
   });
 
+  it('gives a taken command back to the next poll, ahead of newer ones, unless it was answered since', () => {
+    const channels = webDriverChannels(memoryNotifier());
+    const channel = channels.attach(7, 1);
+    const first = channels.send(channel, command('/session/a/title'));
+    const answered = channels.send(channel, command('/session/a/url'));
+    expect(channels.take(channel)).toHaveLength(2);
+    channels.answer(7, 1, answered.command.id, { status: 200, body: '{"value":"u"}' });
+    const later = channels.send(channel, command('/session/a/source'));
+    let woken = false;
+    channel.wake = () => (woken = true);
+    channels.giveBack(7, [first.command.id, answered.command.id]);
+    expect(woken).toBe(true);
+    expect(channels.take(channel).map((each) => each.id)).toEqual([first.command.id, later.command.id]);
+    channels.giveBack(8, [first.command.id]);
+    expect(channels.take(channel)).toEqual([]);
+    channels.detach(7);
+  });
+
   it('is told when commands wait in the database, so that the poll looks there', async () => {
     const notifier = memoryNotifier();
     const channels = webDriverChannels(notifier);

@@ -32,7 +32,7 @@ import {
 import { addDevices, claim, heartbeat, hello } from '../../services/agent-session.ts';
 import { claimTurns } from '../../services/claim-turns.ts';
 import type { Context } from '../../services/context.ts';
-import { answerCommand, takeCommands } from '../../services/webdriver-agent.ts';
+import { answerCommand, giveBackCommands, takeCommands } from '../../services/webdriver-agent.ts';
 import type { WebDriverChannels } from '../../services/webdriver-channels.ts';
 import { storeFrame, storeLogLines } from '../../services/interactive.ts';
 import type { Agent } from '../../domain/agents.ts';
@@ -152,7 +152,17 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context, ch
       reply.raw.once('close', () => poll.abort(HUNG_UP));
       try {
         const deviceRunId = id(request.params.deviceRunId, 'Device run');
-        return json(await takeCommands(ctx, channels, agentOf(request), deviceRunId, request.body.waitMs, poll.signal));
+        const polled = await takeCommands(
+          ctx,
+          channels,
+          agentOf(request),
+          deviceRunId,
+          request.body.waitMs,
+          poll.signal,
+        );
+        // The agent hung up while the poll took them: its next poll takes them again.
+        if (poll.signal.aborted) await giveBackCommands(ctx, channels, deviceRunId, polled.commands);
+        return json(polled);
       } finally {
         polls.delete(poll);
       }
@@ -170,7 +180,9 @@ export function registerAgentProtocol(untyped: FastifyInstance, ctx: Context, ch
       reply.raw.once('close', () => poll.abort(HUNG_UP));
       try {
         const deviceRunId = id(request.params.deviceRunId, 'Device run');
-        return json(await answerCommand(ctx, channels, agentOf(request), deviceRunId, request.body, poll.signal));
+        const answered = await answerCommand(ctx, channels, agentOf(request), deviceRunId, request.body, poll.signal);
+        if (poll.signal.aborted) await giveBackCommands(ctx, channels, deviceRunId, answered.commands ?? []);
+        return json(answered);
       } finally {
         polls.delete(poll);
       }

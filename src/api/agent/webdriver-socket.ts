@@ -21,7 +21,7 @@ import {
 } from '../../protocol/v1.ts';
 import { AGENT_TOKEN_CACHE_MS, type AgentTokens } from '../../services/agent-tokens.ts';
 import type { Context } from '../../services/context.ts';
-import { answerCommand, takeCommands } from '../../services/webdriver-agent.ts';
+import { answerCommand, giveBackCommands, takeCommands } from '../../services/webdriver-agent.ts';
 import type { WebDriverChannels } from '../../services/webdriver-channels.ts';
 
 /** How long one wait for a session's commands lasts before it looks again (the session may be over). */
@@ -79,8 +79,9 @@ function serve(ctx: Context, channels: WebDriverChannels, agent: Agent, ws: WebS
   const closed = new AbortController();
   /** The sessions whose commands this socket carries, and what stops that. */
   const served = new Map<number, AbortController>();
-  const send = (frame: WebDriverSocketServerFrame) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
+  const send = (frame: WebDriverSocketServerFrame, unsent?: () => void) => {
+    if (ws.readyState !== ws.OPEN) return unsent?.();
+    ws.send(JSON.stringify(frame), (error) => error && unsent?.());
   };
   ws.on('close', () => closed.abort(CLOSED));
   ws.on('error', () => ws.terminate());
@@ -122,7 +123,13 @@ function serve(ctx: Context, channels: WebDriverChannels, agent: Agent, ws: WebS
     try {
       while (!signal.aborted) {
         const polled = await takeCommands(ctx, channels, agent, deviceRunId, POLL_MS, signal);
-        if (polled.commands.length > 0 || polled.ended) send({ type: 'commands', deviceRunId, ...polled });
+        if (polled.commands.length > 0 || polled.ended)
+          send({ type: 'commands', deviceRunId, ...polled }, () => {
+            // Not written: the socket is going, and the agent polls over HTTP from now on, where it
+            // takes them again. This socket stops serving the session (it would take them back).
+            served.get(deviceRunId)?.abort(CLOSED);
+            void giveBackCommands(ctx, channels, deviceRunId, polled.commands).catch(() => undefined);
+          });
         if (polled.ended) return;
       }
     } catch (error) {
