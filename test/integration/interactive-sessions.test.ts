@@ -34,11 +34,26 @@ describe.each(ENGINES)('interactive sessions (%s)', (engine) => {
   // The first case timed out once in a whole-suite run and passed alone every time since: what the
   // agent said is where the next failure should be read.
   let agentLog: string[] = [];
+  /** What the test did and when: with the commands' states, where a hang was. */
+  let trace: string[] = [];
   beforeEach(async () => {
     agentLog = [];
-    onTestFailed(() =>
-      console.error(`[interactive-sessions] the agent's last lines:\n${agentLog.slice(-80).join('\n')}`),
-    );
+    trace = [];
+    onTestFailed(async () => {
+      const commands = await h.database.db
+        .selectFrom('webdriver_commands')
+        .select(['id', 'path', 'state', 'status', 'create_time', 'answer_time'])
+        .orderBy('id')
+        .execute()
+        .catch((error: Error) => error.message);
+      console.error(
+        [
+          `[interactive-sessions] the agent's last lines:\n${agentLog.slice(-80).join('\n')}`,
+          `the test's steps:\n${trace.join('\n')}`,
+          `the commands:\n${JSON.stringify(commands, null, 1)}`,
+        ].join('\n'),
+      );
+    });
     h = await createHarness(engine, { limits: { heartbeatMs: 200, claimWaitMs: 200 } });
     host = await listenWithVirtualHost(h, 'live', {
       log: (line) => agentLog.push(`${new Date().toISOString()} ${line}`),
@@ -50,8 +65,12 @@ describe.each(ENGINES)('interactive sessions (%s)', (engine) => {
   afterEach(async () => host.stop());
 
   const reserve = (user: TestUser, form: Record<string, string> = {}) => reserveDevice(user, deviceId, form);
-  const input = (user: TestUser, id: number, form: Record<string, string>) =>
-    user.call('POST', `/api/me/device-sessions/${id}/input`, { json: true, form });
+  const input = async (user: TestUser, id: number, form: Record<string, string>) => {
+    trace.push(`${new Date().toISOString()} input ${form.action}`);
+    const answer = await user.call('POST', `/api/me/device-sessions/${id}/input`, { json: true, form });
+    trace.push(`${new Date().toISOString()} input ${form.action}: ${answer.status}`);
+    return answer;
+  };
 
   it('reserves a device, streams its screen, taps, types, installs, releases; the device ends cleaned and free', async () => {
     const app = await fixtures.file(h.ctx, alice.user, {
@@ -65,6 +84,7 @@ describe.each(ENGINES)('interactive sessions (%s)', (engine) => {
       },
     });
     const id = await reserve(alice);
+    trace.push(`${new Date().toISOString()} reserved ${id}`);
 
     // The live screen: a first frame at once, a new one after the install changes the screen.
     const live = `${url.origin}/api/me/device-sessions/${id}/live`;
@@ -74,6 +94,7 @@ describe.each(ENGINES)('interactive sessions (%s)', (engine) => {
       alice.key,
       (seen) => seen.length >= 2,
       async (seen) => {
+        trace.push(`${new Date().toISOString()} frame ${seen.length}`);
         if (seen.length !== 1 || installed) return;
         installed = true;
         const answer = await input(alice, id, { action: 'install', fileId: String(app.id) });
@@ -91,7 +112,10 @@ describe.each(ENGINES)('interactive sessions (%s)', (engine) => {
       const hit = hitTest(home, SCREEN_SIZES.ANDROID, 100, at);
       return hit?.kind === 'element' && hit.row === 2;
     })!;
-    const screenshot = () => sessionScreenshot(url.origin, alice, id);
+    const screenshot = async () => {
+      trace.push(`${new Date().toISOString()} screenshot`);
+      return sessionScreenshot(url.origin, alice, id);
+    };
     const before = await screenshot();
     expect((await input(alice, id, { action: 'tap', x: '100', y: String(y + 10) })).status).toBe(200);
     const signIn = await screenshot();
