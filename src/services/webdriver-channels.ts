@@ -81,7 +81,14 @@ export interface SentCommand {
 
 export type WebDriverChannels = ReturnType<typeof webDriverChannels>;
 
-export function webDriverChannels(notifier: Notifier) {
+/**
+ * `source.notifier` is read at each use, not once: the app's context may hand over to another
+ * store and notifier (the tests' app pool, test/support/app-pool.ts, leases one app to test after
+ * test). The channels of the one before are dropped then: they name device runs of another store,
+ * and their watchers listen where nothing is sent any more (each command took the 5 s recheck).
+ */
+export function webDriverChannels(source: { readonly notifier: Notifier }) {
+  let notifier = source.notifier;
   const channels = new Map<number, Channel>();
   /** Sessions whose commands reached this server, and their device runs (a session never changes device run). */
   const sessions = new Map<string, number>();
@@ -107,9 +114,19 @@ export function webDriverChannels(notifier: Notifier) {
     }
   }
 
+  const follow = () => {
+    if (source.notifier === notifier) return;
+    for (const channel of channels.values()) channel.stop.abort();
+    channels.clear();
+    sessions.clear();
+    seen.clear();
+    notifier = source.notifier;
+  };
+
   return {
     /** The agent holding the device run polls here (checked by the caller): its channel. */
     attach(deviceRunId: number, agentId: number): Channel {
+      follow();
       // Channels of agents that died without a word, and their sessions, go after a while.
       for (const [id, stale] of channels)
         if (stale.wake === null && Date.now() - stale.lastSeen > FORGET_MS) this.detach(id);
@@ -137,16 +154,18 @@ export function webDriverChannels(notifier: Notifier) {
 
     /** The agent's channel if it already polled here for this device run. */
     of(deviceRunId: number, agentId: number): Channel | undefined {
+      follow();
       const channel = channels.get(deviceRunId);
       return channel?.agentId === agentId ? channel : undefined;
     },
 
     /** The session's device run, once a command of it was checked against the database here. */
-    deviceRunOf: (sessionId: string) => sessions.get(sessionId),
-    remember: (sessionId: string, deviceRunId: number) => void sessions.set(sessionId, deviceRunId),
+    deviceRunOf: (sessionId: string) => (follow(), sessions.get(sessionId)),
+    remember: (sessionId: string, deviceRunId: number) => (follow(), void sessions.set(sessionId, deviceRunId)),
 
     /** The channel of an agent polling here now, or a moment ago (it is sending an answer). */
     live(deviceRunId: number): Channel | undefined {
+      follow();
       const channel = channels.get(deviceRunId);
       if (channel === undefined) return undefined;
       if (channel.wake !== null || Date.now() - channel.lastSeen < LIVE_MS) return channel;
@@ -154,7 +173,7 @@ export function webDriverChannels(notifier: Notifier) {
     },
 
     /** The agent sent this server a request. */
-    agentSeen: (agentId: number) => void seen.set(agentId, Date.now()),
+    agentSeen: (agentId: number) => (follow(), void seen.set(agentId, Date.now())),
 
     send(channel: Channel, command: Omit<LocalCommand, 'id'>): SentCommand {
       const sent: LocalCommand = { ...command, id: commandId(channel) };

@@ -11,7 +11,7 @@ const command = (path: string) => ({ deviceRunId: 7, method: 'GET', path, body: 
 
 describe('WebDriver channels', () => {
   it('hands a command to the agent that polls here, and only its answer resolves the client', async () => {
-    const channels = webDriverChannels(memoryNotifier());
+    const channels = webDriverChannels({ notifier: memoryNotifier() });
     const channel = channels.attach(7, 1);
     let woken = false;
     channel.wake = () => (woken = true);
@@ -38,7 +38,7 @@ describe('WebDriver channels', () => {
   });
 
   it('takes back a command no poll took, for the database path; a detached channel is not live', () => {
-    const channels = webDriverChannels(memoryNotifier());
+    const channels = webDriverChannels({ notifier: memoryNotifier() });
     const channel = channels.attach(7, 1);
     expect(channels.live(7)).toBe(channel);
     const sent = channels.send(channel, command('/session/a/title'));
@@ -54,7 +54,7 @@ describe('WebDriver channels', () => {
   });
 
   it('gives a taken command back to the next poll, ahead of newer ones, unless it was answered since', () => {
-    const channels = webDriverChannels(memoryNotifier());
+    const channels = webDriverChannels({ notifier: memoryNotifier() });
     const channel = channels.attach(7, 1);
     const first = channels.send(channel, command('/session/a/title'));
     const answered = channels.send(channel, command('/session/a/url'));
@@ -73,7 +73,7 @@ describe('WebDriver channels', () => {
 
   it('is told when commands wait in the database, so that the poll looks there', async () => {
     const notifier = memoryNotifier();
-    const channels = webDriverChannels(notifier);
+    const channels = webDriverChannels({ notifier });
     const channel = channels.attach(7, 1);
     channel.dirty = false;
     const woken = new Promise<void>((resolve) => (channel.wake = resolve));
@@ -88,8 +88,29 @@ describe('WebDriver channels', () => {
     expect(channels.live(7)).toBeUndefined();
   });
 
+  it('follows its context to another notifier, dropping the channels of the one before', async () => {
+    // The tests' app pool hands one app from test to test: each with its own store and notifier.
+    const source = { notifier: memoryNotifier() };
+    const channels = webDriverChannels(source);
+    const before = channels.attach(7, 1);
+    channels.remember('a', 7);
+    source.notifier = memoryNotifier();
+    expect(channels.of(7, 1)).toBeUndefined();
+    expect(before.stop.signal.aborted).toBe(true);
+    expect(channels.deviceRunOf('a')).toBeUndefined();
+    const after = channels.attach(7, 1);
+    expect(after).not.toBe(before);
+    after.dirty = false;
+    const woken = new Promise<void>((resolve) => (after.wake = resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    source.notifier.notify(commandTopic(7));
+    await woken;
+    expect(after.dirty).toBe(true);
+    channels.close();
+  });
+
   it('writes the log in order behind the answers, and reports a failed write to a later answer', async () => {
-    const channels = webDriverChannels(memoryNotifier());
+    const channels = webDriverChannels({ notifier: memoryNotifier() });
     channels.attach(7, 1);
     const written: string[] = [];
     let release!: () => void;
