@@ -39,6 +39,9 @@ export async function serveSession(options: RelayOptions, handle: WebDriverHandl
   const logFile = sessionLogPath(options.dir);
   fs.mkdirSync(shots, { recursive: true });
   fs.writeFileSync(logFile, '');
+  const sessionLog = appendingLog(logFile, (error) =>
+    options.log(`device run ${deviceRunId}: the session's log: ${error.message}`),
+  );
   let idleMs = DEFAULT_NEW_COMMAND_TIMEOUT_SECONDS * 1000;
   let lastCommand = Date.now();
   let commands = 0;
@@ -167,6 +170,7 @@ export async function serveSession(options: RelayOptions, handle: WebDriverHandl
     return await relayCommands();
   } finally {
     socket?.close();
+    await sessionLog.flush();
   }
 
   /** The socket failed the session: the rest goes over HTTP. */
@@ -204,10 +208,7 @@ export async function serveSession(options: RelayOptions, handle: WebDriverHandl
         const { reply, done } = await run(command);
         // The idle time counts from here: the answer's request may wait for the next command.
         lastCommand = Date.now();
-        fs.appendFileSync(
-          logFile,
-          `${new Date().toISOString()} ${command.method} ${command.path} -> ${reply.status}\n`,
-        );
+        sessionLog.add(`${new Date().toISOString()} ${command.method} ${command.path} -> ${reply.status}\n`);
         const answer = {
           commandId: command.id,
           status: reply.status,
@@ -236,6 +237,34 @@ export async function serveSession(options: RelayOptions, handle: WebDriverHandl
       if (poll.ended) return end('ended', started ? 'the session was ended by the cloud' : null);
     }
   }
+}
+
+/**
+ * The session's log, written behind the answers: a synchronous append per command held the answer
+ * back by a file system call each (issue 19). Lines that come while a write is on its way go in
+ * the next one, in order; `flush` settles once all of them are on disk (the log is uploaded after).
+ */
+function appendingLog(file: string, failed: (error: Error) => void) {
+  let lines: string[] = [];
+  let writing: Promise<void> | null = null;
+  const write = async (): Promise<void> => {
+    while (lines.length > 0) {
+      const text = lines.join('');
+      lines = [];
+      await fs.promises.appendFile(file, text).catch(failed);
+    }
+    writing = null;
+  };
+  return {
+    add(line: string): void {
+      lines.push(line);
+      // After the answer has left: the write starts on the next turn of the event loop.
+      writing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(write);
+    },
+    flush: async (): Promise<void> => {
+      while (writing !== null) await writing;
+    },
+  };
 }
 
 const answered = (socket: SocketSession, answer: Parameters<SocketSession['answer']>[0]) =>

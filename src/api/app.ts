@@ -121,7 +121,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerRoutes(app, specs, known, { ctx: options.ctx, publicUrl: options.publicUrl });
   // The hub hands commands to agents polling this server in memory (services/webdriver-channels.ts).
-  const channels = webDriverChannels(options.ctx.notifier);
+  const channels = webDriverChannels(options.ctx.notifier, {
+    writeLog: (rows) => options.ctx.store.webDriver.insertAnswered(rows),
+  });
   app.addHook('onClose', async () => channels.close());
   registerAgentProtocol(app, options.ctx, channels);
   registerWebDriverSocket(app, options.ctx, channels, agentTokens);
