@@ -201,12 +201,8 @@ export async function waitForAnswer(
  * look and the wait is not lost (it would cost the wait's whole timeout).
  */
 export function listen(ctx: Context, topic: string, timeoutMs: number, signal: AbortSignal) {
-  const stop = new AbortController();
-  const woken = ctx.notifier.wait(topic, timeoutMs, AbortSignal.any([signal, stop.signal]));
-  return { woken, cancel: () => stop.abort(CANCELLED) };
+  return ctx.notifier.listen(topic, timeoutMs, signal);
 }
-/** Given to abort(): without a reason it builds a DOMException, stack and all, per wait (issue 19). */
-const CANCELLED = new DOMException('The wait is over', 'AbortError');
 
 /** The command log of a device session (GET …/device-sessions/{id}/commands). */
 export async function deviceRunCommands(
