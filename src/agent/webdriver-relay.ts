@@ -39,6 +39,9 @@ export async function serveSession(options: RelayOptions, handle: WebDriverHandl
   const logFile = sessionLogPath(options.dir);
   fs.mkdirSync(shots, { recursive: true });
   fs.writeFileSync(logFile, '');
+  const sessionLog = appendingLog(logFile, (error) =>
+    options.log(`device run ${deviceRunId}: the session's log: ${error.message}`),
+  );
   let idleMs = DEFAULT_NEW_COMMAND_TIMEOUT_SECONDS * 1000;
   let lastCommand = Date.now();
   let commands = 0;
@@ -167,6 +170,7 @@ export async function serveSession(options: RelayOptions, handle: WebDriverHandl
     return await relayCommands();
   } finally {
     socket?.close();
+    await sessionLog.flush();
   }
 
   /** The socket failed the session: the rest goes over HTTP. */
@@ -204,10 +208,7 @@ export async function serveSession(options: RelayOptions, handle: WebDriverHandl
         const { reply, done } = await run(command);
         // The idle time counts from here: the answer's request may wait for the next command.
         lastCommand = Date.now();
-        fs.appendFileSync(
-          logFile,
-          `${new Date().toISOString()} ${command.method} ${command.path} -> ${reply.status}\n`,
-        );
+        sessionLog.add(`${new Date().toISOString()} ${command.method} ${command.path} -> ${reply.status}\n`);
         const answer = {
           commandId: command.id,
           status: reply.status,
@@ -236,6 +237,38 @@ export async function serveSession(options: RelayOptions, handle: WebDriverHandl
       if (poll.ended) return end('ended', started ? 'the session was ended by the cloud' : null);
     }
   }
+}
+
+/** How long a line of the session's log may wait to be written with the ones after it. */
+const SESSION_LOG_EVERY_MS = 100;
+
+/**
+ * The session's log, written behind the answers: a synchronous append per command held each answer
+ * back by a file system call, and an asynchronous one per command cost more (an open, a write and
+ * a close each; issue 19). The lines of SESSION_LOG_EVERY_MS go in one append, in order; `flush`
+ * settles once all of them are on disk (the log is uploaded after the session).
+ */
+function appendingLog(file: string, failed: (error: Error) => void) {
+  let lines: string[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  let written = Promise.resolve();
+  const write = (): Promise<void> => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    if (lines.length > 0) {
+      const text = lines.join('');
+      lines = [];
+      written = written.then(() => fs.promises.appendFile(file, text).catch(failed));
+    }
+    return written;
+  };
+  return {
+    add(line: string): void {
+      lines.push(line);
+      timer ??= setTimeout(write, SESSION_LOG_EVERY_MS);
+    },
+    flush: write,
+  };
 }
 
 const answered = (socket: SocketSession, answer: Parameters<SocketSession['answer']>[0]) =>

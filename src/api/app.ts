@@ -3,11 +3,9 @@
  * role adds `listen()`. Plug-ins load in a fixed order: body parsers, OpenAPI, authentication,
  * error rendering, then the route table.
  */
-import { hash } from 'node:crypto';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import cookie from '@fastify/cookie';
-import etag from '@fastify/etag';
 import { AccessLog } from './access-log.ts';
 import { registerDashboardModules } from './dashboard-modules.ts';
 import { registerWebSession } from './web-session.ts';
@@ -20,9 +18,10 @@ import secureJson from 'secure-json-parse';
 import type { Context } from '../services/context.ts';
 import { registerAgentProtocol } from './agent/routes.ts';
 import { registerWebDriverSocket } from './agent/webdriver-socket.ts';
-import { registerWebDriverHub } from './webdriver.ts';
+import { HUB_PREFIX, registerWebDriverHub } from './webdriver.ts';
 import { webDriverChannels } from '../services/webdriver-channels.ts';
 import { registerAuth } from './plugins/auth.ts';
+import { registerEtags } from './plugins/etag.ts';
 import { frameworkErrors, registerErrorHandling } from './plugins/errors.ts';
 import { registerPasswordGuesses } from './plugins/password-guesses.ts';
 import { type RateLimits, registerRateLimits } from './plugins/rate-limit.ts';
@@ -85,9 +84,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(formbody);
   await app.register(cookie);
   // Clients poll a run's status every few seconds: an answer that did not change is a 304 with no
-  // body (docs/api.md#conditional-requests). SHA-1, the plug-in's default (its FNV-1a is deprecated),
-  // in one call rather than a Hash object per answer: about half the time on a small answer.
-  await app.register(etag, { hashFn: (payload) => hash('sha1', payload, 'base64') });
+  // body (docs/api.md#conditional-requests). Not the WebDriver hub's answers (plugins/etag.ts).
+  registerEtags(app, (url) => url.startsWith(HUB_PREFIX));
   // Files are read part by part in the upload handlers; limits are set per request there.
   await app.register(multipart);
   registerJsonParser(app);
@@ -121,7 +119,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerRoutes(app, specs, known, { ctx: options.ctx, publicUrl: options.publicUrl });
   // The hub hands commands to agents polling this server in memory (services/webdriver-channels.ts).
-  const channels = webDriverChannels(options.ctx);
+  const channels = webDriverChannels(options.ctx, {
+    writeLog: (rows) => options.ctx.store.webDriver.insertAnswered(rows),
+  });
   app.addHook('onClose', async () => channels.close());
   registerAgentProtocol(app, options.ctx, channels);
   registerWebDriverSocket(app, options.ctx, channels, agentTokens);

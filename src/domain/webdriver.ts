@@ -203,3 +203,15 @@ export interface WebDriverCommand {
   readonly createTime: number;
   readonly answerTime: number | null;
 }
+
+/** A command relayed in memory and its answer, as the command log keeps it (services/webdriver-log.ts). */
+export interface LoggedCommand {
+  readonly deviceRunId: number;
+  readonly method: string;
+  readonly path: string;
+  readonly body: string;
+  readonly status: number;
+  readonly answer: string;
+  readonly createTime: number;
+  readonly answerTime: number;
+}

@@ -145,7 +145,7 @@ async function record(
     // The client has its answer already. The log is written behind it, in order, while the agent
     // goes on; a failed write fails a later answer (which the agent retries), and the session's
     // last command waits for its own, so that the log is whole when the device run ends.
-    const write = logRelayed(ctx, channels, local, answer);
+    const write = logRelayed(channels, local, answer, ctx.clock());
     await (isLastCommand(local) ? write.this : write.room());
     return { ok: true };
   }

@@ -9,8 +9,10 @@
  * its app; nothing here survives a restart, and nothing needs to: an agent that loses its server
  * polls another, where the database path serves it.
  */
+import type { LoggedCommand } from '../domain/webdriver.ts';
 import type { Notifier } from '../store/notifier.ts';
 import type { WebDriverAnswer } from './webdriver.ts';
+import { type CommandLog, type LogEntry, type WriteLog, commandLog } from './webdriver-log.ts';
 
 /**
  * Ids of commands relayed in memory are drawn at random from the upper half of the safe integers,
@@ -36,8 +38,6 @@ export interface LocalCommand {
 
 /** How long after its last poll here an agent is still taken as polling here (it is between two polls). */
 const LIVE_MS = 2000;
-/** How many command log writes may be outstanding before an answer waits for them. */
-const LOG_BACKLOG = 16;
 /** How long a channel no agent polls is kept. */
 const FORGET_MS = 15 * 60_000;
 
@@ -51,12 +51,8 @@ interface Channel {
   /** Wakes the agent's poll waiting here. */
   wake: (() => void) | null;
   lastSeen: number;
-  /** The command log's last write: one at a time, in order, behind the answers. */
-  logged: Promise<void>;
-  /** The command log's writes not done yet, oldest first. */
-  readonly backlog: Promise<void>[];
-  /** A write of the command log that failed, not yet reported. */
-  failed?: unknown;
+  /** The command log of its session, written behind the answers. */
+  readonly log: CommandLog;
   /** Commands may wait in the database (a notification came since the agent's poll last looked there). */
   dirty: boolean;
   /** When the agent's poll last looked at the database (for commands, and whether the session is over). */
@@ -84,10 +80,14 @@ export type WebDriverChannels = ReturnType<typeof webDriverChannels>;
 /**
  * `source.notifier` is read at each use, not once: the app's context may hand over to another
  * store and notifier (the tests' app pool, test/support/app-pool.ts, leases one app to test after
- * test). The channels of the one before are dropped then: they name device runs of another store,
- * and their watchers listen where nothing is sent any more (each command took the 5 s recheck).
+ * test). The channels of the one before are dropped then, their unwritten log rows too: they name
+ * device runs of another store, and their watchers listen where nothing is sent any more (each
+ * command took the 5 s recheck).
  */
-export function webDriverChannels(source: { readonly notifier: Notifier }) {
+export function webDriverChannels(
+  source: { readonly notifier: Notifier },
+  options: { writeLog: WriteLog; logEveryMs?: number },
+) {
   let notifier = source.notifier;
   const channels = new Map<number, Channel>();
   /** Sessions whose commands reached this server, and their device runs (a session never changes device run). */
@@ -116,7 +116,10 @@ export function webDriverChannels(source: { readonly notifier: Notifier }) {
 
   const follow = () => {
     if (source.notifier === notifier) return;
-    for (const channel of channels.values()) channel.stop.abort();
+    for (const channel of channels.values()) {
+      channel.stop.abort();
+      channel.log.discard();
+    }
     channels.clear();
     sessions.clear();
     seen.clear();
@@ -132,6 +135,8 @@ export function webDriverChannels(source: { readonly notifier: Notifier }) {
         if (stale.wake === null && Date.now() - stale.lastSeen > FORGET_MS) this.detach(id);
       let channel = channels.get(deviceRunId);
       if (channel === undefined || channel.agentId !== agentId) {
+        // Another agent's channel (the device run changed hands): its log's rows come first.
+        const before = channel?.log.flush();
         channel = {
           deviceRunId,
           agentId,
@@ -139,8 +144,7 @@ export function webDriverChannels(source: { readonly notifier: Notifier }) {
           waiting: new Map(),
           wake: null,
           lastSeen: Date.now(),
-          logged: Promise.resolve(),
-          backlog: [],
+          log: commandLog(options.writeLog, options.logEveryMs, before),
           dirty: true,
           checked: 0,
           stop: new AbortController(),
@@ -234,44 +238,33 @@ export function webDriverChannels(source: { readonly notifier: Notifier }) {
     },
 
     /**
-     * Writes to the command log behind the device run's earlier writes, in order. `this` settles
-     * with this write; `room` once fewer than LOG_BACKLOG writes are ahead of it (it rejects if
-     * one of them failed), so that a slow database slows the agent down rather than piling up.
+     * Logs a command answered in memory, behind the device run's earlier ones, in order
+     * (services/webdriver-log.ts); `last`, the session's end, is written at once.
      */
-    logAfter(deviceRunId: number, write: () => Promise<void>): { room: () => Promise<void>; this: Promise<void> } {
-      const channel = channels.get(deviceRunId);
-      const previous = channel?.logged ?? Promise.resolve();
-      const next = previous.then(write, write);
-      if (channel === undefined) {
-        next.catch(() => undefined);
-        return { room: () => previous, this: next };
-      }
-      // A failure is surfaced by the next answer that makes room, or by the session's last.
-      next.catch((error: unknown) => (channel.failed ??= error));
-      channel.logged = next;
-      channel.backlog.push(next);
-      const done = () => void channel.backlog.splice(channel.backlog.indexOf(next), 1);
-      next.then(done, done);
-      const ahead = channel.backlog.length - 1;
-      return {
-        room: async () => {
-          if (ahead >= LOG_BACKLOG) await channel.backlog[ahead - LOG_BACKLOG]?.catch(() => undefined);
-          const failed = channel.failed;
-          channel.failed = undefined;
-          if (failed !== undefined) throw failed;
-        },
-        this: next,
-      };
+    logAfter(row: LoggedCommand, last: boolean): LogEntry {
+      const log = channels.get(row.deviceRunId)?.log;
+      if (log !== undefined) return log.add(row, last);
+      // The channel is gone (the session ended here meanwhile): this one alone.
+      const written = options.writeLog([row]);
+      written.catch(() => undefined);
+      return { room: async () => undefined, this: written };
     },
 
-    /** The server closes: the watchers stop (a wait in them would hold the process up to a minute). */
-    close(): void {
+    /**
+     * The server closes: the watchers stop (a wait in them would hold the process up to a minute),
+     * and what the command logs hold is written.
+     */
+    async close(): Promise<void> {
+      const logs = [...channels.values()].map((channel) => channel.log);
       for (const id of [...channels.keys()]) this.detach(id);
+      await Promise.all(logs.map((log) => log.flush()));
     },
 
     /** The session is over: what is still waiting stays unanswered here (its waiter sees the device run end). */
     detach(deviceRunId: number): void {
-      channels.get(deviceRunId)?.stop.abort();
+      const channel = channels.get(deviceRunId);
+      channel?.stop.abort();
+      void channel?.log.flush();
       channels.delete(deviceRunId);
       for (const [sessionId, of] of sessions) if (of === deviceRunId) sessions.delete(sessionId);
     },

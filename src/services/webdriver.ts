@@ -110,7 +110,7 @@ async function waitInMemory(
       if (Date.now() >= takeBy && sent.withdraw()) return undefined;
       const handed = await ctx.store.webDriver.takeHandoff(id, deviceRunId);
       if (handed !== undefined) {
-        const write = logRelayed(ctx, channels, sent.command, handed);
+        const write = logRelayed(channels, sent.command, handed, ctx.clock());
         if (isLastCommand(sent.command)) await write.this;
         return handed;
       }
@@ -139,14 +139,12 @@ export const isLastCommand = (command: { method: string; path: string }) =>
   command.method === 'DELETE' && /^\/session\/[^/]+$/.test(command.path);
 
 /**
- * Logs a command relayed in memory, once answered, behind the device run's earlier log writes
- * (services/webdriver-channels.ts `logAfter`).
+ * Logs a command relayed in memory, once answered, behind the device run's earlier ones
+ * (services/webdriver-log.ts); the session's last command is written at once.
  */
-export function logRelayed(ctx: Context, channels: WebDriverChannels, command: LocalCommand, answer: WebDriverAnswer) {
-  return channels.logAfter(command.deviceRunId, async () => {
-    // Once the client's answer is on its way: on SQLite the insert would hold the event loop first.
-    await new Promise((resolve) => setImmediate(resolve));
-    await ctx.store.webDriver.insertAnswered({
+export function logRelayed(channels: WebDriverChannels, command: LocalCommand, answer: WebDriverAnswer, now: number) {
+  return channels.logAfter(
+    {
       deviceRunId: command.deviceRunId,
       method: command.method,
       path: command.path,
@@ -154,9 +152,10 @@ export function logRelayed(ctx: Context, channels: WebDriverChannels, command: L
       status: answer.status,
       answer: answer.body,
       createTime: command.createTime,
-      answerTime: ctx.clock(),
-    });
-  });
+      answerTime: now,
+    },
+    isLastCommand(command),
+  );
 }
 
 function ended(sessionId: string, deviceRun: DeviceRun | undefined): WebDriverError {
@@ -202,12 +201,8 @@ export async function waitForAnswer(
  * look and the wait is not lost (it would cost the wait's whole timeout).
  */
 export function listen(ctx: Context, topic: string, timeoutMs: number, signal: AbortSignal) {
-  const stop = new AbortController();
-  const woken = ctx.notifier.wait(topic, timeoutMs, AbortSignal.any([signal, stop.signal]));
-  return { woken, cancel: () => stop.abort(CANCELLED) };
+  return ctx.notifier.listen(topic, timeoutMs, signal);
 }
-/** Given to abort(): without a reason it builds a DOMException, stack and all, per wait (issue 19). */
-const CANCELLED = new DOMException('The wait is over', 'AbortError');
 
 /** The command log of a device session (GET …/device-sessions/{id}/commands). */
 export async function deviceRunCommands(

@@ -13,7 +13,17 @@ export interface Notifier {
   notify(topic: string): void;
   /** Resolves true when notified, false after `timeoutMs` or when `signal` aborts. */
   wait(topic: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * `wait`, with `cancel` to stop waiting (`woken` resolves false): without an AbortController of
+   * the caller's and an AbortSignal.any of the two, an event dispatch per wait (issue 19).
+   */
+  listen(topic: string, timeoutMs: number, signal?: AbortSignal): Listening;
   close(): Promise<void>;
+}
+
+export interface Listening {
+  readonly woken: Promise<boolean>;
+  cancel(): void;
 }
 
 export const agentTopic = (agentId: number) => `agent:${agentId}`;
@@ -25,16 +35,17 @@ export function memoryNotifier(): Notifier {
     notify(topic) {
       emitter.emit(topic);
     },
-    wait: waitOn(emitter),
+    ...waitOn(emitter),
     async close() {
       emitter.removeAllListeners();
     },
   };
 }
 
-function waitOn(emitter: EventEmitter): Notifier['wait'] {
-  return (topic, timeoutMs, signal) =>
-    new Promise((resolve) => {
+function waitOn(emitter: EventEmitter): Pick<Notifier, 'wait' | 'listen'> {
+  const listen = (topic: string, timeoutMs: number, signal?: AbortSignal): Listening => {
+    let cancel!: () => void;
+    const woken = new Promise<boolean>((resolve) => {
       const done = (notified: boolean) => {
         clearTimeout(timer);
         emitter.off(topic, onNotify);
@@ -43,11 +54,15 @@ function waitOn(emitter: EventEmitter): Notifier['wait'] {
       };
       const onNotify = () => done(true);
       const onAbort = () => done(false);
+      cancel = onAbort;
       const timer = setTimeout(() => done(false), timeoutMs);
       emitter.on(topic, onNotify);
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted) done(false);
     });
+    return { woken, cancel };
+  };
+  return { listen, wait: (topic, timeoutMs, signal) => listen(topic, timeoutMs, signal).woken };
 }
 
 export interface PostgresNotifierOptions {
@@ -115,7 +130,7 @@ export async function postgresNotifier(options: PostgresNotifierOptions): Promis
         options.log(`notifications: could not notify ${topic} (${error.message})`);
       });
     },
-    wait: waitOn(emitter),
+    ...waitOn(emitter),
     async close() {
       closed = true;
       emitter.removeAllListeners();

@@ -4,10 +4,12 @@
  * server it polls), and answered; the rows stay as the session's command log.
  */
 import type { Kysely } from 'kysely';
-import type { WebDriverCommand, WebDriverSession } from '../domain/webdriver.ts';
+import type { LoggedCommand, WebDriverCommand, WebDriverSession } from '../domain/webdriver.ts';
 import type { Tables } from './schema.ts';
 
 type CommandRow = Tables['webdriver_commands'] & { id: number };
+
+const ROWS_PER_INSERT = 100;
 
 const toCommand = (row: CommandRow): WebDriverCommand => ({
   id: Number(row.id),
@@ -79,31 +81,29 @@ export function webDriverStore(db: Kysely<Tables>) {
       return Number(row.id);
     },
 
-    /** A command relayed in memory (services/webdriver-channels.ts), logged once answered. */
-    async insertAnswered(command: {
-      deviceRunId: number;
-      method: string;
-      path: string;
-      body: string;
-      status: number;
-      answer: string;
-      createTime: number;
-      answerTime: number;
-    }): Promise<void> {
-      await db
-        .insertInto('webdriver_commands')
-        .values({
-          device_run_id: command.deviceRunId,
-          method: command.method,
-          path: command.path,
-          body: command.body,
-          state: 'ANSWERED',
-          status: command.status,
-          answer: command.answer,
-          create_time: command.createTime,
-          answer_time: command.answerTime,
-        })
-        .execute();
+    /**
+     * Commands relayed in memory (services/webdriver-channels.ts), logged once answered, several
+     * per statement (services/webdriver-log.ts), in the order given.
+     */
+    async insertAnswered(commands: readonly LoggedCommand[]): Promise<void> {
+      // Within SQLite's bound on a statement's parameters, whatever its build.
+      for (let from = 0; from < commands.length; from += ROWS_PER_INSERT)
+        await db
+          .insertInto('webdriver_commands')
+          .values(
+            commands.slice(from, from + ROWS_PER_INSERT).map((command) => ({
+              device_run_id: command.deviceRunId,
+              method: command.method,
+              path: command.path,
+              body: command.body,
+              state: 'ANSWERED' as const,
+              status: command.status,
+              answer: command.answer,
+              create_time: command.createTime,
+              answer_time: command.answerTime,
+            })),
+          )
+          .execute();
     },
 
     async command(id: number): Promise<WebDriverCommand | undefined> {

@@ -79,6 +79,13 @@ describe.each(ENGINES)('Appium client side through /wd/hub (%s)', (engine) => {
       { json: true },
     );
     expect(nested.body.total).toBe(commands.total);
+    // The agent's own log of the session, written behind the answers: a line per command, the last included.
+    const outputs = `/api/device-sessions/${id}/output-file-set/files?tag[]=logs`;
+    const logs = (await alice.call('GET', outputs, { json: true })).body.data;
+    const agentLog = logs.find((file: any) => file.name === 'webdriver.log');
+    const logged = (await alice.call('GET', `/api/me/files/${agentLog.id}/file`)).text.trimEnd().split('\n');
+    expect(logged).toHaveLength(commands.total);
+    expect(logged.at(-1)).toMatch(new RegExp(`DELETE /session/${sessionId} -> 200$`));
 
     const screenshots = (await alice.call('GET', `/api/device-sessions/${id}/screenshots`, { json: true })).body;
     expect(screenshots.data.map((screenshot: any) => screenshot.originalName)).toEqual(['001-screenshot.png']);

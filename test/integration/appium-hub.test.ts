@@ -96,5 +96,8 @@ describe.each(ENGINES)('the WebDriver hub refuses (%s)', (engine) => {
     expect(unknown.body.value.error).toBe('unknown command');
     const status = await call(h.app, 'GET', '/wd/hub/status');
     expect(status.body.value.ready).toBe(true);
+    // WebDriver answers are not hashed for an ETag (no WebDriver client asks for one); the API's are.
+    expect(status.headers.etag).toBeUndefined();
+    expect((await call(h.app, 'GET', '/api/v2/available-frameworks')).headers.etag).toMatch(/^"[^"]+"$/);
   });
 });

@@ -5,13 +5,25 @@
  */
 import { describe, expect, it } from 'vitest';
 import { commandTopic, webDriverChannels } from '../../src/services/webdriver-channels.ts';
+import type { LoggedCommand } from '../../src/domain/webdriver.ts';
 import { memoryNotifier } from '../../src/store/notifier.ts';
 
+const NO_LOG = { writeLog: async () => undefined };
+const answered = (path: string): LoggedCommand => ({
+  deviceRunId: 7,
+  method: 'GET',
+  path,
+  body: '',
+  status: 200,
+  answer: '{"value":null}',
+  createTime: 1,
+  answerTime: 2,
+});
 const command = (path: string) => ({ deviceRunId: 7, method: 'GET', path, body: '', createTime: 1 });
 
 describe('WebDriver channels', () => {
   it('hands a command to the agent that polls here, and only its answer resolves the client', async () => {
-    const channels = webDriverChannels({ notifier: memoryNotifier() });
+    const channels = webDriverChannels({ notifier: memoryNotifier() }, NO_LOG);
     const channel = channels.attach(7, 1);
     let woken = false;
     channel.wake = () => (woken = true);
@@ -38,7 +50,7 @@ describe('WebDriver channels', () => {
   });
 
   it('takes back a command no poll took, for the database path; a detached channel is not live', () => {
-    const channels = webDriverChannels({ notifier: memoryNotifier() });
+    const channels = webDriverChannels({ notifier: memoryNotifier() }, NO_LOG);
     const channel = channels.attach(7, 1);
     expect(channels.live(7)).toBe(channel);
     const sent = channels.send(channel, command('/session/a/title'));
@@ -54,7 +66,7 @@ describe('WebDriver channels', () => {
   });
 
   it('gives a taken command back to the next poll, ahead of newer ones, unless it was answered since', () => {
-    const channels = webDriverChannels({ notifier: memoryNotifier() });
+    const channels = webDriverChannels({ notifier: memoryNotifier() }, NO_LOG);
     const channel = channels.attach(7, 1);
     const first = channels.send(channel, command('/session/a/title'));
     const answered = channels.send(channel, command('/session/a/url'));
@@ -73,7 +85,7 @@ describe('WebDriver channels', () => {
 
   it('is told when commands wait in the database, so that the poll looks there', async () => {
     const notifier = memoryNotifier();
-    const channels = webDriverChannels({ notifier });
+    const channels = webDriverChannels({ notifier }, NO_LOG);
     const channel = channels.attach(7, 1);
     channel.dirty = false;
     const woken = new Promise<void>((resolve) => (channel.wake = resolve));
@@ -91,7 +103,7 @@ describe('WebDriver channels', () => {
   it('follows its context to another notifier, dropping the channels of the one before', async () => {
     // The tests' app pool hands one app from test to test: each with its own store and notifier.
     const source = { notifier: memoryNotifier() };
-    const channels = webDriverChannels(source);
+    const channels = webDriverChannels(source, NO_LOG);
     const before = channels.attach(7, 1);
     channels.remember('a', 7);
     source.notifier = memoryNotifier();
@@ -109,30 +121,46 @@ describe('WebDriver channels', () => {
     channels.close();
   });
 
-  it('writes the log in order behind the answers, and reports a failed write to a later answer', async () => {
-    const channels = webDriverChannels({ notifier: memoryNotifier() });
-    channels.attach(7, 1);
-    const written: string[] = [];
+  it('writes the log in order behind the answers, several per statement, and reports a failed write to a later answer', async () => {
+    const batches: string[][] = [];
+    let started!: () => void;
+    const writing = new Promise<void>((resolve) => (started = resolve));
     let release!: () => void;
     const slow = new Promise<void>((resolve) => (release = resolve));
-    const first = channels.logAfter(7, async () => {
-      await slow;
-      written.push('first');
-    });
-    const failing = channels.logAfter(7, async () => {
-      throw new Error('the database went away');
-    });
-    const third = channels.logAfter(7, async () => void written.push('third'));
+    const writeLog = async (rows: readonly LoggedCommand[]) => {
+      started();
+      if (batches.length === 0) await slow;
+      if (rows.some((row) => row.path === '/fail')) throw new Error('the database went away');
+      batches.push(rows.map((row) => row.path));
+    };
+    // Only the session's last command, the end of a channel or a full backlog write: no timer in this test.
+    const channels = webDriverChannels({ notifier: memoryNotifier() }, { writeLog, logEveryMs: 3_600_000 });
+    channels.attach(7, 1);
+    const first = channels.logAfter(answered('/first'), true);
+    await writing;
+    // Queued behind the first write, which is slow: they wait for it, in one statement.
+    const second = channels.logAfter(answered('/second'), false);
+    const third = channels.logAfter(answered('/third'), true);
     // Nothing is ahead enough to wait for: the agent goes on.
     await first.room();
-    expect(written).toEqual([]);
+    await second.room();
+    expect(batches).toEqual([]);
     release();
     await third.this;
-    expect(written).toEqual(['first', 'third']);
+    expect(batches).toEqual([['/first'], ['/second', '/third']]);
+    await expect(second.this).resolves.toBeUndefined();
+
+    const failing = channels.logAfter(answered('/fail'), true);
     await expect(failing.this).rejects.toThrow('the database went away');
-    const fourth = channels.logAfter(7, async () => undefined);
+    const fourth = channels.logAfter(answered('/fourth'), false);
     await expect(fourth.room()).rejects.toThrow('the database went away');
-    await expect(channels.logAfter(7, async () => undefined).room()).resolves.toBeUndefined();
+    await expect(channels.logAfter(answered('/fifth'), false).room()).resolves.toBeUndefined();
+    // The channel's end writes what waits, in order.
     channels.detach(7);
+    await fourth.this;
+    expect(batches.at(-1)).toEqual(['/fourth', '/fifth']);
+    // Without a channel (the session ended here meanwhile): written alone.
+    await channels.logAfter(answered('/late'), false).this;
+    expect(batches.at(-1)).toEqual(['/late']);
   });
 });

@@ -108,7 +108,9 @@ function serve(ctx: Context, channels: WebDriverChannels, agent: Agent, ws: WebS
     }
     const { deviceRunId, commandId, status, body } = frame;
     answerCommand(ctx, channels, agent, deviceRunId, { commandId, status, body }, closed.signal).then(
-      ({ ok }) => send({ type: 'answered', commandId, ok }),
+      // Behind the client's answer, which the same turn of the event loop resolved: the agent's
+      // receipt is not what anyone waits for, and its write cost the client's a socket write's time.
+      ({ ok }) => void setImmediate(() => send({ type: 'answered', commandId, ok })),
       (error: unknown) => {
         // The agent answers again over HTTP, and polls there from now on: this socket stops
         // taking the session's commands, which would otherwise reach no one.
