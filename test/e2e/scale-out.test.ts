@@ -180,6 +180,10 @@ describe.runIf(ENGINES.includes('postgres'))('two servers and two agents on one 
           files: user.files,
           testRunParameters: [{ key: 'LEDGER', value: ledger }],
           maxAutoRetriesCount: 1,
+          // No video: the agent would start an ffmpeg (libx264) for each of the 504 device runs, most
+          // of this file's CPU, for recordings nothing here looks at (videos.test.ts and the
+          // dashboard's video test cover recording).
+          videoRecordingEnabled: false,
         });
         runs.push({ id: run.id, user });
       }
