@@ -54,9 +54,10 @@ export async function snapshotter(database: Database, blobDir: string): Promise<
     ),
     sql` UNION ALL `,
   );
-  const read = postgres
-    ? prepared(counts.compile(database.db).sql)
-    : async () => (await sql<CountRow>`${counts}`.execute(database.db)).rows;
+  // Compiled once: turning the forty-way query into SQL again for every snapshot cost as much as
+  // running it on SQLite.
+  const compiled = sql<CountRow>`${counts}`.compile(database.db);
+  const read = postgres ? prepared(compiled.sql) : async () => (await database.db.executeQuery(compiled)).rows;
   return async () => {
     const rows = await read();
     return {
