@@ -12,7 +12,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DevicecloudClient, createClient } from '../../src/client/api-client.ts';
-import type { ApiDeviceSession } from '../../src/client/api-types.ts';
+import type { ApiDeviceSession, ApiTestRun } from '../../src/client/api-types.ts';
 import { formatSecretKey } from '../../src/domain/secret-keys.ts';
 import { generateSecretKey } from '../../src/services/secret-box.ts';
 import { type RunningProcess, cliBudget, runCli, startCli } from '../support/cli.ts';
@@ -180,6 +180,10 @@ describe.runIf(ENGINES.includes('postgres'))('two servers and two agents on one 
           files: user.files,
           testRunParameters: [{ key: 'LEDGER', value: ledger }],
           maxAutoRetriesCount: 1,
+          // No video: the agent would start an ffmpeg (libx264) for each of the 504 device runs, most
+          // of this file's CPU, for recordings nothing here looks at (videos.test.ts and the
+          // dashboard's video test cover recording).
+          videoRecordingEnabled: false,
         });
         runs.push({ id: run.id, user });
       }
@@ -202,16 +206,19 @@ describe.runIf(ENGINES.includes('postgres'))('two servers and two agents on one 
         client: createClient({ url: serverUrls[1]!, apiKey: user.apiKey }),
       }));
       // A run waiting behind others does not change while they run: the ledger growing is progress too.
-      const finalRuns = await Promise.all(
-        runs.map(({ id, user }) =>
-          until(
+      // One run polled at a time: polling all 36 at once asked the server some 180 times a second for
+      // minutes, CPU the test spent on asking rather than on the runs (docs/benchmarks.md, "The suite's
+      // CPU, fourth round"). A run already finished answers on its first poll.
+      const finalRuns: ApiTestRun[] = [];
+      for (const { id, user } of runs)
+        finalRuns.push(
+          await until(
             () => living[users.indexOf(user)]!.client.run(id),
             (run) => run.state === 'FINISHED',
             120_000,
             () => ledgerLines().length,
           ),
-        ),
-      );
+        );
       expect(finalRuns.every((run) => run.deviceCount === 14)).toBe(true);
 
       // What each device session is: its run's plan and age, and whether it is an automatic retry.
