@@ -11,7 +11,8 @@ import {
   checkNewProject,
   checkProjectChanges,
 } from '../domain/projects.ts';
-import { displayName, runStats, talliesOf } from '../domain/runs.ts';
+import { displayName } from '../domain/runs.ts';
+import { runStats, talliesOf } from '../domain/run-stats.ts';
 import type { User } from '../domain/users.ts';
 import type { Context } from './context.ts';
 import { NOT_QUEUED, queueStatuses, waitingIds } from './queue-status.ts';

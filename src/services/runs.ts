@@ -2,7 +2,8 @@
 import { checkRunChanges } from '../domain/edits.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import type { ListQuery } from '../domain/list-query.ts';
-import { type DeviceRun, type Step, runStats } from '../domain/runs.ts';
+import { type DeviceRun, type Step } from '../domain/runs.ts';
+import { runStats } from '../domain/run-stats.ts';
 import { type DeviceRunListField, type USER_RUN_LIST } from '../domain/user-lists.ts';
 import type { User } from '../domain/users.ts';
 import type { RunRecord } from '../store/test-runs.ts';

@@ -4,7 +4,8 @@
  */
 import type { Device } from '../domain/devices.ts';
 import type { Project } from '../domain/projects.ts';
-import type { DeviceRun, RunStats } from '../domain/runs.ts';
+import type { DeviceRun } from '../domain/runs.ts';
+import type { RunStats } from '../domain/run-stats.ts';
 import type { StoredTestCase } from '../domain/test-cases.ts';
 import type { ProjectFigures } from '../store/projects.ts';
 import type { RunRecord } from '../store/test-runs.ts';

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type DeviceRunState,
-  errorsDeviceCount,
-  executionRatio,
-  runStateOf,
-  runStats,
-  successRatio,
-} from '../../src/domain/runs.ts';
+import { errorsDeviceCount, executionRatio, runStats, successRatio } from '../../src/domain/run-stats.ts';
+import { type DeviceRunState, runStateOf } from '../../src/domain/runs.ts';
 
 const tally = (state: DeviceRunState, count: number, passed = 0, failed = 0) => ({
   state,

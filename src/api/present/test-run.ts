@@ -1,10 +1,5 @@
-import {
-  displayName,
-  errorsDeviceCount,
-  executedTestCaseCount,
-  executionRatio,
-  successRatio,
-} from '../../domain/runs.ts';
+import { displayName } from '../../domain/runs.ts';
+import { errorsDeviceCount, executedTestCaseCount, executionRatio, successRatio } from '../../domain/run-stats.ts';
 import { frameworkById } from '../../domain/frameworks.ts';
 import type { RunView } from '../../services/views.ts';
 import { type PresentContext, userPath } from './context.ts';
