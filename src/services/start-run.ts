@@ -23,6 +23,7 @@ import {
 import type { ExcludeReason } from '../domain/runs.ts';
 import { PLAN_MAX_TIMEOUT_SECONDS, PLAN_PRIORITY, type User } from '../domain/users.ts';
 import type { Store } from '../store/store.ts';
+import type { NewDeviceRun } from '../store/device-runs.ts';
 import type { Context } from './context.ts';
 import { createProject, requireProject } from './projects.ts';
 import { type Wakeups, refreshRunState, wake } from './run-lifecycle.ts';
@@ -307,24 +308,8 @@ export async function startRun(ctx: Context, user: User, request: RunRequest): P
     });
     const secrets = secretsOf(plan);
     if (secrets !== null) await keepRunSecrets(store, ctx.keyRing, run.id, secrets);
-    for (const { device, excludeReason } of plan.devices) {
-      await store.deviceRuns.insert({
-        testRunId: run.id,
-        projectId: project.id,
-        userId: user.id,
-        deviceId: device.id,
-        state: excludeReason === null ? 'WAITING' : 'EXCLUDED',
-        excludeReason,
-        createTime: now,
-        timeLimit: plan.timeout,
-        retryState: 'NONE',
-        autoRetriesLeftCount: plan.maxAutoRetriesCount,
-        priority: PLAN_PRIORITY[user.plan],
-        frameworkKind: plan.framework.kind,
-        serialGroup: plan.scheduler === 'SERIAL' ? run.id : null,
-        singleGroup: plan.scheduler === 'SINGLE' ? run.id : null,
-        retriedFromId: null,
-      });
+    for (const planned of plan.devices) {
+      await store.deviceRuns.insert(plannedDeviceRun(plan, { id: run.id, projectId: project.id }, user, planned, now));
     }
     // A run whose every device was excluded is finished at once (and its hook called).
     await refreshRunState(store, run.id, now);
@@ -338,4 +323,31 @@ export async function startRun(ctx: Context, user: User, request: RunRequest): P
   });
   wake(ctx, agentIds);
   return getRun(ctx, user, runId);
+}
+
+/** A device run of the plan's, WAITING or EXCLUDED, as a run's start (or a session joining its run) inserts it. */
+export function plannedDeviceRun(
+  plan: RunPlan,
+  run: { readonly id: number; readonly projectId: number },
+  user: User,
+  { device, excludeReason }: PlannedDevice,
+  now: number,
+): NewDeviceRun {
+  return {
+    testRunId: run.id,
+    projectId: run.projectId,
+    userId: user.id,
+    deviceId: device.id,
+    state: excludeReason === null ? 'WAITING' : 'EXCLUDED',
+    excludeReason,
+    createTime: now,
+    timeLimit: plan.timeout,
+    retryState: 'NONE',
+    autoRetriesLeftCount: plan.maxAutoRetriesCount,
+    priority: PLAN_PRIORITY[user.plan],
+    frameworkKind: plan.framework.kind,
+    serialGroup: plan.scheduler === 'SERIAL' ? run.id : null,
+    singleGroup: plan.scheduler === 'SINGLE' ? run.id : null,
+    retriedFromId: null,
+  };
 }

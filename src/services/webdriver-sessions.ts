@@ -10,12 +10,12 @@ import { AppError } from '../domain/errors.ts';
 import { type DeviceRun, isFinal } from '../domain/runs.ts';
 import { type RunRequest, sessionRunRequest } from '../domain/run-config.ts';
 import type { RunSettings } from '../domain/run-settings.ts';
-import { PLAN_PRIORITY, type User } from '../domain/users.ts';
+import type { User } from '../domain/users.ts';
 import { type SessionRequest, WebDriverError, parseSessionRequest, sessionNotCreated } from '../domain/webdriver.ts';
 import type { Context } from './context.ts';
 import { abortDeviceRuns, refreshRunState, wake } from './run-lifecycle.ts';
 import { queueStatuses } from './queue-status.ts';
-import { type PlannedDevice, planRun, startRun } from './start-run.ts';
+import { type PlannedDevice, plannedDeviceRun, planRun, startRun } from './start-run.ts';
 import { authenticateApiKey } from './users.ts';
 import { type WebDriverAnswer, waitForAnswer } from './webdriver.ts';
 
@@ -119,29 +119,16 @@ async function joinRun(ctx: Context, user: User, request: RunRequest): Promise<D
   if (run === undefined) return undefined;
   const files = plan.files.map((entry) => ({ id: entry.file.id, action: entry.action }));
   if (JSON.stringify((JSON.parse(run.config) as RunSettings).files) !== JSON.stringify(files)) return undefined;
-  const [{ device, excludeReason }] = plan.devices as [PlannedDevice];
+  const [planned] = plan.devices as [PlannedDevice];
   const deviceRun = await ctx.store.transaction(async (store) => {
-    const inserted = await store.deviceRuns.insert({
-      testRunId: run.id,
-      projectId: project.id,
-      userId: user.id,
-      deviceId: device.id,
-      state: excludeReason === null ? 'WAITING' : 'EXCLUDED',
-      excludeReason,
-      createTime: now,
-      timeLimit: plan.timeout,
-      retryState: 'NONE',
-      autoRetriesLeftCount: 0,
-      priority: PLAN_PRIORITY[user.plan],
-      frameworkKind: plan.framework.kind,
-      serialGroup: null,
-      singleGroup: null,
-      retriedFromId: null,
-    });
+    // A session's plan keeps the defaults: no automatic retries, the PARALLEL scheduler.
+    const inserted = await store.deviceRuns.insert(
+      plannedDeviceRun(plan, { id: run.id, projectId: project.id }, user, planned, now),
+    );
     await refreshRunState(store, run.id, now);
     return inserted;
   });
-  if (device.agentId !== null) wake(ctx, new Set([device.agentId]));
+  if (planned.device.agentId !== null) wake(ctx, new Set([planned.device.agentId]));
   return deviceRun;
 }
 
