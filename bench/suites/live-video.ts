@@ -7,57 +7,18 @@
  * the device until it is IDLE again, divided by the seconds the session was held. Frames a second
  * are those the viewer received.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { issueAgentToken } from '../../src/services/agents.ts';
 import { startInteractiveSession } from '../../src/services/interactive.ts';
 import { BIN, type RunningProcess, startCli } from '../../test/support/cli.ts';
+import { until } from '../../test/support/until.ts';
 import { openBenchContext } from '../support/context.ts';
+import { treeCpuSeconds } from '../support/fleet-measures.ts';
 import type { Figure, Suite } from '../support/report.ts';
 import { seedUser } from '../support/seed.ts';
 import { changeScreen, watch } from './live.ts';
-
-const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-
-/**
- * CPU seconds of `root` and every process under it, with their reaped children's (Linux /proc):
- * an ffmpeg that ended is counted in its parent's, one still running in its own.
- */
-function treeCpuSeconds(root: number): number {
-  const stats = new Map<number, { parent: number; ticks: number }>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let text: string;
-    try {
-      text = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // ended meanwhile
-    }
-    // After the command name in parentheses: state, ppid, …; utime, stime, cutime, cstime are fields 14–17.
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    const ticks = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index]), 0);
-    stats.set(Number(entry), { parent: Number(fields[1]), ticks });
-  }
-  const inTree = (pid: number): boolean => {
-    for (let at = pid, hops = 0; at > 1 && hops < 64; at = stats.get(at)?.parent ?? 0, hops++)
-      if (at === root) return true;
-    return false;
-  };
-  let ticks = 0;
-  for (const [pid, stat] of stats) if (inTree(pid)) ticks += stat.ticks;
-  return ticks / TICKS_PER_SECOND;
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  for (let tries = 0; tries < 1200; tries++) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 export const video: Suite = async ({ quick, log }) => {
   const bench = await openBenchContext('sqlite');
@@ -87,17 +48,17 @@ export const video: Suite = async ({ quick, log }) => {
     };
     const deviceOf = async () =>
       (await bench.ctx.store.devices.ofAgent((await bench.ctx.store.agents.list())[0]!.id))[0];
-    const device = await until(deviceOf, (found) => found?.state === 'IDLE', 'the device to be IDLE');
+    const device = await until(deviceOf, (found) => found?.state === 'IDLE', 120_000);
 
     /** One session held `seconds` with the screen changing; answers the agent's CPU and the viewer's frames. */
     const session = async (seconds: number) => {
-      const before = treeCpuSeconds(pid);
+      const before = treeCpuSeconds([pid])[0]!;
       const reserved = await startInteractiveSession(bench.ctx, user, { deviceId: device!.id });
       const id = reserved.deviceRun.id;
       await until(
         () => bench.ctx.store.deviceRuns.findById(id),
         (run) => run?.state === 'RUNNING',
-        'the session to run',
+        120_000,
       );
       const stop = new AbortController();
       const watching = watch(`${address}/api/me/device-sessions/${id}/live`, auth, stop.signal);
@@ -106,10 +67,10 @@ export const video: Suite = async ({ quick, log }) => {
       const watched = await watching;
       await post(`/api/me/device-sessions/${id}/release`, {});
       // The video is encoded, joined and uploaded before the device is cleaned and IDLE again.
-      await until(deviceOf, (found) => found?.state === 'IDLE', 'the device to be cleaned');
+      await until(deviceOf, (found) => found?.state === 'IDLE', 120_000);
       const videos = await bench.ctx.store.files.videosOf([id]);
       return {
-        cpu: treeCpuSeconds(pid) - before,
+        cpu: treeCpuSeconds([pid])[0]! - before,
         held,
         changes: inputs / held,
         fps: watched.frames / held,
