@@ -7,8 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
+import type S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startS3Server } from '../support/s3-server.ts';
 import { zip } from '../support/zips.ts';
 import { cliBudget } from '../support/cli.ts';
 import { Cloud, type CloudUser, until } from '../support/cloud.ts';
@@ -31,9 +32,8 @@ describe('blobs in an object store (serve --blob-url s3://…)', () => {
 
   beforeAll(async () => {
     const root = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'devicecloud-s3-e2e-'));
-    s3server = new S3rver({ port: 0, address: '127.0.0.1', directory: root, silent: true });
-    const { port } = await s3server.run();
-    const endpoint = `http://127.0.0.1:${port}`;
+    let endpoint: string;
+    ({ server: s3server, endpoint } = await startS3Server(root));
     const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
     s3 = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials });
     await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));

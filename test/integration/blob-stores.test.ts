@@ -6,11 +6,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
+import type S3rver from 's3rver';
 import { afterAll, beforeAll } from 'vitest';
 import { directoryBlobStore } from '../../src/store/blobs.ts';
 import { s3BlobStore, type S3BlobSettings } from '../../src/store/blobs-s3.ts';
 import { blobStoreContract } from '../support/blob-conformance.ts';
+import { startS3Server } from '../support/s3-server.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'devicecloud-blob-stores-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -34,12 +35,12 @@ let server: S3rver;
 let settings: S3BlobSettings;
 let admin: S3Client;
 beforeAll(async () => {
-  server = new S3rver({ port: 0, address: '127.0.0.1', directory: path.join(root, 's3'), silent: true });
-  const { port } = await server.run();
+  let endpoint: string;
+  ({ server, endpoint } = await startS3Server(path.join(root, 's3')));
   settings = {
     bucket: 'devicecloud-test',
     prefix: 'cloud/blobs',
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint,
     region: 'us-east-1',
     forcePathStyle: true,
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
