@@ -101,6 +101,9 @@ export async function faultsScenario(options: FaultOptions): Promise<ScenarioRep
       files: inputs[index % users.length],
       testRunParameters: [{ key: 'LEDGER', value: ledger }],
       maxAutoRetriesCount: 1,
+      // Every fourth run records its screen, so that kills still cut recordings (an ffmpeg per
+      // device run was a third of the scenario's CPU, and no promise here is about videos).
+      videoRecordingEnabled: index % 4 === 0,
     });
 
     // 1. Uploads cut by the kill: each trickles in, so the bigger ones are in flight when it comes.
