@@ -134,7 +134,7 @@ export type WithStore = (
 
 const withStore: WithStore = async (options, work) => {
   const config = await configFrom(options);
-  const { openStore, warnOfForeignKeys } = await import('../server/start.ts');
+  const { openStore, warnOfForeignKeys } = await import('../server/open-store.ts');
   const { database, ctx } = await openStore(config);
   try {
     // An operator on a machine without the cloud's keys would seal new keys no server can open.

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { openStore } from '../../src/server/start.ts';
+import { openStore } from '../../src/server/open-store.ts';
 import { formatSecretKey } from '../../src/domain/secret-keys.ts';
 import { generateSecretKey } from '../../src/services/secret-box.ts';
 import { authenticateApiKey, revealApiKey } from '../../src/services/users.ts';
