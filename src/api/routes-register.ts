@@ -60,8 +60,15 @@ export function registerRoutes(
   known: KnownPaths,
   options: RegisterOptions,
 ): void {
+  // One schema object for all routes whose input is the same: Ajv compiles an object once however
+  // many routes use it, and compiling was a third of a server's start (998 routes, 55 inputs).
+  const inputs = new Map<string, TSchema>();
   for (const spec of specs) {
-    urlsOf(spec).forEach((url, index) => registerOne(app, spec, url, index === 0, options));
+    const own = inputOf(spec);
+    const key = own === undefined ? '' : JSON.stringify(own);
+    if (own !== undefined && !inputs.has(key)) inputs.set(key, own);
+    const input = own === undefined ? undefined : inputs.get(key);
+    urlsOf(spec).forEach((url, index) => registerOne(app, spec, input, url, index === 0, options));
   }
   for (const { url, method, allowed } of known.shadowed) {
     app.route({
@@ -80,13 +87,13 @@ export function registerRoutes(
 function registerOne(
   app: FastifyInstance,
   spec: RouteSpec,
+  input: TSchema | undefined,
   url: string,
   documented: boolean,
   options: RegisterOptions,
 ): void {
   const paramNames = [...url.matchAll(/:(\w+)/g)].map((match) => match[1]!);
   const carriesBody = spec.method !== 'GET';
-  const input = inputOf(spec);
   const arrayFields = arrayFieldsOf(input);
   app.route({
     method: spec.method,
