@@ -210,12 +210,21 @@ const WHOLE_LIST: ListQuery = {
   raw: { sort: '', filter: [] },
 };
 
-/** The route's input schema; a list route's takes the list parameters besides its own. */
+/**
+ * The route's input schema; a list route's takes the list parameters besides its own. The same
+ * object at every call, so that apps sharing a validator compiler (the tests') compile it once.
+ */
 function inputOf(spec: RouteSpec): TSchema | undefined {
   if (spec.list === undefined) return spec.input;
-  const own = (spec.input as TObject | undefined)?.properties ?? {};
-  return Type.Object({ ...ListInput.properties, ...own });
+  let input = listInputs.get(spec);
+  if (input === undefined) {
+    const own = (spec.input as TObject | undefined)?.properties ?? {};
+    listInputs.set(spec, (input = Type.Object({ ...ListInput.properties, ...own })));
+  }
+  return input;
 }
+
+const listInputs = new WeakMap<RouteSpec, TSchema>();
 
 /** Answers are XML unless the request prefers JSON (plugins/negotiate.ts); both have the schema's fields. */
 const PRODUCES = ['application/xml', 'application/json'];
