@@ -17,9 +17,9 @@ if (!fs.existsSync(main)) {
   process.exit(3);
 }
 // V8's compiled code of build/ kept on disk (Node 22.8+): a server or a command starts in about a
-// tenth less CPU (the test suite starts hundreds). Beside the build, not in the shared temporary folder Node
-// would choose: whoever can write there could plant code, and here only who can change the code
-// itself can. Where build/ is not writable the call fails quietly and nothing is cached;
+// tenth less CPU (the test suite starts hundreds). Beside the build, not in the shared temporary
+// folder Node would choose: whoever can write there could plant code, and here only who can change
+// the code itself can. Where build/ is not writable the call fails quietly and nothing is cached;
 // NODE_COMPILE_CACHE chooses another folder, NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 if (process.env.NODE_COMPILE_CACHE === undefined)
   module.enableCompileCache?.(fileURLToPath(new URL('../build/.compile-cache', import.meta.url)));
