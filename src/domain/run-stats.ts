@@ -50,6 +50,19 @@ export interface StateTally {
   readonly testCaseSkippedCount: number;
 }
 
+/** The counter each state's device runs add to (FINISHING ones are still running). */
+const STATE_COUNTER: Readonly<Record<DeviceRunState, keyof RunStats>> = {
+  WAITING: 'waitingDeviceCount',
+  RUNNING: 'runningDeviceCount',
+  FINISHING: 'runningDeviceCount',
+  SUCCEEDED: 'succeededDeviceCount',
+  FAILED: 'failedDeviceCount',
+  WARNING: 'warningDeviceCount',
+  TIMEOUT: 'timeoutedDeviceCount',
+  ABORTED: 'abortedDeviceCount',
+  EXCLUDED: 'excludedDeviceCount',
+};
+
 /** The counters of a run follow from how many of its device runs are in each state. */
 export function runStats(tallies: Iterable<StateTally>): RunStats {
   const stats = { ...EMPTY_RUN_STATS };
@@ -60,33 +73,7 @@ export function runStats(tallies: Iterable<StateTally>): RunStats {
     stats.failedTestCaseCount += tally.testCaseFailedCount;
     stats.skippedTestCaseCount += tally.testCaseSkippedCount;
     if (isFinal(tally.state)) stats.finishedDeviceCount += tally.count;
-    switch (tally.state) {
-      case 'WAITING':
-        stats.waitingDeviceCount += tally.count;
-        break;
-      case 'RUNNING':
-      case 'FINISHING':
-        stats.runningDeviceCount += tally.count;
-        break;
-      case 'SUCCEEDED':
-        stats.succeededDeviceCount += tally.count;
-        break;
-      case 'FAILED':
-        stats.failedDeviceCount += tally.count;
-        break;
-      case 'WARNING':
-        stats.warningDeviceCount += tally.count;
-        break;
-      case 'TIMEOUT':
-        stats.timeoutedDeviceCount += tally.count;
-        break;
-      case 'ABORTED':
-        stats.abortedDeviceCount += tally.count;
-        break;
-      case 'EXCLUDED':
-        stats.excludedDeviceCount += tally.count;
-        break;
-    }
+    stats[STATE_COUNTER[tally.state]] += tally.count;
   }
   return stats;
 }
