@@ -32,7 +32,7 @@ import { getDeviceRun, requireDeviceRun } from './runs.ts';
 import { startRun } from './start-run.ts';
 import type { DeviceRunView } from './views.ts';
 import { commandTopic } from './webdriver-channels.ts';
-import { listen, waitForAnswer } from './webdriver.ts';
+import { waitForAnswer } from './webdriver.ts';
 
 export const INPUT_PATH = '/interactive';
 const frameTopic = (deviceRunId: number) => `live-frame:${deviceRunId}`;
@@ -283,7 +283,7 @@ export async function readSessionLog(
       let lastId = 0;
       let over = false;
       while (!signal.aborted) {
-        const wake = listen(ctx, logTopic(deviceRun.id), VIEWER_RECHECK_MS, signal);
+        const wake = ctx.notifier.listen(logTopic(deviceRun.id), VIEWER_RECHECK_MS, signal);
         try {
           const read = await ctx.store.liveFrames.linesAfter(deviceRun.id, lastId);
           lastId = read.lastId;
@@ -324,7 +324,7 @@ export async function watchSession(
       let seq = 0;
       let checked = 0;
       while (!signal.aborted) {
-        const wake = listen(ctx, frameTopic(deviceRun.id), VIEWER_RECHECK_MS, signal);
+        const wake = ctx.notifier.listen(frameTopic(deviceRun.id), VIEWER_RECHECK_MS, signal);
         try {
           const frame = await ctx.store.liveFrames.newest(deviceRun.id, seq);
           if (frame !== undefined) {

@@ -10,7 +10,7 @@ import type { DeviceRun } from '../domain/runs.ts';
 import type { WebDriverAnswerResponse } from '../protocol/v1.ts';
 import type { Context } from './context.ts';
 import { type WebDriverChannels, commandTopic, isMemoryCommand } from './webdriver-channels.ts';
-import { RECHECK_MS, answerTopic, isLastCommand, listen, logRelayed } from './webdriver.ts';
+import { RECHECK_MS, answerTopic, isLastCommand, logRelayed } from './webdriver.ts';
 
 /** How often a poll looks at the database when nothing wakes it, to see whether the session is over. */
 const LOOK_MS = RECHECK_MS * 5;
@@ -59,7 +59,7 @@ export async function takeCommands(
   const deadline = started + waitMs;
   for (;;) {
     const timeoutMs = Math.max(0, Math.min(deadline - Date.now(), LOOK_MS));
-    const wake = listen(ctx, commandTopic(deviceRunId), timeoutMs, signal);
+    const wake = ctx.notifier.listen(commandTopic(deviceRunId), timeoutMs, signal);
     let channel;
     try {
       const deviceRun = await requireHeldRun(ctx, agent, deviceRunId);

@@ -102,7 +102,7 @@ async function waitInMemory(
   try {
     for (;;) {
       const waitMs = sent.queued() ? Math.max(1, Math.min(RECHECK_MS, takeBy - Date.now())) : RECHECK_MS;
-      const wake = listen(ctx, answerTopic(id), waitMs, signal);
+      const wake = ctx.notifier.listen(answerTopic(id), waitMs, signal);
       const answer = await Promise.race([sent.answer, wake.woken]);
       wake.cancel();
       if (typeof answer === 'object') return answer;
@@ -178,7 +178,7 @@ export async function waitForAnswer(
   ctx.notifier.notify(commandTopic(deviceRunId));
   const deadline = Date.now() + COMMAND_TIMEOUT_MS;
   for (;;) {
-    const wake = listen(ctx, answerTopic(commandId), RECHECK_MS, signal);
+    const wake = ctx.notifier.listen(answerTopic(commandId), RECHECK_MS, signal);
     try {
       const command = await ctx.store.webDriver.command(commandId);
       if (command?.state === 'ANSWERED') return { status: command.status!, body: command.answer! };
@@ -194,14 +194,6 @@ export async function waitForAnswer(
       wake.cancel();
     }
   }
-}
-
-/**
- * Listens from now on, before the caller looks at the database: a wake-up that comes between the
- * look and the wait is not lost (it would cost the wait's whole timeout).
- */
-export function listen(ctx: Context, topic: string, timeoutMs: number, signal: AbortSignal) {
-  return ctx.notifier.listen(topic, timeoutMs, signal);
 }
 
 /** The command log of a device session (GET …/device-sessions/{id}/commands). */

@@ -15,7 +15,9 @@ export interface Notifier {
   wait(topic: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
   /**
    * `wait`, with `cancel` to stop waiting (`woken` resolves false): without an AbortController of
-   * the caller's and an AbortSignal.any of the two, an event dispatch per wait (issue 19).
+   * the caller's and an AbortSignal.any of the two, an event dispatch per wait (issue 19). Called
+   * before the caller looks at the database, so that a wake-up between the look and the wait is not
+   * lost (it would cost the wait's whole timeout).
    */
   listen(topic: string, timeoutMs: number, signal?: AbortSignal): Listening;
   close(): Promise<void>;
