@@ -7,6 +7,7 @@ import { type DeviceRunState, type TestRun, type TestRunState, displayName } fro
 import { type StateTally } from '../domain/run-stats.ts';
 import { isCurrentDeviceRun } from './current-device-runs.ts';
 import type { Dialect } from './db.ts';
+import { type ParsedRows, parsedRows } from './parsed-rows.ts';
 import type { Tables } from './schema.ts';
 import { sharedWith } from './sharing.ts';
 import { PROJECT_LIST_SQL, USER_LIST_SQL, type UserRunField } from './run-list-columns.ts';
@@ -43,6 +44,13 @@ export type StoredRunSecrets = { readonly sealed: SealedRunSecrets } | { readonl
 export type TestRunsStore = ReturnType<typeof testRunsStore>;
 
 export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
+  // A run's settings never change once stored, nor its final tallies once written.
+  const parsed: ParsedColumns = {
+    settings: parsedRows((json, id) => readRunSettings(json, `The settings of test run ${id}`).settings),
+    tallies: parsedRows((json) => JSON.parse(json) as StateTally[]),
+  };
+  const toRun = (row: RunRow) => runOf(row, parsed);
+  const toRecord = (row: RecordRow) => recordOf(row, parsed);
   const joined = () =>
     db
       .selectFrom('test_runs as tr')
@@ -369,7 +377,14 @@ interface RunRow {
   final_tallies_json: string | null;
 }
 
-function toRun(row: RunRow): TestRun {
+interface ParsedColumns {
+  readonly settings: ParsedRows<RunSettings>;
+  readonly tallies: ParsedRows<StateTally[]>;
+}
+
+type RecordRow = RunRow & { project_name: string; started_by_email: string };
+
+function runOf(row: RunRow, parsed: ParsedColumns): TestRun {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -381,13 +396,13 @@ function toRun(row: RunRow): TestRun {
     createTime: row.create_time,
     startTime: row.start_time,
     endTime: row.end_time,
-    config: readRunSettings(row.config_json, `The settings of test run ${row.id}`).settings,
+    config: parsed.settings(row.id, row.config_json),
     frameworkId: row.framework_id,
     startedById: row.started_by_id,
-    finalTallies: row.final_tallies_json === null ? null : (JSON.parse(row.final_tallies_json) as StateTally[]),
+    finalTallies: row.final_tallies_json === null ? null : parsed.tallies(row.id, row.final_tallies_json),
   };
 }
 
-function toRecord(row: RunRow & { project_name: string; started_by_email: string }): RunRecord {
-  return { run: toRun(row), projectName: row.project_name, startedByEmail: row.started_by_email };
+function recordOf(row: RecordRow, parsed: ParsedColumns): RunRecord {
+  return { run: runOf(row, parsed), projectName: row.project_name, startedByEmail: row.started_by_email };
 }

@@ -90,6 +90,43 @@ describe.each(ENGINES)('test runs and device runs (%s)', (engine) => {
     expect(xml.apiTestRun.config.files.apiTestRunConfigFile).toMatchObject({ id: '1', action: 'INSTALL' });
   });
 
+  it("shows each reader a run's config as theirs, read after read, and its project's new name", async () => {
+    // The presented config is kept between reads (api/present/test-run.ts): what it holds of the
+    // caller (their paths, their plan's longest timeout) and of the project must still be theirs.
+    const run = await fixtures.run(h.ctx, alice.user, projectId, devices, ['SUCCEEDED']);
+    const bob = await h.user({ plan: 'PLATINUM' });
+    const shared = await alice.call('POST', `/api/me/projects/${projectId}/share`, {
+      json: true,
+      form: { email: bob.user.email },
+    });
+    expect(shared.status, shared.text).toBe(200);
+    const configOf = async (reader: TestUser) => {
+      const answer = await reader.call('GET', `/api/me/projects/${projectId}/runs`, { json: true });
+      expect(answer.status, answer.text).toBe(200);
+      return answer.body.data[0].config;
+    };
+    for (let read = 0; read < 2; read++)
+      for (const [reader, seconds] of [
+        [alice, 3600],
+        [bob, 7200],
+      ] as const) {
+        const config = await configOf(reader);
+        expect(config).toMatchObject({
+          selfURI: `/users/${reader.user.id}/projects/${projectId}/runs/${run.id}/config`,
+          projectName: 'App',
+          maxTestTimeout: { unit: 'SECONDS', value: seconds },
+        });
+        expect(config.files[0].selfURI).toMatch(new RegExp(`^/users/${reader.user.id}/files/`));
+      }
+    const renamed = await alice.call('POST', `/api/me/projects/${projectId}`, {
+      json: true,
+      form: { name: 'Renamed' },
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(await configOf(alice)).toMatchObject({ projectName: 'Renamed' });
+    expect(await configOf(bob)).toMatchObject({ projectName: 'Renamed' });
+  });
+
   it('shows device runs in the legacy view and device sessions in the modern one', async () => {
     const run = await fixtures.run(h.ctx, alice.user, projectId, devices, ['SUCCEEDED', 'TIMEOUT', 'WAITING'], {
       testCases: { passed: 2, failed: 0 },

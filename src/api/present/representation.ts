@@ -26,6 +26,21 @@ export function isRep(value: Value): value is Rep {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * A part of answers that more than one request shares (a run's config): frozen, all the way down,
+ * so that no presenter can change it under another request.
+ */
+export function shared(part: Rep): Rep {
+  deepFreeze(part);
+  return part;
+}
+
+function deepFreeze(value: Value): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const field of Object.values(value)) deepFreeze(field as Value);
+}
+
 /** A plain JSON array answer (e.g. performance samples), rendered as `<kind>` items in XML. */
 export function repList(kind: string, items: readonly Value[]): Rep {
   return rep(kind, { items });

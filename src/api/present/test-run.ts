@@ -8,7 +8,7 @@ import { ApiDeviceRun, presentDeviceRun } from './device-run.ts';
 import { Bool, Count, Id, MaybeStr, MaybeTime, Ratio, RowIndex, SelfURI, Str, Time, Url } from './fields.ts';
 import { ApiTestRunConfig, presentStoredConfig } from './run-config.ts';
 import { PLAN_MAX_TIMEOUT_SECONDS } from '../../domain/users.ts';
-import { Nested, Nullable, type Rep, entity, entitySchema } from './representation.ts';
+import { Nested, Nullable, type Rep, entity, entitySchema, shared } from './representation.ts';
 
 /** A run's tag (the established API's run tags); runs have none here yet. */
 export const ApiTag = entitySchema('apiTag', { id: Id, name: Str });
@@ -115,23 +115,40 @@ export function presentTestRun(view: RunView, context: PresentContext): Rep {
   return entity(ApiTestRun, fields);
 }
 
+/**
+ * A run's presented config, kept with its settings (one frozen object per stored run, which the
+ * store keeps between reads: store/parsed-rows.ts) for as long as what else it shows holds: the
+ * caller's own paths and plan, and the project's name. Presenting and writing each run's config
+ * was a fifth of the CPU of a list of runs (docs/benchmarks.md, "API read path, fifth round").
+ */
+const presentedConfigs = new WeakMap<object, { readonly key: string; readonly config: Rep }>();
+
 /** The TestRunConfig the run was started with (also `…/runs/{id}/config`). */
 export function presentRunConfig(view: RunView, context: PresentContext): Rep {
   const { run } = view;
-  return presentStoredConfig(
-    run.config,
-    {
-      runId: run.id,
-      projectId: run.projectId,
-      projectName: view.projectName,
-      usedDeviceGroupName: null,
-      // It was available: it started.
-      runAvailable: true,
-      computedDevices: run.config.deviceIds,
-      maxTimeout: maxTimeoutOf(context) ?? run.config.timeout,
-    },
-    context,
+  const maxTimeout = maxTimeoutOf(context) ?? run.config.timeout;
+  // The name last: it is the one part that may hold any character.
+  const key = `${userPath(context)} ${maxTimeout} ${view.projectName}`;
+  const kept = presentedConfigs.get(run.config);
+  if (kept?.key === key) return kept.config;
+  const config = shared(
+    presentStoredConfig(
+      run.config,
+      {
+        runId: run.id,
+        projectId: run.projectId,
+        projectName: view.projectName,
+        usedDeviceGroupName: null,
+        // It was available: it started.
+        runAvailable: true,
+        computedDevices: run.config.deviceIds,
+        maxTimeout,
+      },
+      context,
+    ),
   );
+  presentedConfigs.set(run.config, { key, config });
+  return config;
 }
 
 /** Seconds the caller's plan allows a run (docs/api.md#starting-runs); none on anonymous routes. */
