@@ -60,11 +60,11 @@ export function registerErrorHandling(app: FastifyInstance, ctx: Context, known:
   });
   // A HEAD refused with 405 answers as Fastify's HEAD routes do: the length of the body GET would
   // have had, and no body.
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (request.method !== 'HEAD' || !request.is404 || reply.statusCode !== 405 || typeof payload !== 'string')
-      return payload;
+      return done(null, payload);
     reply.header('content-length', String(Buffer.byteLength(payload)));
-    return null;
+    done(null, null);
   });
 }
 

@@ -5,7 +5,7 @@
  * the credentials were refused (400: OAuth's invalid_grant and other bad requests; 401: the
  * dashboard's sign-in): a sign-in, or a 429, is not a guess.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../../services/context.ts';
 import { type Guess, startAddressGuess } from '../../services/password-guesses.ts';
 
@@ -15,15 +15,18 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Hooks of the routes that take a password only (`config.takesPassword`), added to each as it is
+ * registered: every other request skips them. So it must be called before those routes are added.
+ */
 export function registerPasswordGuesses(app: FastifyInstance, ctx: Context): void {
   app.decorateRequest('passwordGuess', null);
-  app.addHook('preHandler', async (request) => {
-    if (request.routeOptions.config.takesPassword === true)
-      request.passwordGuess = await startAddressGuess(ctx, request.ip);
-  });
+  const start = async (request: FastifyRequest) => {
+    request.passwordGuess = await startAddressGuess(ctx, request.ip);
+  };
   // Before the answer leaves (not after it, as onResponse would): the client's next attempt must
   // find this one already forgotten.
-  app.addHook('onSend', async (request, reply, payload) => {
+  const forget = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const guess = request.passwordGuess;
     if (guess !== null && reply.statusCode !== 400 && reply.statusCode !== 401) {
       request.passwordGuess = null;
@@ -34,5 +37,14 @@ export function registerPasswordGuesses(app: FastifyInstance, ctx: Context): voi
         );
     }
     return payload;
+  };
+  app.addHook('onRoute', (route) => {
+    if ((route.config as { takesPassword?: boolean } | undefined)?.takesPassword !== true) return;
+    route.preHandler = [...hooksOf(route.preHandler), start];
+    route.onSend = [...hooksOf(route.onSend), forget];
   });
+}
+
+function hooksOf<H>(hooks: H | H[] | undefined): H[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }

@@ -17,10 +17,12 @@ const DATA_POLICY = "default-src 'none'; sandbox; frame-ancestors 'none'";
 const DATA_PATHS = /^\/(api|agent|oauth|auth)(\/|\?|$)/;
 
 export function registerSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback rather than an async function: it runs on every request, and awaits nothing.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');
     reply.header('referrer-policy', 'same-origin');
     reply.header('content-security-policy', DATA_PATHS.test(request.url) ? DATA_POLICY : DASHBOARD_POLICY);
+    done();
   });
 }
