@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Says which Node it needs before loading anything (an old Node would crash in a native module),
-// then runs the compiled JavaScript in build/ (tools/build.js, which `npm install` and `npm ci` run),
-// and main.js takes over.
+// then runs the compiled and bundled JavaScript in build/bundle/ (tools/build.js, which
+// `npm install` and `npm ci` run), and main.js takes over.
 import fs from 'node:fs';
 import module from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,7 @@ if (!isSupportedNode(process.versions.node)) {
   process.stderr.write(`${unsupportedNodeMessage(process.versions.node)}\n`);
   process.exit(3);
 }
-const main = new URL('../build/main.js', import.meta.url);
+const main = new URL('../build/bundle/main.js', import.meta.url);
 if (!fs.existsSync(main)) {
   process.stderr.write('devicecloud is not built: run `npm run build` in its folder (npm install and npm ci do it)\n');
   process.exit(3);

@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundle } from './bundle.js';
 
 // Not import.meta.dirname: an install on an old Node should get as far as bin's one-line refusal.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -40,4 +41,10 @@ for (const asset of ASSETS) {
   // Copied afresh, so that a file removed from src/ does not live on in build/.
   fs.rmSync(path.join(out, asset), { recursive: true, force: true });
   fs.cpSync(path.join(src, asset), path.join(out, asset), { recursive: true });
+}
+try {
+  await bundle(out);
+} catch (error) {
+  process.stderr.write(`devicecloud: bundling build/ failed: ${error.message}\n`);
+  process.exit(1);
 }
