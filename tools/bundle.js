@@ -25,7 +25,7 @@ const EXTERNAL = [
 /** Bundles `tree`'s main.js into `tree`/bundle; throws on failure. */
 export async function bundle(tree) {
   const outdir = path.resolve(tree, 'bundle');
-  fs.rmSync(outdir, { recursive: true, force: true });
+  const root = path.resolve(tree, '..');
   const result = await build({
     entryPoints: { main: path.join(tree, 'main.js') },
     outdir,
@@ -42,10 +42,26 @@ export async function bundle(tree) {
     plugins: [ownLocations(tree, outdir)],
     metafile: true,
     // The metafile names modules from the project's folder, wherever the build was started.
-    absWorkingDir: path.resolve(tree, '..'),
+    absWorkingDir: root,
     logLevel: 'warning',
   });
   fs.writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
+  removeOldChunks(outdir, new Set(Object.keys(result.metafile.outputs).map((file) => path.resolve(root, file))));
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Chunks are named after their contents, so a build that changed something writes new ones. A
+ * process started from the previous build may still import some of its own (a role's modules load
+ * when first used), so the previous build's chunks are removed only once they are a day old.
+ */
+function removeOldChunks(outdir, current) {
+  for (const name of fs.readdirSync(outdir)) {
+    const file = path.join(outdir, name);
+    if (name !== 'meta.json' && !current.has(file) && Date.now() - fs.statSync(file).mtimeMs > DAY_MS)
+      fs.rmSync(file, { force: true });
+  }
 }
 
 /**
