@@ -31,10 +31,12 @@ export interface RunningServer {
 export async function startServer(config: Config): Promise<RunningServer> {
   const logger = pino({
     level: config.logLevel,
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
     serializers: {
-      // Query strings may carry secrets: OAuth tokens, and passwords (GET /oauth/token, and form
-      // parameters, which may arrive in the query string on any route). They never reach the log.
+      // A request is logged as its method, URL and address only: its headers (the API key, the
+      // session cookie) never reach the log, whatever logs it. Query strings may carry secrets
+      // too: OAuth tokens, and passwords (GET /oauth/token, and form parameters, which may arrive
+      // in the query string on any route), which are cut out. (No pino redaction besides: with
+      // no headers left, its paths found nothing, at 2 µs a line.)
       req: (req: { method: string; url: string; ip?: string }) => ({
         method: req.method,
         url: req.url.replace(/([?&][^=&]*(?:token|password|secret)[^=&]*=)[^&]*/gi, '$1[redacted]'),
