@@ -1,14 +1,15 @@
 #!/usr/bin/env node
-// Compiles src/ into build/, the JavaScript that bin/devicecloud.js runs: Node starts it in a
-// tenth of the time it took to transpile the TypeScript at every start (tsx, with an esbuild
-// service beside every server and agent). tsc only emits here (--noCheck): `npm test` and
-// `npm run typecheck` do the type checking (with @types/node, a devDependency: the build needs
-// no types, so that it works after `npm ci --omit=dev`); an emit of the 200-odd files takes a second.
-// The build is incremental (build/.tsbuildinfo): a run with nothing changed costs well under a
-// second, which is why `npm start` (prestart), the test suite (test/support/global-setup.ts) and
-// the benchmarks run it every time rather than trust a build that may predate an edit.
+// Compiles src/ into build/, then bundles it (tools/bundle.js) into build/bundle/, the JavaScript
+// that bin/devicecloud.js runs: Node starts it in a tenth of the time it took to transpile the
+// TypeScript at every start (tsx, with an esbuild service beside every server and agent).
+// tsc only emits here (--noCheck): `npm test` and `npm run typecheck` do the type checking (with
+// @types/node, a devDependency: the build needs no types, so that it works after
+// `npm ci --omit=dev`); an emit of the 200-odd files takes a second, the bundle about as long.
+// The emit is incremental (build/.tsbuildinfo): a run with nothing changed costs a second or two,
+// which is why `npm start` (prestart), the test suite (test/support/global-setup.ts) and the
+// benchmarks run it every time rather than trust a build that may predate an edit.
 // `npm install` and `npm ci` run it too (the `prepare` script), with or without --omit=dev, which is
-// why `typescript` is a dependency and not a devDependency.
+// why `typescript` and `esbuild` are dependencies and not devDependencies.
 // Files that are not TypeScript are copied next to the code that finds them by import.meta.url:
 // the dashboard (src/web, served by api/app.ts from ../web) and the ADB relay script.
 import { execFileSync } from 'node:child_process';
