@@ -7,6 +7,8 @@
  * changed row (a migration, another server's write) is parsed afresh. Kept values are frozen, all
  * the way down: every read of the row shares one, and none may change it for the others.
  */
+import { deepFreeze } from '../domain/deep-freeze.ts';
+
 export type ParsedRows<T> = (id: number, text: string) => T;
 
 export function parsedRows<T>(parse: (text: string, id: number) => T, limit = 4096): ParsedRows<T> {
@@ -20,12 +22,4 @@ export function parsedRows<T>(parse: (text: string, id: number) => T, limit = 40
     kept.set(id, { text, value });
     return value;
   };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const field of Object.values(value)) deepFreeze(field);
-  }
-  return value;
 }

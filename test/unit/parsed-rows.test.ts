@@ -45,3 +45,15 @@ describe('a JSON column parsed once per row (store/parsed-rows.ts)', () => {
     expect(parses).toHaveLength(4);
   });
 });
+
+describe('deepFreeze (domain/deep-freeze.ts)', () => {
+  it('freezes plain objects and arrays only, never a built-in prototype it is handed', async () => {
+    const { deepFreeze } = await import('../../src/domain/deep-freeze.ts');
+    const date = new Date(0);
+    const value = deepFreeze({ list: [{ a: 1 }], proto: Object.prototype, arrays: Array.prototype, date });
+    expect(Object.isFrozen(value.list[0])).toBe(true);
+    expect(Object.isFrozen(Object.prototype)).toBe(false);
+    expect(Object.isFrozen(Array.prototype)).toBe(false);
+    expect(Object.isFrozen(date)).toBe(false);
+  });
+});

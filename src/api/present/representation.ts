@@ -5,6 +5,7 @@
  * the tag to name the root element and the items of arrays (docs/api.md#formats).
  */
 import Type, { type Static, type TObject, type TProperties, type TSchema } from 'typebox';
+import { deepFreeze } from '../../domain/deep-freeze.ts';
 
 export const KIND: unique symbol = Symbol('kind');
 
@@ -33,12 +34,6 @@ export function isRep(value: Value): value is Rep {
 export function shared(part: Rep): Rep {
   deepFreeze(part);
   return part;
-}
-
-function deepFreeze(value: Value): void {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const field of Object.values(value)) deepFreeze(field as Value);
 }
 
 /** A plain JSON array answer (e.g. performance samples), rendered as `<kind>` items in XML. */
