@@ -7,7 +7,7 @@ import { type DeviceRunState, type TestRun, type TestRunState, displayName } fro
 import { type StateTally } from '../domain/run-stats.ts';
 import { isCurrentDeviceRun } from './current-device-runs.ts';
 import type { Dialect } from './db.ts';
-import { type ParsedRows, parsedRows } from './parsed-rows.ts';
+import { runRowReaders } from './run-rows.ts';
 import type { Tables } from './schema.ts';
 import { sharedWith } from './sharing.ts';
 import { PROJECT_LIST_SQL, USER_LIST_SQL, type UserRunField } from './run-list-columns.ts';
@@ -44,13 +44,7 @@ export type StoredRunSecrets = { readonly sealed: SealedRunSecrets } | { readonl
 export type TestRunsStore = ReturnType<typeof testRunsStore>;
 
 export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
-  // A run's settings never change once stored, nor its final tallies once written.
-  const parsed: ParsedColumns = {
-    settings: parsedRows((json, id) => readRunSettings(json, `The settings of test run ${id}`).settings),
-    tallies: parsedRows((json) => JSON.parse(json) as StateTally[]),
-  };
-  const toRun = (row: RunRow) => runOf(row, parsed);
-  const toRecord = (row: RecordRow) => recordOf(row, parsed);
+  const { toRun, toRecord } = runRowReaders();
   const joined = () =>
     db
       .selectFrom('test_runs as tr')
@@ -358,51 +352,4 @@ export function testRunsStore(db: Kysely<Tables>, dialect: Dialect) {
       await db.deleteFrom('test_runs').where('id', '=', runId).execute();
     },
   };
-}
-
-interface RunRow {
-  id: number;
-  project_id: number;
-  user_id: number;
-  number: number;
-  name: string | null;
-  state: string;
-  os_type: string;
-  create_time: number;
-  start_time: number | null;
-  end_time: number | null;
-  config_json: string;
-  framework_id: number | null;
-  started_by_id: number;
-  final_tallies_json: string | null;
-}
-
-interface ParsedColumns {
-  readonly settings: ParsedRows<RunSettings>;
-  readonly tallies: ParsedRows<StateTally[]>;
-}
-
-type RecordRow = RunRow & { project_name: string; started_by_email: string };
-
-function runOf(row: RunRow, parsed: ParsedColumns): TestRun {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    userId: row.user_id,
-    number: row.number,
-    name: row.name,
-    state: row.state as TestRunState,
-    osType: row.os_type as OsType,
-    createTime: row.create_time,
-    startTime: row.start_time,
-    endTime: row.end_time,
-    config: parsed.settings(row.id, row.config_json),
-    frameworkId: row.framework_id,
-    startedById: row.started_by_id,
-    finalTallies: row.final_tallies_json === null ? null : parsed.tallies(row.id, row.final_tallies_json),
-  };
-}
-
-function recordOf(row: RecordRow, parsed: ParsedColumns): RunRecord {
-  return { run: runOf(row, parsed), projectName: row.project_name, startedByEmail: row.started_by_email };
 }
