@@ -39,7 +39,6 @@ const HELPERS = new Set([
   'configExtras',
   'itemList',
   'storedList',
-  'shared',
 ]);
 
 /** Hands out the generated texts in turn (and again from the start when they run out). */

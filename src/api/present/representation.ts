@@ -5,7 +5,6 @@
  * the tag to name the root element and the items of arrays (docs/api.md#formats).
  */
 import Type, { type Static, type TObject, type TProperties, type TSchema } from 'typebox';
-import { deepFreeze } from '../../domain/deep-freeze.ts';
 
 export const KIND: unique symbol = Symbol('kind');
 
@@ -25,15 +24,6 @@ export function rep(kind: string, fields: Record<string, Value>): Rep {
 
 export function isRep(value: Value): value is Rep {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/**
- * A part of answers that more than one request shares (a run's config): frozen, all the way down,
- * so that no presenter can change it under another request.
- */
-export function shared(part: Rep): Rep {
-  deepFreeze(part);
-  return part;
 }
 
 /** A plain JSON array answer (e.g. performance samples), rendered as `<kind>` items in XML. */

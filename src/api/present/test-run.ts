@@ -8,7 +8,8 @@ import { ApiDeviceRun, presentDeviceRun } from './device-run.ts';
 import { Bool, Count, Id, MaybeStr, MaybeTime, Ratio, RowIndex, SelfURI, Str, Time, Url } from './fields.ts';
 import { ApiTestRunConfig, presentStoredConfig } from './run-config.ts';
 import { PLAN_MAX_TIMEOUT_SECONDS } from '../../domain/users.ts';
-import { Nested, Nullable, type Rep, entity, entitySchema, shared } from './representation.ts';
+import { Nested, Nullable, type Rep, entity, entitySchema } from './representation.ts';
+import { deepFreeze } from '../../domain/deep-freeze.ts';
 
 /** A run's tag (the established API's run tags); runs have none here yet. */
 export const ApiTag = entitySchema('apiTag', { id: Id, name: Str });
@@ -131,7 +132,8 @@ export function presentRunConfig(view: RunView, context: PresentContext): Rep {
   const key = `${userPath(context)} ${maxTimeout} ${view.projectName}`;
   const kept = presentedConfigs.get(run.config);
   if (kept?.key === key) return kept.config;
-  const config = shared(
+  // Frozen: every request that reads the run shares it.
+  const config = deepFreeze(
     presentStoredConfig(
       run.config,
       {
